@@ -1,0 +1,46 @@
+// The reference interpreter (ICFP'15 denotational semantics): evaluates any well-typed program,
+// high- or low-level, on concrete inputs. Low-level patterns mean what the high-level ones they
+// implement mean (MapGlb = Map, ReduceSeq = Reduce, toLocal(f) = f, ...). It is the oracle for
+// rule soundness and for confirming generated kernels.
+#pragma once
+
+#include "egopt/arith/size.hpp"
+#include "egopt/interp/value.hpp"
+#include "egopt/lift/ir.hpp"
+#include "egopt/lift/typecheck.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace egopt::interp {
+
+class Interpreter {
+public:
+    // Compiles the program's user functions once. `sizes` binds every size variable (and tuning
+    // variable) that appears in the program; a missing one is BadInput.
+    Interpreter(const lift::Program& program, const lift::TypeInfo& types, arith::Bindings sizes);
+    ~Interpreter();
+
+    // Applies the top-level lambda to the arguments (one per parameter, shapes as declared).
+    // Errors (a split that does not divide, an out-of-range index) are egopt::Error (BadInput).
+    Value run(std::span<const Value> args) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+// Reproducible random inputs for every top-level parameter: floats uniform in [-1, 1), ints in
+// [0, 16), shapes from the declared types under `sizes`.
+std::vector<Value> randomInputs(lift::Program& program, const arith::Bindings& sizes,
+                                uint64_t seed);
+
+// Inputs from JSON text {"xs": [1, 2], "alpha": 0.5} keyed by parameter name; a parameter that is
+// missing gets a random value from `seed`. Shape mismatches are BadInput naming the parameter
+// and the expected type.
+std::vector<Value> inputsFromJson(lift::Program& program, const arith::Bindings& sizes,
+                                  const std::string& jsonText, uint64_t seed);
+
+} // namespace egopt::interp

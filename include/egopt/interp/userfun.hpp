@@ -1,0 +1,45 @@
+// C user functions (SPEC §3): an interpreter for the C subset that Lift user functions are
+// written in, with float32 arithmetic as on an OpenCL device.
+//
+// Supported: declarations with initialisers (scalars, floatN, Tuple), brace initialisers,
+// #define constants, blocks, if/else, for, while, do/while, break, continue, return, the
+// operators of C with compound assignment and ++/--, the ternary operator, casts, math builtins
+// (sqrt exp log fabs pow sin cos tan fmin fmax floor ceil min max clamp mad dot length ...),
+// float2/3/4/8/16 with swizzles (.x .xyz .s0 .lo .hi) and element-wise arithmetic, Tuple
+// results with fields _0 _1 ....
+#pragma once
+
+#include "egopt/interp/value.hpp"
+#include "egopt/lift/ir.hpp"
+
+#include <memory>
+#include <span>
+
+namespace egopt::interp {
+
+class CompiledUserFun {
+public:
+    // Parses and checks the body against the declared parameter and return types. An unsupported
+    // construct is egopt::Error (BadInput) naming the user function and the line within the
+    // .lift file (decl.loc + line within the body).
+    static CompiledUserFun compile(const lift::UserFunDecl& decl, const lift::TypeArena& types);
+
+    // Runs the function. Arguments must match the declared types (vectors for VectorizeUserFun
+    // are handled by the caller, lane by lane). Runtime faults (e.g. an infinite loop hitting the
+    // step limit) throw egopt::Error naming the function.
+    Value call(std::span<const Value> args) const;
+
+    const std::string& name() const;
+
+    CompiledUserFun(CompiledUserFun&&) noexcept;
+    CompiledUserFun& operator=(CompiledUserFun&&) noexcept;
+    ~CompiledUserFun();
+
+    struct Impl;
+
+private:
+    explicit CompiledUserFun(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace egopt::interp

@@ -1,0 +1,78 @@
+// Lift data types (ICFP'15 §3, CGO'17 §3): scalars, vectors, tuples and arrays whose lengths are
+// symbolic sizes. Types are interned in a TypeArena and referred to by TypeId, so two types are
+// equal exactly when their ids are equal (lengths are compared in arith's canonical form).
+#pragma once
+
+#include "egopt/arith/size.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace egopt::lift {
+
+using TypeId = uint32_t;
+inline constexpr TypeId kNoType = UINT32_MAX;
+
+enum class ScalarKind : uint8_t { Float, Int, Double, Bool, Char, Long };
+
+enum class TypeKind : uint8_t { Scalar, Vector, Tuple, Array };
+
+struct TypeNode {
+    TypeKind kind = TypeKind::Scalar;
+    ScalarKind scalar = ScalarKind::Float; // Scalar and Vector
+    uint32_t width = 0;                    // Vector: 2, 3, 4, 8 or 16 lanes
+    std::vector<TypeId> elems;             // Tuple: fields; Array: {element}
+    arith::Size length;                    // Array only
+};
+
+class TypeArena {
+public:
+    TypeArena();
+
+    TypeId scalar(ScalarKind k);
+    TypeId vector(ScalarKind k, uint32_t width);
+    TypeId tuple(std::span<const TypeId> fields);
+    TypeId array(TypeId elem, const arith::Size& length);
+
+    TypeId floatType() { return scalar(ScalarKind::Float); }
+    TypeId intType() { return scalar(ScalarKind::Int); }
+
+    const TypeNode& at(TypeId id) const { return nodes_.at(id); }
+    TypeKind kind(TypeId id) const { return at(id).kind; }
+    bool isArray(TypeId id) const { return kind(id) == TypeKind::Array; }
+    // Array accessors (the type must be an array).
+    TypeId elemOf(TypeId arrayType) const;
+    const arith::Size& lengthOf(TypeId arrayType) const;
+    // The innermost non-array type (Float for [[Float]N]M).
+    TypeId scalarBase(TypeId id) const;
+
+    // Replace size variables inside lengths (e.g. to show a concrete type for --size N=4).
+    TypeId substitute(TypeId id, const std::map<std::string, arith::Size, std::less<>>& repl);
+
+    // Lift syntax: ArrayType(ArrayType(Float, N), M), TupleType(Float, Float), Float4.
+    std::string show(TypeId id) const;
+    // OpenCL C spelling of a non-array type: float, int, float4 (tuples need a struct name).
+    std::string cName(TypeId id) const;
+    // Bytes of one value of a non-array type in OpenCL (tuples: packed struct size).
+    size_t byteSize(TypeId id) const;
+
+    size_t size() const { return nodes_.size(); }
+
+private:
+    TypeId intern(TypeNode node);
+    struct KeyHash {
+        size_t operator()(const TypeNode& n) const;
+    };
+    struct KeyEq {
+        bool operator()(const TypeNode& a, const TypeNode& b) const;
+    };
+    std::vector<TypeNode> nodes_;
+    std::unordered_map<TypeNode, TypeId, KeyHash, KeyEq> index_;
+};
+
+std::string scalarName(ScalarKind k); // "Float", "Int", ...
+
+} // namespace egopt::lift
