@@ -1,0 +1,43 @@
+// The egopt command line: argument parsing and the subcommand table. Each subcommand is a thin
+// function over the library (parse, type-check, interpret, ...).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace egopt::cli {
+
+struct OptionSpec {
+    std::string name; // without the leading "--"
+    bool takesValue;
+    std::string help;
+};
+
+struct Args {
+    std::vector<std::string> positional;
+    std::multimap<std::string, std::string> options; // "--size N=4" -> {"size", "N=4"}
+    bool has(const std::string& name) const { return options.count(name) > 0; }
+    std::optional<std::string> value(const std::string& name) const;
+    std::vector<std::string> values(const std::string& name) const;
+};
+
+struct Command {
+    std::string name;
+    std::string synopsis; // "check FILE [--size N=v ...]"
+    std::string summary;
+    std::vector<OptionSpec> options;
+    size_t minPositional;
+    size_t maxPositional;
+    int (*run)(const Args&);
+};
+
+// Throws egopt::Error (BadInput) for unknown options, missing values or wrong arity.
+Args parseArgs(const Command& command, const std::vector<std::string>& argv);
+std::string commandHelp(const Command& command);
+
+int runCheck(const Args& args);
+int runInterp(const Args& args);
+
+} // namespace egopt::cli

@@ -1,0 +1,91 @@
+#include "cli.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+namespace egopt::cli {
+
+std::optional<std::string> Args::value(const std::string& name) const {
+    auto it = options.find(name);
+    if (it == options.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+std::vector<std::string> Args::values(const std::string& name) const {
+    std::vector<std::string> out;
+    auto [begin, end] = options.equal_range(name);
+    for (auto it = begin; it != end; ++it) {
+        out.push_back(it->second);
+    }
+    return out;
+}
+
+namespace {
+
+const OptionSpec* findOption(const Command& command, const std::string& name) {
+    for (const auto& spec : command.options) {
+        if (spec.name == name) {
+            return &spec;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
+    Args args;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a.size() < 2 || a.compare(0, 2, "--") != 0 || a == "--") {
+            args.positional.push_back(a);
+            continue;
+        }
+        std::string name = a.substr(2);
+        std::optional<std::string> inlineValue;
+        if (size_t eq = name.find('='); eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        const OptionSpec* spec = findOption(command, name);
+        if (!spec) {
+            badInput("egopt " + command.name + ": unknown option '--" + name + "' (see egopt " +
+                     command.name + " --help)");
+        }
+        if (!spec->takesValue) {
+            if (inlineValue) {
+                badInput("option '--" + name + "' takes no value");
+            }
+            args.options.emplace(name, "");
+            continue;
+        }
+        if (inlineValue) {
+            args.options.emplace(name, *inlineValue);
+        } else if (i + 1 < argv.size()) {
+            args.options.emplace(name, argv[++i]);
+        } else {
+            badInput("option '--" + name + "' expects a value");
+        }
+    }
+    if (args.positional.size() < command.minPositional ||
+        args.positional.size() > command.maxPositional) {
+        badInput("usage: egopt " + command.synopsis);
+    }
+    return args;
+}
+
+std::string commandHelp(const Command& command) {
+    std::string out = "usage: egopt " + command.synopsis + "\n\n" + command.summary + "\n";
+    if (!command.options.empty()) {
+        out += "\noptions:\n";
+        for (const auto& o : command.options) {
+            std::string left = "  --" + o.name + (o.takesValue ? " VALUE" : "");
+            left.resize(std::max<size_t>(left.size() + 2, 24), ' ');
+            out += left + o.help + "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace egopt::cli

@@ -1,0 +1,112 @@
+// egopt: the command-line entry point. Dispatches to a subcommand and maps errors to exit codes
+// (2 bad input, 3 internal error).
+#include "cli.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+using egopt::cli::Command;
+using egopt::cli::OptionSpec;
+
+namespace {
+
+const OptionSpec kSizeOption{"size", true, "bind a size variable, e.g. N=4096 (repeatable)"};
+const OptionSpec kHelpOption{"help", false, "show this help"};
+
+std::vector<Command> commands() {
+    return {
+        {"check", "check FILE [--size N=v ...]",
+         "Parse and type-check a .lift program; print its type (concrete too when sizes are "
+         "given).",
+         {kSizeOption, kHelpOption},
+         1,
+         1,
+         egopt::cli::runCheck},
+        {"interp", "interp FILE [--size N=v ...] [--inputs in.json] [--seed S]",
+         "Run the reference interpreter; print the result as JSON (tuples as arrays). Inputs are "
+         "keyed by parameter name; missing ones are random but reproducible from the seed.",
+         {kSizeOption,
+          {"inputs", true, "JSON file with inputs keyed by parameter name"},
+          {"seed", true, "seed for random inputs (default 1)"},
+          kHelpOption},
+         1,
+         1,
+         egopt::cli::runInterp},
+    };
+}
+
+std::string mainHelp() {
+    std::string out = "egopt: an equality-saturation optimizing compiler for Lift programs\n\n"
+                      "usage: egopt PROGRAM.lift [--size N=v ...]   (default action: check)\n"
+                      "       egopt COMMAND [args] [--help]\n\ncommands:\n";
+    for (const auto& c : commands()) {
+        std::string left = "  " + c.name;
+        left.resize(12, ' ');
+        out += left + c.synopsis.substr(c.name.size() + 1) + "\n";
+    }
+    out += "\nexit codes: 0 success, 2 bad input, 3 internal error\n";
+    return out;
+}
+
+std::string readSourceFor(const egopt::Error& e) {
+    if (e.file().empty() || !e.loc().known()) {
+        return {};
+    }
+    std::ifstream in(e.file(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+int dispatch(const std::vector<std::string>& argv) {
+    if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+        std::cout << mainHelp();
+        return argv.empty() ? egopt::kExitBadInput : egopt::kExitOk;
+    }
+    auto table = commands();
+    const Command* command = nullptr;
+    std::vector<std::string> rest(argv.begin() + 1, argv.end());
+    for (const auto& c : table) {
+        if (c.name == argv[0]) {
+            command = &c;
+        }
+    }
+    if (!command) {
+        if (argv[0].size() > 5 && argv[0].ends_with(".lift")) {
+            command = &table[0]; // the default pipeline; for now: check
+            rest = argv;
+        } else {
+            egopt::badInput("unknown command '" + argv[0] + "' (see egopt --help)");
+        }
+    }
+    for (const auto& a : rest) {
+        if (a == "--help" || a == "-h") {
+            std::cout << egopt::cli::commandHelp(*command);
+            return egopt::kExitOk;
+        }
+    }
+    return command->run(egopt::cli::parseArgs(*command, rest));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        return dispatch(args);
+    } catch (const egopt::Error& e) {
+        std::cerr << egopt::formatDiagnostic(e, readSourceFor(e)) << "\n";
+        return e.kind() == egopt::ErrorKind::BadInput ? egopt::kExitBadInput
+                                                      : egopt::kExitInternal;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of memory\n";
+        return egopt::kExitInternal;
+    } catch (const std::exception& e) {
+        std::cerr << "internal error: " << e.what() << "\n";
+        return egopt::kExitInternal;
+    }
+}
