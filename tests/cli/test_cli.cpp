@@ -1,0 +1,98 @@
+// End-to-end tests of the egopt command line: exit codes, output formats, diagnostics.
+#include "run_cli.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using egopt::test::runCli;
+using egopt::test::writeTempFile;
+
+namespace {
+
+const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
+
+} // namespace
+
+TEST_CASE("check accepts every shared example", "[cli]") {
+    for (const char* name :
+         {"asum", "blackscholes", "dot", "gemv", "gesummv", "jacobi3", "mm", "nbody", "saxpy",
+          "scal", "lowlevel/asum_gpu", "lowlevel/copy_vec4", "lowlevel/mm_funcall",
+          "lowlevel/partial_dot", "lowlevel/transpose"}) {
+        INFO(name);
+        auto r = runCli("check " + kExamples + name + ".lift");
+        CHECK(r.exitCode == 0);
+        CHECK(r.out.find(") -> ") != std::string::npos);
+    }
+}
+
+TEST_CASE("check prints the symbolic and the concrete type", "[cli]") {
+    auto r = runCli("check " + kExamples + "asum.lift --size N=1024");
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out.find("(ArrayType(Float, N)) -> ArrayType(Float, 1)") != std::string::npos);
+    CHECK(r.out.find("with N=1024: (ArrayType(Float, 1024)) -> ArrayType(Float, 1)") !=
+          std::string::npos);
+}
+
+TEST_CASE("the default action on a .lift file is check", "[cli]") {
+    auto r = runCli(kExamples + "scal.lift");
+    CHECK(r.exitCode == 0);
+    CHECK(r.out.find("-> ArrayType(Float, N)") != std::string::npos);
+}
+
+TEST_CASE("interp computes the dot product of the issue's example", "[cli]") {
+    auto inputs = writeTempFile("dot.json", R"({"xs":[1,2,3,4],"ys":[0.5,-1,2,0.25]})");
+    auto r = runCli("interp " + kExamples + "dot.lift --size N=4 --inputs " + inputs);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "[5.5]\n");
+}
+
+TEST_CASE("interp with random inputs is reproducible from the seed", "[cli]") {
+    auto a = runCli("interp " + kExamples + "saxpy.lift --size N=8 --seed 7");
+    auto b = runCli("interp " + kExamples + "saxpy.lift --size N=8 --seed 7");
+    auto c = runCli("interp " + kExamples + "saxpy.lift --size N=8 --seed 8");
+    REQUIRE(a.exitCode == 0);
+    CHECK(a.out == b.out);
+    CHECK(a.out != c.out);
+}
+
+TEST_CASE("interp prints tuples as arrays", "[cli]") {
+    auto r = runCli("interp " + kExamples + "blackscholes.lift --size N=2");
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out.rfind("[[", 0) == 0);
+}
+
+TEST_CASE("bad input gives file:line:col, a caret and exit code 2", "[cli]") {
+    auto file = writeTempFile("bad.lift", "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N),\n"
+                                          "  xs => Map(abs) $ $ xs)\n");
+    auto r = runCli("check " + file);
+    CHECK(r.exitCode == 2);
+    CHECK(r.err.find("bad.lift:3:") != std::string::npos);
+    CHECK(r.err.find('^') != std::string::npos);
+}
+
+TEST_CASE("usage errors exit with code 2", "[cli]") {
+    CHECK(runCli("frobnicate").exitCode == 2);
+    CHECK(runCli("check").exitCode == 2);
+    CHECK(runCli("check " + kExamples + "asum.lift --bogus").exitCode == 2);
+    CHECK(runCli("check /nonexistent/file.lift").exitCode == 2);
+    // A copy without the companion .json: N has no value.
+    auto bare = writeTempFile("bare.lift", "fun(ArrayType(Float, SizeVar(\"N\")), xs => Map(abs) $ xs)");
+    CHECK(runCli("interp " + bare).exitCode == 2);
+    CHECK(runCli("interp " + kExamples + "asum.lift --size N=abc").exitCode == 2);
+    CHECK(runCli("interp " + kExamples + "asum.lift --size Q=4").exitCode == 2);
+    CHECK(runCli("interp " + kExamples + "asum.lift --size N=4 --seed x").exitCode == 2);
+}
+
+TEST_CASE("help is available everywhere", "[cli]") {
+    CHECK(runCli("--help").exitCode == 0);
+    auto r = runCli("interp --help");
+    CHECK(r.exitCode == 0);
+    CHECK(r.out.find("--inputs") != std::string::npos);
+}
+
+TEST_CASE("a split that does not divide the concrete size is bad input", "[cli]") {
+    auto r = runCli("check " + kExamples + "lowlevel/partial_dot.lift --size N=1000");
+    CHECK(r.exitCode == 2);
+    CHECK(r.err.find("divide") != std::string::npos);
+}
