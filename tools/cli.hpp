@@ -39,5 +39,6 @@ std::string commandHelp(const Command& command);
 
 int runCheck(const Args& args);
 int runInterp(const Args& args);
+int runDevices(const Args& args);
 
 } // namespace egopt::cli

@@ -36,6 +36,13 @@ std::vector<Command> commands() {
          1,
          1,
          egopt::cli::runInterp},
+        {"devices", "devices [--help]",
+         "List the OpenCL platforms and devices; the index or a name substring selects one with "
+         "--device.",
+         {kHelpOption},
+         0,
+         0,
+         egopt::cli::runDevices},
     };
 }
 
@@ -46,7 +53,7 @@ std::string mainHelp() {
     for (const auto& c : commands()) {
         std::string left = "  " + c.name;
         left.resize(12, ' ');
-        out += left + c.synopsis.substr(c.name.size() + 1) + "\n";
+        out += left + c.synopsis.substr(std::min(c.synopsis.size(), c.name.size() + 1)) + "\n";
     }
     out += "\nexit codes: 0 success, 2 bad input, 3 internal error\n";
     return out;

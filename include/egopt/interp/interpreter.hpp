@@ -10,6 +10,7 @@
 #include "egopt/lift/typecheck.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,8 +28,9 @@ public:
     // Errors (a split that does not divide, an out-of-range index) are egopt::Error (BadInput).
     Value run(std::span<const Value> args) const;
 
+    struct State; // the program, its sizes and compiled user functions (interpreter.cpp)
+
 private:
-    struct State;
     std::unique_ptr<State> state_;
 };
 

@@ -6,6 +6,7 @@
 #include "egopt/arith/size.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -69,7 +70,9 @@ private:
     struct KeyEq {
         bool operator()(const TypeNode& a, const TypeNode& b) const;
     };
-    std::vector<TypeNode> nodes_;
+    // A deque: references returned by at(), elemOf() and lengthOf() stay valid while new
+    // types are interned (callers routinely hold one while building another).
+    std::deque<TypeNode> nodes_;
     std::unordered_map<TypeNode, TypeId, KeyHash, KeyEq> index_;
 };
 

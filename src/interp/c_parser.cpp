@@ -1,0 +1,308 @@
+// Statements, declarations and type names.
+#include "c_parser.hpp"
+
+#include <set>
+
+namespace egopt::interp::c {
+
+namespace {
+
+// Words of C that this subset does not implement; they get a clear message instead of being
+// taken for identifiers.
+const std::set<std::string, std::less<>> kUnsupported = {
+    "switch",   "case",     "default", "goto",    "typedef",   "sizeof",   "static",    "extern",
+    "register", "volatile", "union",   "enum",    "inline",    "restrict", "unsigned",  "signed",
+    "short",    "half",     "uint",    "uchar",   "ushort",    "ulong",    "size_t",    "__global",
+    "__local",  "global",   "local",   "private", "__private", "constant", "__constant"};
+
+const std::set<std::string, std::less<>> kUnsupportedTypes = {
+    "unsigned", "signed", "short", "half", "uint", "uchar", "ushort", "ulong", "size_t"};
+
+bool isTupleName(const std::string& w) {
+    return w.rfind("Tuple", 0) == 0;
+}
+
+} // namespace
+
+std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep) {
+    static const std::pair<const char*, Base> kBases[] = {
+        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},
+        {"long", Base::Long},   {"char", Base::Char},     {"bool", Base::Bool}};
+    if (kUnsupportedTypes.count(word)) {
+        rep.fail(line, "type '" + word + "' is not supported");
+    }
+    for (auto [name, base] : kBases) {
+        std::string_view n(name);
+        if (word.rfind(n, 0) != 0) {
+            continue;
+        }
+        std::string rest = word.substr(n.size());
+        if (rest.empty()) {
+            return scalarType(base);
+        }
+        if (base != Base::Bool &&
+            (rest == "2" || rest == "3" || rest == "4" || rest == "8" || rest == "16")) {
+            return CType{base, static_cast<uint8_t>(std::stoi(rest)), lift::kNoType};
+        }
+    }
+    return std::nullopt;
+}
+
+Ast Parser::run() {
+    if (!isPunct("{")) {
+        failHere("the body must be a block in braces");
+    }
+    ast_.root = block();
+    if (peek().kind != TokKind::End) {
+        failHere("unexpected '" + peek().text + "' after the body");
+    }
+    return std::move(ast_);
+}
+
+const Token& Parser::peek(size_t ahead) const {
+    return toks_[std::min(pos_ + ahead, toks_.size() - 1)];
+}
+
+const Token& Parser::advance() {
+    const Token& t = peek();
+    if (t.kind != TokKind::End) {
+        ++pos_;
+    }
+    return t;
+}
+
+bool Parser::isPunct(std::string_view p, size_t ahead) const {
+    return peek(ahead).kind == TokKind::Punct && peek(ahead).text == p;
+}
+
+bool Parser::accept(std::string_view p) {
+    if (isPunct(p)) {
+        advance();
+        return true;
+    }
+    return false;
+}
+
+void Parser::expect(std::string_view p) {
+    if (!accept(p)) {
+        const Token& t = peek();
+        // A missing ';' or ')' belongs to the line it should end, as C compilers report it.
+        uint32_t line = pos_ > 0 ? toks_[pos_ - 1].line : t.line;
+        rep_.fail(line, "expected '" + std::string(p) + "' but found " +
+                            (t.kind == TokKind::End ? std::string("the end of the body")
+                                                    : "'" + t.text + "'"));
+    }
+}
+
+void Parser::failHere(const std::string& msg) const {
+    rep_.fail(peek().line, msg);
+}
+
+void Parser::rejectKeyword(const Token& t) const {
+    if (t.kind == TokKind::Ident && kUnsupported.count(t.text)) {
+        rep_.fail(t.line, "'" + t.text + "' is not supported");
+    }
+}
+
+bool Parser::atTypeStart() const {
+    const Token& t = peek();
+    if (t.kind != TokKind::Ident) {
+        return false;
+    }
+    if (t.text == "const" || t.text == "struct" || builtinTypeName(t.text, t.line, rep_)) {
+        return true;
+    }
+    // A struct-like name followed by a variable name: Tuple2_float_float t;
+    return peek(1).kind == TokKind::Ident || (isTupleName(t.text) && isPunct("*", 1));
+}
+
+CType Parser::typeName() {
+    while (peek().kind == TokKind::Ident && peek().text == "const") {
+        advance();
+    }
+    bool isStruct = peek().kind == TokKind::Ident && peek().text == "struct";
+    if (isStruct) {
+        advance();
+    }
+    const Token& t = advance();
+    if (t.kind != TokKind::Ident) {
+        rep_.fail(t.line, "expected a type name");
+    }
+    rejectKeyword(t);
+    auto builtin = isStruct ? std::nullopt : builtinTypeName(t.text, t.line, rep_);
+    // Any other type name stands for a struct; the only struct a user function can build is
+    // its Tuple result, which the checker substitutes.
+    CType type = builtin ? *builtin : CType{Base::Tuple, 1, lift::kNoType};
+    while (peek().kind == TokKind::Ident && peek().text == "const") {
+        advance();
+    }
+    if (isPunct("*")) {
+        failHere("pointers are not supported");
+    }
+    return type;
+}
+
+uint32_t Parser::statement() {
+    const Token& t = peek();
+    rejectKeyword(t);
+    if (isPunct("{")) {
+        return block();
+    }
+    if (accept(";")) {
+        return ast_.addStmt(Stmt{.kind = StmtKind::Empty, .line = t.line});
+    }
+    if (t.kind == TokKind::Ident) {
+        if (t.text == "if") {
+            return ifStatement();
+        }
+        if (t.text == "for") {
+            return forStatement();
+        }
+        if (t.text == "while") {
+            return whileStatement();
+        }
+        if (t.text == "do") {
+            return doStatement();
+        }
+        if (t.text == "break") {
+            return jump(StmtKind::Break);
+        }
+        if (t.text == "continue") {
+            return jump(StmtKind::Continue);
+        }
+        if (t.text == "return") {
+            return jump(StmtKind::Return);
+        }
+        if (atTypeStart()) {
+            return declaration();
+        }
+    }
+    Stmt s{.kind = StmtKind::Expr, .line = t.line};
+    s.a = expression();
+    expect(";");
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::block() {
+    Stmt s{.kind = StmtKind::Block, .line = peek().line};
+    expect("{");
+    std::vector<uint32_t> body;
+    while (!isPunct("}")) {
+        if (peek().kind == TokKind::End) {
+            failHere("missing '}' at the end of the body");
+        }
+        body.push_back(statement());
+    }
+    advance();
+    s.listBegin = ast_.addList(body);
+    s.listCount = static_cast<uint32_t>(body.size());
+    return ast_.addStmt(std::move(s));
+}
+
+// float a = 1.0f, b; gives a Decls statement holding one Decl per declarator.
+uint32_t Parser::declaration(bool needSemicolon) {
+    uint32_t line = peek().line;
+    bool isConst = peek().text == "const";
+    CType type = typeName();
+    std::vector<uint32_t> decls;
+    do {
+        const Token& name = advance();
+        if (name.kind != TokKind::Ident) {
+            rep_.fail(name.line, "expected a variable name");
+        }
+        rejectKeyword(name);
+        Stmt d{.kind = StmtKind::Decl,
+               .line = name.line,
+               .name = name.text,
+               .type = type,
+               .isConst = isConst};
+        if (isPunct("[")) {
+            failHere("arrays are not supported");
+        }
+        if (isPunct("(")) {
+            failHere("nested function declarations are not supported");
+        }
+        if (accept("=")) {
+            d.a = isPunct("{") ? initList(type, peek().line, "}") : assignment();
+        }
+        decls.push_back(ast_.addStmt(std::move(d)));
+    } while (accept(","));
+    if (needSemicolon) {
+        expect(";");
+    }
+    Stmt s{.kind = StmtKind::Decls, .line = line};
+    s.listBegin = ast_.addList(decls);
+    s.listCount = static_cast<uint32_t>(decls.size());
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::ifStatement() {
+    Stmt s{.kind = StmtKind::If, .line = advance().line};
+    expect("(");
+    s.a = expression();
+    expect(")");
+    s.b = statement();
+    if (peek().kind == TokKind::Ident && peek().text == "else") {
+        advance();
+        s.c = statement();
+    }
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::forStatement() {
+    Stmt s{.kind = StmtKind::For, .line = advance().line};
+    expect("(");
+    if (!isPunct(";")) {
+        if (atTypeStart()) {
+            s.a = declaration(false);
+        } else {
+            s.a = ast_.addStmt(Stmt{.kind = StmtKind::Expr, .line = peek().line});
+            ast_.stmts[s.a].a = expression();
+        }
+    }
+    expect(";");
+    s.b = isPunct(";") ? kNone : expression();
+    expect(";");
+    s.c = isPunct(")") ? kNone : expression();
+    expect(")");
+    s.d = statement();
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::whileStatement() {
+    Stmt s{.kind = StmtKind::While, .line = advance().line};
+    expect("(");
+    s.a = expression();
+    expect(")");
+    s.b = statement();
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::doStatement() {
+    Stmt s{.kind = StmtKind::DoWhile, .line = advance().line};
+    s.a = statement();
+    if (peek().kind != TokKind::Ident || peek().text != "while") {
+        failHere("expected 'while' after the body of 'do'");
+    }
+    advance();
+    expect("(");
+    s.b = expression();
+    expect(")");
+    expect(";");
+    return ast_.addStmt(std::move(s));
+}
+
+uint32_t Parser::jump(StmtKind kind) {
+    Stmt s{.kind = kind, .line = advance().line};
+    if (kind == StmtKind::Return && !isPunct(";")) {
+        s.a = expression();
+    }
+    expect(";");
+    return ast_.addStmt(std::move(s));
+}
+
+Ast parse(const std::vector<Token>& tokens, const Reporter& rep) {
+    return Parser(tokens, rep).run();
+}
+
+} // namespace egopt::interp::c

@@ -1,0 +1,64 @@
+// Recursive-descent parser for user-function bodies: tokens to an Ast whose root is the body
+// block. Names are resolved and types checked afterwards (c_check).
+#pragma once
+
+#include "c_ast.hpp"
+#include "c_lexer.hpp"
+
+#include <optional>
+
+namespace egopt::interp::c {
+
+Ast parse(const std::vector<Token>& tokens, const Reporter& rep);
+
+// float, int4, ... as a type; nullopt for other words. Unsupported C types (unsigned, half, ...)
+// are reported through rep.
+std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep);
+
+class Parser {
+public:
+    Parser(const std::vector<Token>& toks, const Reporter& rep) : toks_(toks), rep_(rep) {}
+    Ast run();
+
+private:
+    // statements (c_parser.cpp)
+    uint32_t statement();
+    uint32_t block();
+    uint32_t declaration(bool needSemicolon = true);
+    uint32_t ifStatement();
+    uint32_t forStatement();
+    uint32_t whileStatement();
+    uint32_t doStatement();
+    uint32_t jump(StmtKind kind);
+    bool atTypeStart() const;
+    CType typeName();
+    void rejectKeyword(const Token& t) const;
+
+    // expressions (c_parser_expr.cpp)
+    uint32_t expression();
+    uint32_t assignment();
+    uint32_t conditional();
+    uint32_t binary(int minPrec);
+    uint32_t unary();
+    uint32_t castOrParen();
+    uint32_t postfix(uint32_t e);
+    uint32_t primary();
+    uint32_t callArgs(Expr call);
+    uint32_t initList(CType type, uint32_t line, const char* close);
+    bool atCast() const;
+
+    // tokens
+    const Token& peek(size_t ahead = 0) const;
+    const Token& advance();
+    bool isPunct(std::string_view p, size_t ahead = 0) const;
+    bool accept(std::string_view p);
+    void expect(std::string_view p);
+    [[noreturn]] void failHere(const std::string& msg) const;
+
+    const std::vector<Token>& toks_;
+    const Reporter& rep_;
+    size_t pos_ = 0;
+    Ast ast_;
+};
+
+} // namespace egopt::interp::c

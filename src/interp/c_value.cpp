@@ -1,0 +1,294 @@
+#include "c_value.hpp"
+
+#include <cmath>
+
+namespace egopt::interp::c {
+
+namespace {
+
+int64_t wrap(Base b, int64_t v) {
+    switch (b) {
+    case Base::Bool:
+        return v != 0;
+    case Base::Char:
+        return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v)));
+    case Base::Int:
+        return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    default:
+        return v;
+    }
+}
+
+// Float to integer is undefined in C outside the target's range; report it instead.
+int64_t truncate(double d, Base to, const Where& w) {
+    double t = std::trunc(d);
+    double lo = to == Base::Char  ? -128.0
+                : to == Base::Int ? -2147483648.0
+                                  : -9.223372036854775808e18;
+    double hi = to == Base::Char ? 127.0 : to == Base::Int ? 2147483647.0 : 9.223372036854775e18;
+    if (!(t >= lo && t <= hi)) {
+        w.fail("converting " + std::to_string(d) + " to " + typeName(scalarType(to)) +
+               " is out of range");
+    }
+    return static_cast<int64_t>(t);
+}
+
+Lane convertLane(Lane x, Base from, Base to, const Where& w) {
+    bool fromFloat = from == Base::Float || from == Base::Double;
+    Lane r{};
+    if (to == Base::Float || to == Base::Double) {
+        double d = fromFloat ? x.f : static_cast<double>(x.i);
+        r.f = to == Base::Float ? static_cast<double>(static_cast<float>(d)) : d;
+    } else if (to == Base::Bool) {
+        r.i = fromFloat ? x.f != 0 : x.i != 0;
+    } else {
+        r.i = fromFloat ? truncate(x.f, to, w) : wrap(to, x.i);
+    }
+    return r;
+}
+
+bool isComparison(Op op) {
+    return op >= Op::Lt && op <= Op::Ne;
+}
+
+bool compare(Op op, double x, double y) {
+    switch (op) {
+    case Op::Lt:
+        return x < y;
+    case Op::Gt:
+        return x > y;
+    case Op::Le:
+        return x <= y;
+    case Op::Ge:
+        return x >= y;
+    case Op::Eq:
+        return x == y;
+    default:
+        return x != y;
+    }
+}
+
+bool compareInt(Op op, int64_t x, int64_t y) {
+    switch (op) {
+    case Op::Lt:
+        return x < y;
+    case Op::Gt:
+        return x > y;
+    case Op::Le:
+        return x <= y;
+    case Op::Ge:
+        return x >= y;
+    case Op::Eq:
+        return x == y;
+    default:
+        return x != y;
+    }
+}
+
+// Float lanes compute in float so that results round as on a device.
+double floatOp(Op op, double x, double y, bool single, const Where& w) {
+    if (single) {
+        float a = static_cast<float>(x), b = static_cast<float>(y);
+        switch (op) {
+        case Op::Add:
+            return a + b;
+        case Op::Sub:
+            return a - b;
+        case Op::Mul:
+            return a * b;
+        case Op::Div:
+            return a / b;
+        default:
+            break;
+        }
+    } else {
+        switch (op) {
+        case Op::Add:
+            return x + y;
+        case Op::Sub:
+            return x - y;
+        case Op::Mul:
+            return x * y;
+        case Op::Div:
+            return x / y;
+        default:
+            break;
+        }
+    }
+    w.fail("this operator needs integer operands");
+}
+
+// Signed overflow wraps (two's complement, as devices do); division faults are reported.
+int64_t intOp(Op op, int64_t x, int64_t y, Base b, const Where& w) {
+    auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    int bits = b == Base::Long ? 64 : b == Base::Char ? 8 : 32;
+    switch (op) {
+    case Op::Add:
+        return wrap(b, static_cast<int64_t>(ux + uy));
+    case Op::Sub:
+        return wrap(b, static_cast<int64_t>(ux - uy));
+    case Op::Mul:
+        return wrap(b, static_cast<int64_t>(ux * uy));
+    case Op::BitAnd:
+        return x & y;
+    case Op::BitOr:
+        return x | y;
+    case Op::BitXor:
+        return x ^ y;
+    case Op::Shl:
+    case Op::Shr:
+        if (y < 0 || y >= bits) {
+            w.fail("shift by " + std::to_string(y) + " is out of range");
+        }
+        return op == Op::Shl ? wrap(b, static_cast<int64_t>(ux << y)) : x >> y;
+    default:
+        break;
+    }
+    if (y == 0) {
+        w.fail("integer division by zero");
+    }
+    if (y == -1 && x == (b == Base::Long ? INT64_MIN : b == Base::Int ? INT32_MIN : INT8_MIN)) {
+        w.fail("integer division overflows");
+    }
+    return op == Op::Div ? x / y : x % y; // C truncates toward zero, as C++ does
+}
+
+} // namespace
+
+CVal scalarInt(int64_t v, Base b) {
+    CVal r;
+    r.type = scalarType(b);
+    r.lanes[0].i = wrap(b, v);
+    return r;
+}
+
+CVal scalarFloat(double v, Base b) {
+    CVal r;
+    r.type = scalarType(b);
+    r.lanes[0].f = b == Base::Float ? static_cast<double>(static_cast<float>(v)) : v;
+    return r;
+}
+
+CVal zeroOf(CType t, const Ast& ast) {
+    CVal r;
+    r.type = t;
+    if (t.base == Base::Tuple) {
+        for (CType f : ast.tuples.at(t.tuple)) {
+            r.fields.push_back(zeroOf(f, ast));
+        }
+    } else {
+        for (auto& l : r.lanes) {
+            if (t.isFloating()) {
+                l.f = 0;
+            } else {
+                l.i = 0;
+            }
+        }
+    }
+    return r;
+}
+
+CType promote(CType t) {
+    if (t.base == Base::Bool || t.base == Base::Char) {
+        t.base = Base::Int;
+    }
+    return t;
+}
+
+std::optional<CType> commonType(CType a, CType b) {
+    if (!a.isNumeric() || !b.isNumeric()) {
+        return std::nullopt;
+    }
+    if (a.width == 1 && b.width == 1) {
+        return scalarType(std::max(promote(a).base, promote(b).base));
+    }
+    if (a.width > 1 && b.width > 1) {
+        return a == b ? std::optional(a) : std::nullopt;
+    }
+    CType vec = a.width > 1 ? a : b;
+    CType sca = a.width > 1 ? b : a;
+    // OpenCL converts the scalar to the vector's element type, but not a float into an int
+    // vector.
+    if (vec.isInteger() && sca.isFloating()) {
+        return std::nullopt;
+    }
+    return vec;
+}
+
+bool assignable(CType from, CType to) {
+    if (from.base == Base::Tuple || to.base == Base::Tuple) {
+        return from == to;
+    }
+    if (!from.isNumeric() || !to.isNumeric()) {
+        return false;
+    }
+    return from.width == 1 || from == to;
+}
+
+CVal convert(const CVal& v, CType to, const Where& w) {
+    if (v.type == to) {
+        return v;
+    }
+    if (!assignable(v.type, to)) {
+        w.fail("cannot convert " + typeName(v.type) + " to " + typeName(to));
+    }
+    CVal r;
+    r.type = to;
+    for (int k = 0; k < to.width; ++k) {
+        r.lanes[k] = convertLane(v.lanes[v.type.width == 1 ? 0 : k], v.type.base, to.base, w);
+    }
+    return r;
+}
+
+CVal binary(Op op, const CVal& a, const CVal& b, const Where& w) {
+    auto ct = commonType(a.type, b.type);
+    if (!ct) {
+        w.fail("operands of types " + typeName(a.type) + " and " + typeName(b.type) +
+               " do not match");
+    }
+    CVal x = convert(a, *ct, w), y = convert(b, *ct, w);
+    CVal r;
+    bool cmp = isComparison(op);
+    r.type = cmp ? CType{Base::Int, ct->width, lift::kNoType} : *ct;
+    int64_t yes = ct->width > 1 ? -1 : 1; // OpenCL vector comparisons give -1 for true
+    for (int k = 0; k < ct->width; ++k) {
+        Lane &xl = x.lanes[k], &yl = y.lanes[k];
+        if (cmp) {
+            bool t = ct->isFloating() ? compare(op, xl.f, yl.f) : compareInt(op, xl.i, yl.i);
+            r.lanes[k].i = t ? yes : 0;
+        } else if (ct->isFloating()) {
+            r.lanes[k].f = floatOp(op, xl.f, yl.f, ct->base == Base::Float, w);
+        } else {
+            r.lanes[k].i = intOp(op, xl.i, yl.i, ct->base, w);
+        }
+    }
+    return r;
+}
+
+CVal unary(Op op, const CVal& a, const Where& w) {
+    if (op == Op::Not) {
+        if (a.type.width != 1 || !a.type.isNumeric()) {
+            w.fail("'!' needs a scalar operand");
+        }
+        return scalarInt(a.truthy() ? 0 : 1);
+    }
+    CVal r = convert(a, promote(a.type), w);
+    for (int k = 0; k < r.type.width; ++k) {
+        Lane& l = r.lanes[k];
+        if (op == Op::Neg) {
+            if (r.type.isFloating()) {
+                l.f = -l.f;
+            } else {
+                l.i = wrap(r.type.base, static_cast<int64_t>(0 - static_cast<uint64_t>(l.i)));
+            }
+        } else if (op == Op::BitNot) {
+            if (r.type.isFloating()) {
+                w.fail("'~' needs an integer operand");
+            }
+            l.i = wrap(r.type.base, ~l.i);
+        }
+    }
+    return r;
+}
+
+} // namespace egopt::interp::c

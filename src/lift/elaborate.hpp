@@ -1,0 +1,146 @@
+// Internal to the front end: elaboration of the surface syntax into the IR.
+//
+// Elaboration evaluates the syntax tree to semantic values: sizes, types, data expressions (IR
+// expression nodes), callables (IR functions, possibly with bound leading arguments such as the
+// initial value of Reduce(f, init), or compositions f o g), and the small helper values that
+// UserFun declarations are built from. A `val`/`def` binding is re-elaborated at each use, so
+// every IR node has a single syntactic occurrence (the type checker relies on this); user
+// functions are declared once and shared by name.
+#pragma once
+
+#include "egopt/lift/ir.hpp"
+#include "syntax.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace egopt::lift::detail {
+
+// Something that can be applied to data.
+struct Callable {
+    enum class Kind : uint8_t { Node, Bound, Compose } kind = Kind::Node;
+    NodeId node = kNoNode;          // Node and Bound: the IR function
+    std::vector<NodeId> bound;      // Bound: leading arguments (Reduce's initial value)
+    std::vector<Callable> parts;    // Compose: outermost first
+};
+
+struct Val {
+    enum class Kind : uint8_t {
+        Size,
+        Type,
+        Expr,
+        Fun,
+        String,
+        List,     // Array(...) / Seq(...) of values (UserFun parameter names and types)
+        Boundary, // Pad.Boundary.X
+        Partial,  // a pattern awaiting its function: MapGlb(0), Iterate(6), Pad (namespace)
+    } kind = Kind::Size;
+    arith::Size size;
+    TypeId type = kNoType;
+    NodeId node = kNoNode;
+    Callable fun;
+    std::string text; // String contents; Partial: the pattern name
+    std::vector<Val> list;
+    int32_t ival = 0; // Boundary; Partial: dimension
+    std::vector<arith::Size> sizes; // Partial: numeric arguments
+    SourceLoc loc;
+};
+
+// Name bindings: an immutable linked list, so closures can keep the environment they saw.
+struct Env {
+    std::string name;
+    // Either a value (lambda parameters) or a deferred val/def (syntax elaborated at each use
+    // in the environment of its definition).
+    std::optional<Val> value;
+    SyntaxId syntax = 0;
+    std::shared_ptr<const Env> scope; // the environment of a deferred binding
+    std::shared_ptr<const Env> parent;
+};
+using EnvPtr = std::shared_ptr<const Env>;
+
+class Elaborator {
+public:
+    Elaborator(const SyntaxFile& file, Program& program);
+    void run();
+
+    // --- used by the named forms (elaborate_calls.cpp)
+    Val eval(SyntaxId id, const EnvPtr& env);
+    Val call(SyntaxId callSyntax, const EnvPtr& env);
+    [[noreturn]] void fail(SourceLoc loc, const std::string& message) const;
+    [[noreturn]] void failAt(SyntaxId id, const std::string& message) const;
+
+private:
+    using Args = std::vector<SyntaxId>;
+    Val name(SyntaxId id, const EnvPtr& env);
+    Val builtinName(SyntaxId id);
+    Val binary(SyntaxId id, const EnvPtr& env);
+    Val field(SyntaxId id, const EnvPtr& env);
+    Val negate(SyntaxId id, const EnvPtr& env);
+    Val lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const TypeId> declared);
+    Val namedForm(const std::string& name, SyntaxId callSyntax, const Args& args,
+                  const EnvPtr& env, bool& handled);
+    Val applyValue(const Val& callee, SyntaxId callSyntax, const Args& args, const EnvPtr& env);
+    Val completePartial(const Val& partial, SyntaxId callSyntax, const Args& args,
+                        const EnvPtr& env);
+
+    // Named forms, grouped (elaborate_calls.cpp, elaborate_patterns.cpp).
+    std::optional<Val> typeOrSizeForm(const std::string& name, SyntaxId site, const Args& args,
+                                      const EnvPtr& env);
+    std::optional<Val> patternForm(const std::string& name, SyntaxId site, const Args& args,
+                                   const EnvPtr& env);
+    std::optional<Val> dataForm(const std::string& name, SyntaxId site, const Args& args,
+                                const EnvPtr& env);
+    Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val lambdaForm(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val slide2D(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val pad2D(SyntaxId site, const Args& args, const EnvPtr& env);
+
+public:
+    // --- conversions with "expected ..." errors
+    arith::Size asSize(const Val& v, SourceLoc loc, const char* what) const;
+    int64_t asConstant(const Val& v, SourceLoc loc, const char* what) const;
+    TypeId asType(const Val& v, SourceLoc loc, const char* what) const;
+    NodeId asExpr(const Val& v, SourceLoc loc, const char* what) const;
+    NodeId asFunction(const Val& v, SourceLoc loc, const char* what);
+    const std::string& asString(const Val& v, SourceLoc loc, const char* what) const;
+
+    // --- building
+    NodeId materialize(const Callable& c, SourceLoc loc);
+    NodeId applyCallable(const Callable& c, std::vector<NodeId> args, SourceLoc loc);
+    Val funVal(NodeId node, SourceLoc loc) const;
+    Val exprVal(NodeId node, SourceLoc loc) const;
+    Val sizeVal(arith::Size s, SourceLoc loc) const;
+    Val typeVal(TypeId t, SourceLoc loc) const;
+    arith::Size sizeVariable(const std::string& name);
+    NodeId node(Op op, int32_t ival, std::vector<NodeId> children, std::vector<arith::Size> sizes,
+                SourceLoc loc);
+    void expectArgs(SyntaxId site, const Args& args, size_t min, size_t max,
+                    const std::string& what) const;
+    SourceLoc locOf(SyntaxId id) const { return file_.at(id).loc; }
+    const SyntaxFile& file() const { return file_; }
+    Program& program() { return program_; }
+
+private:
+    const SyntaxFile& file_;
+    Program& program_;
+    std::map<SyntaxId, uint32_t> userFunBySyntax_;
+    std::map<std::string, uint32_t, std::less<>> userFunByName_;
+    std::set<std::string, std::less<>> usedSizeVars_;
+    uint32_t depth_ = 0;
+
+    friend struct DepthScope;
+};
+
+bool envHas(const EnvPtr& env, const std::string& name);
+
+// Builtin user functions (add, mult, abs, id, ...): the declaration, or nullopt.
+std::optional<UserFunDecl> builtinUserFun(const std::string& name, TypeArena& types);
+
+// Scalar and vector type names (Float, Int, Float4, ...): the type, or kNoType.
+TypeId namedType(const std::string& name, TypeArena& types);
+
+} // namespace egopt::lift::detail

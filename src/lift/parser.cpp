@@ -1,0 +1,354 @@
+// Recursive-descent parser for the Scala subset of .lift files (SPEC §3). Infix operators follow
+// Scala's rules: precedence by the first character (letters such as `o` and `$` lowest, then
+// `|`, `^`, `&`, `= !`, `< >`, `:`, `+ -`, `* / %`), right-associative when ending in ':'.
+#include "lexer.hpp"
+#include "syntax.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace egopt::lift::detail {
+
+namespace {
+
+// Deeper nesting than this is rejected so that no later recursive pass can overflow the stack.
+constexpr uint32_t kMaxDepth = 400;
+
+int precedence(const std::string& op) {
+    unsigned char c = static_cast<unsigned char>(op.front());
+    if (std::isalpha(c) || c == '$' || c == '_') {
+        return 1;
+    }
+    switch (c) {
+    case '|':
+        return 2;
+    case '^':
+        return 3;
+    case '&':
+        return 4;
+    case '=':
+    case '!':
+        return 5;
+    case '<':
+    case '>':
+        return 6;
+    case ':':
+        return 7;
+    case '+':
+    case '-':
+        return 8;
+    case '*':
+    case '/':
+    case '%':
+        return 9;
+    default:
+        return 10;
+    }
+}
+
+bool rightAssociative(const std::string& op) { return op.back() == ':'; }
+
+class Parser {
+public:
+    Parser(const std::string& source, const std::string& file)
+        : toks_(tokenize(source, file)), file_(file) {}
+
+    SyntaxFile run() {
+        while (isKeyword("val") || isKeyword("def")) {
+            binding();
+        }
+        out_.program = expr();
+        skipSemicolons();
+        if (cur().kind != Tok::End) {
+            fail("expected end of file after the program expression, found " +
+                 describeToken(cur()));
+        }
+        return std::move(out_);
+    }
+
+private:
+    const Token& cur() const { return toks_[pos_]; }
+    const Token& ahead(size_t n) const { return toks_[std::min(pos_ + n, toks_.size() - 1)]; }
+    bool isKeyword(const char* kw) const { return cur().kind == Tok::Ident && cur().text == kw; }
+    [[noreturn]] void fail(const std::string& msg) const { badInput(msg, file_, cur().loc); }
+    void bump() {
+        if (cur().kind != Tok::End) {
+            ++pos_;
+        }
+    }
+    Token expect(Tok kind, const char* context) {
+        if (cur().kind != kind) {
+            fail("expected " + std::string(tokenKindName(kind)) + " " + context + ", found " +
+                 describeToken(cur()));
+        }
+        Token t = cur();
+        bump();
+        return t;
+    }
+    void skipSemicolons() {
+        while (cur().kind == Tok::Operator && cur().text == ";") {
+            bump();
+        }
+    }
+
+    SyntaxId add(SyntaxKind kind, std::string text, std::vector<SyntaxId> children, SourceLoc loc,
+                 std::vector<std::string> names = {}) {
+        uint32_t depth = 0;
+        for (SyntaxId c : children) {
+            depth = std::max(depth, depths_[c]);
+        }
+        if (depth + 1 > kMaxDepth) {
+            badInput("expression nested too deeply (more than " + std::to_string(kMaxDepth) +
+                         " levels)",
+                     file_, loc);
+        }
+        out_.nodes.push_back(Syntax{kind, std::move(text), std::move(children), std::move(names), loc});
+        depths_.push_back(depth + 1);
+        return static_cast<SyntaxId>(out_.nodes.size() - 1);
+    }
+
+    void binding() {
+        bump(); // val / def
+        Token name = expect(Tok::Ident, "after val/def");
+        if (cur().kind == Tok::Colon) {
+            fail("type annotations on bindings are not supported: expected '='");
+        }
+        expect(Tok::Equals, ("after the name '" + name.text + "'").c_str());
+        SyntaxId value = expr();
+        skipSemicolons();
+        out_.bindingNames.push_back(name.text);
+        out_.bindingValues.push_back(value);
+        out_.bindingLocs.push_back(name.loc);
+    }
+
+    bool atInfixOperator() const {
+        if (cur().kind == Tok::Operator) {
+            return cur().text != ";";
+        }
+        // `o` and `$` are the alphanumeric infix operators of Lift; `val`/`def` start the next
+        // binding when a program has no separators.
+        return cur().kind == Tok::Ident && (cur().text == "o" || cur().text == "$");
+    }
+
+    SyntaxId expr(int minPrec = 0) {
+        GuardDepth guard(*this);
+        SyntaxId lhs = unary();
+        while (atInfixOperator() && precedence(cur().text) >= minPrec) {
+            Token op = cur();
+            int prec = precedence(op.text);
+            bump();
+            SyntaxId rhs = expr(rightAssociative(op.text) ? prec : prec + 1);
+            lhs = add(SyntaxKind::Binary, op.text, {lhs, rhs}, op.loc);
+        }
+        return lhs;
+    }
+
+    SyntaxId unary() {
+        if (cur().kind == Tok::Operator && cur().text == "-") {
+            SourceLoc loc = cur().loc;
+            bump();
+            return add(SyntaxKind::Negate, "-", {unary()}, loc);
+        }
+        return postfix(primary());
+    }
+
+    SyntaxId postfix(SyntaxId e) {
+        while (true) {
+            if (cur().kind == Tok::LParen) {
+                SourceLoc loc = cur().loc;
+                std::vector<SyntaxId> parts{e};
+                arguments(parts);
+                noteSizeVar(parts);
+                e = add(SyntaxKind::Call, "", std::move(parts), loc);
+            } else if (cur().kind == Tok::Dot) {
+                bump();
+                Token field = cur();
+                if (field.kind != Tok::Ident) {
+                    fail("expected a field or method name after '.', found " + describeToken(field));
+                }
+                bump();
+                e = add(SyntaxKind::Field, field.text, {e}, field.loc);
+            } else {
+                return e;
+            }
+        }
+    }
+
+    void noteSizeVar(const std::vector<SyntaxId>& call) {
+        const Syntax& callee = out_.at(call[0]);
+        if (callee.kind == SyntaxKind::Name && callee.text == "SizeVar" && call.size() == 2 &&
+            out_.at(call[1]).kind == SyntaxKind::String) {
+            noteSizeVarName(out_.at(call[1]).text);
+        }
+    }
+    void noteSizeVarName(const std::string& name) {
+        auto& order = out_.sizeVarOrder;
+        if (std::find(order.begin(), order.end(), name) == order.end()) {
+            order.push_back(name);
+        }
+    }
+
+    // '(' [arg {',' arg}] ')', where an argument may be a lambda.
+    void arguments(std::vector<SyntaxId>& into) {
+        expect(Tok::LParen, "to start the arguments");
+        if (cur().kind != Tok::RParen) {
+            into.push_back(argument());
+            while (cur().kind == Tok::Comma) {
+                bump();
+                into.push_back(argument());
+            }
+        }
+        if (cur().kind != Tok::RParen) {
+            fail("expected ',' or ')' in the argument list, found " + describeToken(cur()));
+        }
+        bump();
+    }
+
+    // Does a lambda start here: `x =>` or `(a, b) =>` or `() =>`?
+    bool lambdaAhead() const {
+        if (cur().kind == Tok::Ident && ahead(1).kind == Tok::Arrow) {
+            return true;
+        }
+        if (cur().kind != Tok::LParen) {
+            return false;
+        }
+        size_t i = 1;
+        if (ahead(i).kind == Tok::RParen) {
+            return ahead(i + 1).kind == Tok::Arrow;
+        }
+        while (ahead(i).kind == Tok::Ident) {
+            if (ahead(i + 1).kind == Tok::RParen) {
+                return ahead(i + 2).kind == Tok::Arrow;
+            }
+            if (ahead(i + 1).kind != Tok::Comma) {
+                return false;
+            }
+            i += 2;
+        }
+        return false;
+    }
+
+    SyntaxId argument() { return lambdaAhead() ? lambda() : expr(); }
+
+    SyntaxId lambda() {
+        SourceLoc loc = cur().loc;
+        std::vector<std::string> params;
+        if (cur().kind == Tok::Ident) {
+            params.push_back(cur().text);
+            bump();
+        } else {
+            bump(); // (
+            while (cur().kind == Tok::Ident) {
+                params.push_back(cur().text);
+                bump();
+                if (cur().kind == Tok::Comma) {
+                    bump();
+                }
+            }
+            expect(Tok::RParen, "after the lambda's parameters");
+        }
+        expect(Tok::Arrow, "after the lambda's parameters");
+        SyntaxId body = expr();
+        return add(SyntaxKind::Lambda, "", {body}, loc, std::move(params));
+    }
+
+    SyntaxId primary() {
+        const Token t = cur();
+        switch (t.kind) {
+        case Tok::Ident:
+            bump();
+            if (std::string v = printedSizeVariable(t.text); !v.empty()) {
+                noteSizeVarName(v);
+            }
+            return add(SyntaxKind::Name, t.text, {}, t.loc);
+        case Tok::Int:
+            bump();
+            return add(SyntaxKind::Int, t.text, {}, t.loc);
+        case Tok::Float:
+            bump();
+            return add(SyntaxKind::Float, t.text, {}, t.loc);
+        case Tok::String:
+            bump();
+            return add(SyntaxKind::String, t.text, {}, t.loc);
+        case Tok::LParen:
+            return parenthesised();
+        case Tok::Lambda:
+            return backslashLambda();
+        default:
+            fail("expected an expression, found " + describeToken(t));
+        }
+    }
+
+    SyntaxId parenthesised() {
+        if (lambdaAhead()) {
+            return lambda();
+        }
+        bump();
+        SyntaxId inner = expr();
+        expect(Tok::RParen, "to close the parenthesis");
+        return inner;
+    }
+
+    // \(x => e), λ(x => e) and the typed λ(T, x => e): the same as fun(...).
+    SyntaxId backslashLambda() {
+        SourceLoc loc = cur().loc;
+        bump();
+        if (cur().kind != Tok::LParen) {
+            fail("expected '(' after the lambda sign, found " + describeToken(cur()));
+        }
+        std::vector<SyntaxId> parts{add(SyntaxKind::Name, "fun", {}, loc)};
+        arguments(parts);
+        return add(SyntaxKind::Call, "", std::move(parts), loc);
+    }
+
+    struct GuardDepth {
+        explicit GuardDepth(Parser& p) : parser(p) {
+            if (++parser.recursion_ > kMaxDepth) {
+                parser.fail("expression nested too deeply (more than " +
+                            std::to_string(kMaxDepth) + " levels)");
+            }
+        }
+        ~GuardDepth() { --parser.recursion_; }
+        GuardDepth(const GuardDepth&) = delete;
+        GuardDepth& operator=(const GuardDepth&) = delete;
+        Parser& parser;
+    };
+
+    std::vector<Token> toks_;
+    const std::string& file_;
+    size_t pos_ = 0;
+    uint32_t recursion_ = 0;
+    std::vector<uint32_t> depths_;
+    SyntaxFile out_;
+};
+
+} // namespace
+
+std::string printedSizeVariable(const std::string& ident) {
+    // v_<name>_<digits> is the size <name>; v__<digits> is a tuning variable.
+    auto allDigits = [](std::string_view s) {
+        return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        });
+    };
+    std::string_view s(ident);
+    if (s.size() < 4 || s.substr(0, 2) != "v_") {
+        return {};
+    }
+    if (s[2] == '_') {
+        return allDigits(s.substr(3)) ? ident : std::string();
+    }
+    size_t last = s.rfind('_');
+    std::string_view name = s.substr(2, last - 2);
+    bool nameOk = last > 2 && std::isalpha(static_cast<unsigned char>(name.front())) &&
+                  std::all_of(name.begin(), name.end(),
+                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+    return nameOk && allDigits(s.substr(last + 1)) ? std::string(name) : std::string();
+}
+
+SyntaxFile parseSyntax(const std::string& source, const std::string& fileName) {
+    return Parser(source, fileName).run();
+}
+
+} // namespace egopt::lift::detail

@@ -1,0 +1,382 @@
+// The type checker's driver: expressions, applications, lambdas and user functions, and the
+// helpers that pattern rules (typecheck_patterns.cpp) use to report errors.
+#include "typecheck_impl.hpp"
+
+#include <vector>
+
+namespace egopt::lift {
+
+namespace detail {
+
+namespace {
+
+// Each level of nesting costs a few stack frames; deeper programs are rejected with an error
+// instead of overflowing the stack (generated or fuzzed inputs can nest arbitrarily).
+constexpr int kMaxDepth = 2000;
+// Shared subterms are re-typed at every use (their types can depend on the enclosing bindings);
+// a DAG built to share heavily could make that exponential, so the total work is bounded.
+constexpr int64_t kMaxSteps = 10'000'000;
+
+std::string plural(size_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+struct TypeChecker::DepthGuard {
+    DepthGuard(TypeChecker& checker, NodeId at) : checker_(checker) {
+        if (++checker_.depth_ > kMaxDepth) {
+            checker_.failAt(at, "program nested too deeply to type-check (more than " +
+                                    std::to_string(kMaxDepth) + " levels)");
+        }
+        if (++checker_.steps_ > kMaxSteps) {
+            checker_.failAt(at, "program too large to type-check (more than " +
+                                    std::to_string(kMaxSteps) + " steps)");
+        }
+    }
+    ~DepthGuard() { --checker_.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+private:
+    TypeChecker& checker_;
+};
+
+TypeChecker::TypeChecker(Program& program) : program_(program), types_(program.types) {
+    info_.nodeTypes.assign(program.numNodes(), kNoType);
+    info_.paramTypes.assign(program.params.size(), kNoType);
+    bound_.assign(program.params.size(), kNoType);
+}
+
+TypeInfo TypeChecker::run() {
+    if (program_.root == kNoNode || program_.root >= program_.numNodes()) {
+        badInput("the program has no top-level function", program_.fileName);
+    }
+    NodeId root = program_.root;
+    if (program_.op(root) != Op::Lambda) {
+        failAt(root, "the program must be a function fun(types..., (params...) => body), found " +
+                         describe(root));
+    }
+    checkLambdaShape(root);
+    for (NodeId param : program_.lambdaParams(root)) {
+        const ParamInfo& p = paramOf(param);
+        if (p.declaredType == kNoType) {
+            failAt(param,
+                   "parameter " + p.name + " of the top-level function has no declared type");
+        }
+        info_.paramTypes[program_.node(param).ival] = p.declaredType;
+        bound_[program_.node(param).ival] = p.declaredType;
+        info_.nodeTypes[param] = p.declaredType;
+    }
+    info_.resultType = typeOfExpr(program_.lambdaBody(root));
+    info_.nodeTypes[root] = info_.resultType;
+    return std::move(info_);
+}
+
+TypeId TypeChecker::typeOfExpr(NodeId expr) {
+    DepthGuard guard(*this, expr);
+    const Node& n = program_.node(expr);
+    TypeId result = kNoType;
+    switch (n.op) {
+    case Op::Param: {
+        const ParamInfo& p = paramOf(expr);
+        result = bound_.at(n.ival);
+        if (result == kNoType) {
+            failAt(expr, "parameter " + p.name + " is used outside the function that binds it");
+        }
+        break;
+    }
+    case Op::Literal:
+        if (n.ival < 0 || static_cast<size_t>(n.ival) >= program_.literals.size() ||
+            program_.literals[n.ival].type == kNoType) {
+            failAt(expr, "invalid literal (no declared type)");
+        }
+        result = program_.literals[n.ival].type;
+        break;
+    case Op::Apply: {
+        auto children = program_.children(expr);
+        if (children.empty()) {
+            failAt(expr, "a function application without a function");
+        }
+        std::vector<TypeId> args;
+        args.reserve(children.size() - 1);
+        for (size_t i = 1; i < children.size(); ++i) {
+            args.push_back(typeOfExpr(children[i]));
+        }
+        NodeId fun = children[0];
+        if (isExpression(program_.op(fun))) {
+            failAt(expr, "cannot apply a value of type " + show(typeOfExpr(fun)) +
+                             ": it is not a function");
+        }
+        result = applyFunction({fun, expr}, args);
+        break;
+    }
+    default:
+        failAt(expr, "expected a value, found the function " + describe(expr) +
+                         " (it must be applied to arguments)");
+    }
+    info_.nodeTypes[expr] = result;
+    return result;
+}
+
+TypeId TypeChecker::applyFunction(CallSite site, std::span<const TypeId> args) {
+    DepthGuard guard(*this, site.fun);
+    TypeId result = kNoType;
+    switch (program_.op(site.fun)) {
+    case Op::Lambda:
+        result = applyLambda(site, args);
+        break;
+    case Op::UserFun:
+        result = applyUserFun(site, args);
+        break;
+    default:
+        result = applyPattern(site, args);
+        break;
+    }
+    info_.nodeTypes[site.fun] = result;
+    return result;
+}
+
+TypeId TypeChecker::applyLambda(CallSite site, std::span<const TypeId> args) {
+    checkLambdaShape(site.fun);
+    auto params = program_.lambdaParams(site.fun);
+    if (params.size() != args.size()) {
+        fail(site, describe(site.fun) + " takes " + plural(params.size(), "argument") +
+                       ", but is applied to " + std::to_string(args.size()));
+    }
+    // Bindings are scoped: after the body, the parameters are unbound again (or rebound to
+    // an enclosing binding), so a parameter used outside its lambda is reported.
+    std::vector<TypeId> saved;
+    for (size_t i = 0; i < params.size(); ++i) {
+        const ParamInfo& p = paramOf(params[i]);
+        if (p.declaredType != kNoType) {
+            expectEqual(site, i, p.declaredType, args[i]);
+        }
+        auto index = static_cast<size_t>(program_.node(params[i]).ival);
+        saved.push_back(bound_[index]);
+        bound_[index] = args[i];
+        info_.paramTypes[index] = args[i];
+        info_.nodeTypes[params[i]] = args[i];
+    }
+    TypeId result = typeOfExpr(program_.lambdaBody(site.fun));
+    for (size_t i = 0; i < params.size(); ++i) {
+        bound_[static_cast<size_t>(program_.node(params[i]).ival)] = saved[i];
+    }
+    return result;
+}
+
+TypeId TypeChecker::applyUserFun(CallSite site, std::span<const TypeId> args) {
+    int32_t index = program_.node(site.fun).ival;
+    if (index < 0 || static_cast<size_t>(index) >= program_.userFuns.size()) {
+        fail(site, "reference to an undeclared user function");
+    }
+    const UserFunDecl& decl = program_.userFuns[static_cast<size_t>(index)];
+    // As in Lift, a user function of several parameters applied to one tuple (Map(mult) $
+    // Zip(xs, ys)) takes the tuple's fields as its arguments.
+    if (decl.paramTypes.size() > 1 && args.size() == 1 && types_.kind(args[0]) == TypeKind::Tuple &&
+        types_.at(args[0]).elems.size() == decl.paramTypes.size()) {
+        expectEqual(site, 0, types_.tuple(decl.paramTypes), args[0]);
+        return decl.returnType;
+    }
+    expectArgCount(site, args, decl.paramTypes.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+        expectEqual(site, i, decl.paramTypes[i], args[i]);
+    }
+    return decl.returnType;
+}
+
+// ---------------------------------------------------------------- helpers
+
+void TypeChecker::fail(CallSite site, const std::string& message) const {
+    SourceLoc loc = program_.node(site.fun).loc;
+    if (!loc.known() && site.apply != kNoNode) {
+        loc = program_.node(site.apply).loc;
+    }
+    throw Error(ErrorKind::BadInput, message, program_.fileName, loc);
+}
+
+void TypeChecker::failAt(NodeId node, const std::string& message) const {
+    throw Error(ErrorKind::BadInput, message, program_.fileName, program_.node(node).loc);
+}
+
+// Used while reporting errors, so it must not throw on ill-formed nodes itself.
+std::string TypeChecker::describe(NodeId fun) const {
+    const Node& n = program_.node(fun);
+    auto valid = [&](size_t size) { return n.ival >= 0 && static_cast<size_t>(n.ival) < size; };
+    switch (n.op) {
+    case Op::UserFun:
+        return "user function " + (valid(program_.userFuns.size()) ? program_.userFuns[n.ival].name
+                                                                   : std::string("<undeclared>"));
+    case Op::Lambda: {
+        std::string names;
+        auto children = program_.children(fun);
+        for (size_t i = 0; i + 1 < children.size(); ++i) {
+            const Node& p = program_.node(children[i]);
+            bool ok = p.op == Op::Param && p.ival >= 0 &&
+                      static_cast<size_t>(p.ival) < program_.params.size();
+            names += (i ? ", " : "") + (ok ? program_.params[p.ival].name : std::string("?"));
+        }
+        return "fun((" + names + ") => ...)";
+    }
+    case Op::Param:
+        return "parameter " +
+               (valid(program_.params.size()) ? program_.params[n.ival].name : std::string("?"));
+    case Op::Literal:
+        return "literal " + (valid(program_.literals.size()) ? program_.literals[n.ival].text
+                                                             : std::string("?"));
+    case Op::Apply:
+        return "an application";
+    default:
+        break;
+    }
+    std::string name(opName(n.op));
+    auto sizes = program_.sizes(fun);
+    bool showIval =
+        n.op == Op::MapGlb || n.op == Op::MapWrg || n.op == Op::MapLcl || n.op == Op::Get;
+    if (sizes.empty() && !showIval) {
+        return name;
+    }
+    std::string inside = showIval ? std::to_string(n.ival) : "";
+    for (const arith::Size& s : sizes) {
+        inside += (inside.empty() ? "" : ", ") + s.toString();
+    }
+    return name + "(" + inside + ")";
+}
+
+void TypeChecker::expectArgCount(CallSite site, std::span<const TypeId> args,
+                                 size_t expected) const {
+    if (args.size() != expected) {
+        fail(site, describe(site.fun) + " takes " + plural(expected, "argument") +
+                       ", but is applied to " + std::to_string(args.size()));
+    }
+}
+
+TypeId TypeChecker::expectArray(CallSite site, std::span<const TypeId> args, size_t index) const {
+    TypeId t = args[index];
+    if (!types_.isArray(t)) {
+        fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
+                       ": expected an array, found " + show(t));
+    }
+    return t;
+}
+
+void TypeChecker::expectEqual(CallSite site, size_t index, TypeId expected, TypeId found) const {
+    if (expected != found) {
+        fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
+                       ": expected " + show(expected) + ", found " + show(found));
+    }
+}
+
+int64_t TypeChecker::constantSize(CallSite site, size_t sizeIndex, const char* what) const {
+    auto sizes = program_.sizes(site.fun);
+    if (sizeIndex >= sizes.size()) {
+        fail(site, describe(site.fun) + " is missing its " + what);
+    }
+    auto value = sizes[sizeIndex].constant();
+    if (!value) {
+        fail(site, describe(site.fun) + ": the " + what + " must be a constant, found " +
+                       sizes[sizeIndex].toString());
+    }
+    return *value;
+}
+
+void TypeChecker::checkDivides(CallSite site, const arith::Size& divisor, const arith::Size& length,
+                               const std::string& what) const {
+    auto d = divisor.constant();
+    auto n = length.constant();
+    if (d && *d <= 0) {
+        fail(site, describe(site.fun) + ": the " + what + " must be positive, found " +
+                       std::to_string(*d));
+    }
+    if (d && n && *n % *d != 0) {
+        fail(site, describe(site.fun) + " on an array of length " + std::to_string(*n) + ": " +
+                       std::to_string(*d) + " does not divide " + std::to_string(*n));
+    }
+}
+
+NodeId TypeChecker::onlyChild(CallSite site) const {
+    auto children = program_.children(site.fun);
+    if (children.size() != 1) {
+        fail(site, describe(site.fun) + " needs exactly one function argument, found " +
+                       std::to_string(children.size()));
+    }
+    return children[0];
+}
+
+const arith::Size& TypeChecker::sizeArg(CallSite site, size_t sizeIndex, const char* what) const {
+    auto sizes = program_.sizes(site.fun);
+    if (sizeIndex >= sizes.size()) {
+        fail(site, describe(site.fun) + " is missing its " + what);
+    }
+    return sizes[sizeIndex];
+}
+
+void TypeChecker::expectPositive(CallSite site, const arith::Size& size, const char* what) const {
+    auto c = size.constant();
+    if (c && *c <= 0) {
+        fail(site, describe(site.fun) + ": the " + what + " must be positive, found " +
+                       std::to_string(*c));
+    }
+}
+
+TypeId TypeChecker::expectNestedArray(CallSite site, std::span<const TypeId> args,
+                                      size_t index) const {
+    TypeId t = expectArray(site, args, index);
+    if (!types_.isArray(types_.elemOf(t))) {
+        fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
+                       ": expected an array of arrays, found " + show(t));
+    }
+    return t;
+}
+
+void TypeChecker::expectFunctionResult(CallSite site, NodeId f, TypeId expected,
+                                       TypeId found) const {
+    if (expected != found) {
+        fail(site, "the function " + describe(f) + " of " + describe(site.fun) + " must return " +
+                       show(expected) + " (the type of the initial value), found " + show(found));
+    }
+}
+
+void TypeChecker::checkLambdaShape(NodeId lambda) const {
+    auto children = program_.children(lambda);
+    if (children.empty()) {
+        failAt(lambda, "ill-formed function: it has no body");
+    }
+    for (size_t i = 0; i + 1 < children.size(); ++i) {
+        if (program_.op(children[i]) != Op::Param) {
+            failAt(lambda, "ill-formed function: parameter " + std::to_string(i + 1) +
+                               " is not a parameter name");
+        }
+        paramOf(children[i]);
+    }
+}
+
+const ParamInfo& TypeChecker::paramOf(NodeId param) const {
+    int32_t index = program_.node(param).ival;
+    if (index < 0 || static_cast<size_t>(index) >= program_.params.size()) {
+        failAt(param, "reference to an undeclared parameter");
+    }
+    return program_.params[static_cast<size_t>(index)];
+}
+
+} // namespace detail
+
+TypeInfo typecheck(Program& program) {
+    return detail::TypeChecker(program).run();
+}
+
+std::string showSignature(const Program& program, const TypeInfo& info) {
+    std::string out = "(";
+    if (program.root < program.numNodes() && program.op(program.root) == Op::Lambda &&
+        !program.children(program.root).empty()) {
+        bool first = true;
+        for (NodeId p : program.lambdaParams(program.root)) {
+            TypeId t = info.paramTypes.at(program.node(p).ival);
+            out += (first ? "" : ", ") + program.types.show(t);
+            first = false;
+        }
+    }
+    return out + ") -> " + program.types.show(info.resultType);
+}
+
+} // namespace egopt::lift

@@ -1,0 +1,151 @@
+// Kernel launches: validation, deadline-bounded waiting, and profiling-based timing.
+#include "egopt/runtime/session.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace egopt::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Polling starts fine-grained so short kernels return promptly, then backs off so that a long
+// kernel does not cost a host core.
+constexpr std::chrono::microseconds kFirstPoll{20};
+constexpr std::chrono::microseconds kMaxPoll{1000};
+
+[[noreturn]] void badRange(const Kernel& kernel, const std::string& why) {
+    throw Error(ErrorKind::Internal, "cannot launch kernel '" + kernel.name() + "': " + why);
+}
+
+size_t kernelWorkGroupLimit(const Kernel& kernel, cl_device_id device) {
+    size_t limit = 0;
+    checkCl(clGetKernelWorkGroupInfo(kernel.get(), device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit,
+                                     &limit, nullptr),
+            "clGetKernelWorkGroupInfo for kernel '" + kernel.name() + "'");
+    return limit;
+}
+
+cl_ulong profilingCounter(cl_event event, cl_profiling_info param) {
+    cl_ulong value = 0;
+    checkCl(clGetEventProfilingInfo(event, param, sizeof value, &value, nullptr),
+            "clGetEventProfilingInfo");
+    return value;
+}
+
+cl_int executionStatus(cl_event event) {
+    cl_int status = CL_QUEUED;
+    checkCl(
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+        "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
+    return status;
+}
+
+} // namespace
+
+void Session::validateRange(const Kernel& kernel, const NDRange& global,
+                            const NDRange& local) const {
+    if (global.dims < 1 || global.dims > 3) {
+        badRange(kernel, "the global size must have 1 to 3 dimensions");
+    }
+    if (local.dims != 0 && local.dims != global.dims) {
+        badRange(kernel, "local size " + local.str() + " and global size " + global.str() +
+                             " differ in dimensions");
+    }
+    for (cl_uint d = 0; d < global.dims; ++d) {
+        if (global.sizes[d] == 0 || (local.dims != 0 && local.sizes[d] == 0)) {
+            badRange(kernel, "work sizes must be positive (global " + global.str() + ", local " +
+                                 local.str() + ")");
+        }
+        // OpenCL 1.2 has no partial work-groups.
+        if (local.dims != 0 && global.sizes[d] % local.sizes[d] != 0) {
+            badRange(kernel,
+                     "local size " + local.str() + " does not divide global size " + global.str());
+        }
+    }
+    if (local.dims != 0) {
+        size_t limit = std::min(device_.maxWorkGroupSize, kernelWorkGroupLimit(kernel, device_.id));
+        if (local.total() > limit) {
+            badRange(kernel, "work-group of " + std::to_string(local.total()) +
+                                 " items exceeds this kernel's limit of " + std::to_string(limit) +
+                                 " on " + device_.name);
+        }
+    }
+}
+
+void Session::waitFor(cl_event event, const Kernel& kernel, std::chrono::milliseconds timeout) {
+    // Without a flush the command may sit in the host-side queue and never start.
+    checkCl(clFlush(queue_.get()), "clFlush");
+    const Clock::time_point deadline = Clock::now() + timeout;
+    std::chrono::microseconds pause = kFirstPoll;
+    for (;;) {
+        cl_int status = executionStatus(event);
+        if (status == CL_COMPLETE) {
+            return;
+        }
+        if (status < 0) {
+            throw Error(ErrorKind::Internal, "kernel '" + kernel.name() +
+                                                 "' failed on the device: " + clStatusName(status));
+        }
+        if (Clock::now() >= deadline) {
+            abandoned_ = true;
+            throw KernelTimeout("kernel '" + kernel.name() + "' did not finish within " +
+                                std::to_string(timeout.count()) + " ms on " + device_.name);
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, kMaxPoll);
+    }
+}
+
+LaunchResult Session::launch(Kernel& kernel, const NDRange& global, const NDRange& local,
+                             std::chrono::milliseconds timeout) {
+    requireUsable();
+    kernel.requireAllArgsSet();
+    validateRange(kernel, global, local);
+    cl_event raw = nullptr;
+    checkCl(clEnqueueNDRangeKernel(
+                queue_.get(), kernel.get(), global.dims, nullptr, global.sizes.data(),
+                local.dims == 0 ? nullptr : local.sizes.data(), 0, nullptr, &raw),
+            "launching kernel '" + kernel.name() + "' with global " + global.str() + ", local " +
+                local.str());
+    Handle<cl_event> event(raw);
+    waitFor(event.get(), kernel, timeout);
+    cl_ulong start = profilingCounter(event.get(), CL_PROFILING_COMMAND_START);
+    cl_ulong end = profilingCounter(event.get(), CL_PROFILING_COMMAND_END);
+    return LaunchResult{end > start ? end - start : 0};
+}
+
+uint64_t medianOf(std::vector<uint64_t> times) {
+    if (times.empty()) {
+        return 0;
+    }
+    size_t mid = times.size() / 2;
+    std::nth_element(times.begin(), times.begin() + mid, times.end());
+    uint64_t upper = times[mid];
+    if (times.size() % 2 == 1) {
+        return upper;
+    }
+    uint64_t lower = *std::max_element(times.begin(), times.begin() + mid);
+    return lower + (upper - lower) / 2;
+}
+
+TimingResult timeKernel(Session& session, Kernel& kernel, const NDRange& global,
+                        const NDRange& local, int warmup, int runs,
+                        std::chrono::milliseconds timeout) {
+    if (runs < 1 || warmup < 0) {
+        throw Error(ErrorKind::Internal, "timeKernel needs runs >= 1 and warmup >= 0");
+    }
+    for (int i = 0; i < warmup; ++i) {
+        session.launch(kernel, global, local, timeout);
+    }
+    TimingResult result;
+    result.timesNs.reserve(static_cast<size_t>(runs));
+    for (int i = 0; i < runs; ++i) {
+        result.timesNs.push_back(session.launch(kernel, global, local, timeout).kernelNs);
+    }
+    result.medianNs = medianOf(result.timesNs);
+    return result;
+}
+
+} // namespace egopt::runtime

@@ -1,0 +1,140 @@
+// Contexts, queues, buffers and program builds.
+#include "egopt/runtime/session.hpp"
+
+namespace egopt::runtime {
+
+namespace {
+
+std::string buildLog(cl_program program, cl_device_id device) {
+    size_t size = 0;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+        CL_SUCCESS) {
+        return "(build log unavailable)";
+    }
+    std::string log(size, '\0');
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) !=
+        CL_SUCCESS) {
+        return "(build log unavailable)";
+    }
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) {
+        log.pop_back();
+    }
+    return log;
+}
+
+// "a;b;c", or "(unknown)" when the driver cannot say.
+std::string kernelNames(cl_program program) {
+    size_t size = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS) {
+        return "(unknown)";
+    }
+    std::string names(size, '\0');
+    if (clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) !=
+        CL_SUCCESS) {
+        return "(unknown)";
+    }
+    while (!names.empty() && names.back() == '\0') {
+        names.pop_back();
+    }
+    return names.empty() ? "(none)" : names;
+}
+
+Handle<cl_program> compile(cl_context context, cl_device_id device, const std::string& source,
+                           const std::string& options) {
+    const char* text = source.c_str();
+    size_t length = source.size();
+    cl_int status = CL_SUCCESS;
+    Handle<cl_program> program(clCreateProgramWithSource(context, 1, &text, &length, &status));
+    checkCl(status, "clCreateProgramWithSource");
+    status = clBuildProgram(program.get(), 1, &device, options.c_str(), nullptr, nullptr);
+    if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS) {
+        throw BuildError("building OpenCL program with options '" + options +
+                             "' failed: " + clStatusName(status),
+                         buildLog(program.get(), device));
+    }
+    checkCl(status, "clBuildProgram");
+    return program;
+}
+
+} // namespace
+
+Session::Session(const Device& device) : device_(device) {
+    cl_int status = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(device.platformId), 0};
+    context_ =
+        Handle<cl_context>(clCreateContext(props, 1, &device_.id, nullptr, nullptr, &status));
+    checkCl(status, "clCreateContext for " + device.describe());
+    // clCreateCommandQueue is deprecated in OpenCL 2.0 but is the 1.2 entry point we target.
+    queue_ = Handle<cl_command_queue>(
+        clCreateCommandQueue(context_.get(), device_.id, CL_QUEUE_PROFILING_ENABLE, &status));
+    checkCl(status, "clCreateCommandQueue for " + device.describe());
+}
+
+Session::~Session() {
+    if (abandoned_) {
+        queue_.leak();
+        context_.leak();
+    }
+}
+
+void Session::requireUsable() const {
+    if (abandoned_) {
+        throw Error(ErrorKind::Internal,
+                    "this OpenCL session is unusable: a kernel it launched timed out");
+    }
+}
+
+Buffer Session::upload(std::span<const std::byte> bytes) {
+    requireUsable();
+    if (bytes.empty()) {
+        throw Error(ErrorKind::Internal, "cannot upload an empty buffer (OpenCL has none)");
+    }
+    cl_int status = CL_SUCCESS;
+    // COPY_HOST_PTR copies during the call, so the span need not outlive it.
+    void* host = const_cast<std::byte*>(bytes.data());
+    Handle<cl_mem> mem(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                      bytes.size(), host, &status));
+    checkCl(status, "clCreateBuffer of " + std::to_string(bytes.size()) + " bytes");
+    return Buffer(std::move(mem), bytes.size());
+}
+
+Buffer Session::allocate(size_t bytes) {
+    requireUsable();
+    if (bytes == 0) {
+        throw Error(ErrorKind::Internal, "cannot allocate an empty buffer (OpenCL has none)");
+    }
+    cl_int status = CL_SUCCESS;
+    Handle<cl_mem> mem(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, bytes, nullptr, &status));
+    checkCl(status, "clCreateBuffer of " + std::to_string(bytes) + " bytes");
+    return Buffer(std::move(mem), bytes);
+}
+
+std::vector<std::byte> Session::download(const Buffer& buffer) {
+    requireUsable();
+    std::vector<std::byte> bytes(buffer.bytes());
+    if (bytes.empty()) {
+        return bytes;
+    }
+    checkCl(clEnqueueReadBuffer(queue_.get(), buffer.get(), CL_TRUE, 0, bytes.size(), bytes.data(),
+                                0, nullptr, nullptr),
+            "clEnqueueReadBuffer of " + std::to_string(bytes.size()) + " bytes");
+    return bytes;
+}
+
+Kernel Session::build(const std::string& source, const std::string& kernelName,
+                      const std::string& options) {
+    requireUsable();
+    Handle<cl_program> program = compile(context_.get(), device_.id, source, options);
+    cl_int status = CL_SUCCESS;
+    Handle<cl_kernel> kernel(clCreateKernel(program.get(), kernelName.c_str(), &status));
+    if (status == CL_INVALID_KERNEL_NAME) {
+        throw Error(ErrorKind::Internal, "the OpenCL program defines no kernel '" + kernelName +
+                                             "'; it defines: " + kernelNames(program.get()));
+    }
+    checkCl(status, "clCreateKernel('" + kernelName + "')");
+    // The kernel keeps its own reference to the program; ours is released here.
+    return Kernel(std::move(kernel), kernelName);
+}
+
+} // namespace egopt::runtime

@@ -1,0 +1,130 @@
+// Ranges, bounds, proofs and the simplification rules of CGO'17 §5.3.
+#include "egopt/arith/size.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt::arith;
+
+namespace {
+
+const Size N = Size::var("N");
+const Size M = Size::var("M");
+const Size i = Size::var("i");
+const Size j = Size::var("j");
+const Size x = Size::var("x");
+
+// N, M sizes; i in [0, N-1]; j in [0, 3]; x unconstrained.
+RangeEnv loopEnv() {
+    RangeEnv env;
+    env.declareSize("N");
+    env.declareSize("M");
+    env.setRange("i", 0, N - 1);
+    env.setRange("j", 0, 3);
+    return env;
+}
+
+} // namespace
+
+TEST_CASE("RangeEnv stores ranges and divisibility facts", "[arith]") {
+    RangeEnv env = loopEnv();
+    REQUIRE(env.range("N"));
+    CHECK(env.range("N")->min == Size(1));
+    CHECK(env.range("i")->max == N - 1);
+    CHECK_FALSE(env.range("x"));
+    env.addDivides(128, N);
+    CHECK(env.knownDivides(128, N));
+    CHECK(env.knownDivides(64, N));
+    CHECK_FALSE(env.knownDivides(256, N));
+    CHECK_FALSE(env.knownDivides(128, M));
+    env.addDivides(4 * Size::var("T"), M);
+    CHECK(env.knownDivides(Size::var("T"), M));
+    CHECK_FALSE(env.knownDivides(8, M));
+}
+
+TEST_CASE("bounds follow symbolic ranges", "[arith]") {
+    RangeEnv env = loopEnv();
+    auto b = bounds(2 * i + j, env);
+    REQUIRE(b);
+    CHECK(b->min == Size(0));
+    CHECK(b->max == 2 * N + 1);
+    auto c = bounds(N - i, env);
+    REQUIRE(c);
+    CHECK(c->min == Size(1));
+    CHECK(c->max == N);
+    CHECK_FALSE(bounds(x * i, env));
+}
+
+TEST_CASE("provablyNonNegative and provablyLess", "[arith]") {
+    RangeEnv env = loopEnv();
+    CHECK(provablyNonNegative(N - 1, env));
+    CHECK(provablyNonNegative(N * M - N, env));
+    CHECK(provablyNonNegative(i * M + j, env));
+    CHECK(provablyNonNegative(mod(x, Size(4)), env));
+    CHECK_FALSE(provablyNonNegative(N - 2, env));
+    CHECK_FALSE(provablyNonNegative(x, env));
+    CHECK_FALSE(provablyNonNegative(i - 1, env));
+    CHECK(provablyLess(i, N, env));
+    CHECK(provablyLess(j, Size(4), env));
+    CHECK(provablyLess(4 * i + j, 4 * N, env));
+    CHECK_FALSE(provablyLess(i, N - 1, env));
+    CHECK_FALSE(provablyLess(j, Size(3), env));
+}
+
+TEST_CASE("provablyDivides uses structure and facts", "[arith]") {
+    RangeEnv env = loopEnv();
+    env.addDivides(128, N);
+    CHECK(provablyDivides(4, 8 * i + 4, env));
+    CHECK(provablyDivides(M, M * i, env));
+    CHECK(provablyDivides(128, N, env));
+    CHECK(provablyDivides(256, 2 * N, env));
+    CHECK(provablyDivides(128, N * M + 2 * N, env));
+    CHECK_FALSE(provablyDivides(256, N, env));
+    CHECK_FALSE(provablyDivides(4, 8 * i + 2, env));
+    CHECK_FALSE(provablyDivides(M, N, env));
+}
+
+TEST_CASE("simplify: (x*N + y) / N -> x + y / N when y >= 0", "[arith]") {
+    RangeEnv env = loopEnv();
+    env.setRange("y", 0, 1000);
+    Size y = Size::var("y");
+    CHECK(simplify(floorDiv(i * N + y, N), env) == i + floorDiv(y, N));
+    CHECK(simplify(mod(i * N + y, N), env) == mod(y, N));
+    // z possibly negative while N*N + z >= 0: kept, as C's truncating / would differ.
+    env.setRange("z", -1, 0);
+    Size z = Size::var("z");
+    CHECK(simplify(floorDiv(N * N + z, N), env) == floorDiv(N * N + z, N));
+    CHECK(simplify(mod(N * N + z, N), env) == mod(N * N + z, N));
+    // An operand that is not known to be non-negative anyway is split (floor semantics).
+    CHECK(simplify(floorDiv(M * N + x, N), env) == M + floorDiv(x, N));
+}
+
+TEST_CASE("simplify: y / N -> 0 and y % N -> y when 0 <= y < N", "[arith]") {
+    RangeEnv env = loopEnv();
+    CHECK(simplify(floorDiv(i, N), env) == Size(0));
+    CHECK(simplify(mod(i, N), env) == i);
+    CHECK(simplify(floorDiv(4 * i + j, Size(4)), env) == i);
+    CHECK(simplify(mod(4 * i + j, Size(4)), env) == j);
+    CHECK(simplify(floorDiv(i * N + i, N), env) == i);
+    CHECK(simplify(floorDiv(i + 1, N), env) != Size(0)); // i + 1 can reach N
+    CHECK(simplify(mod(j, Size(3)), env) == mod(j, Size(3)));
+}
+
+TEST_CASE("simplify: known divisors make floor division exact", "[arith]") {
+    RangeEnv env = loopEnv();
+    CHECK(simplify(floorDiv(N, Size(128)) * 128, env) != N);
+    env.addDivides(128, N);
+    CHECK(simplify(floorDiv(N, Size(128)) * 128, env) == N);
+    CHECK(simplify(mod(N, Size(128)), env) == Size(0));
+    CHECK(simplify(mod(N + j, Size(128)), env) == j);
+    CHECK(simplify(floorDiv(N + j, Size(128)), env) == exactDiv(N, Size(128)));
+}
+
+TEST_CASE("simplify works inside atoms and fixed ranges", "[arith]") {
+    RangeEnv env = loopEnv();
+    env.setRange("k", 5, 5);
+    CHECK(simplify(Size::var("k") * N, env) == 5 * N);
+    CHECK(simplify(pow(Size(2), floorDiv(j, Size(4))), env) == Size(1));
+    CHECK(simplify(floorDiv(mod(i, N) * 4 + j, Size(4)), env) == i);
+    CHECK(simplify(x + floorDiv(i, N), env) == x);
+    CHECK(simplify(x, env) == x);
+}
