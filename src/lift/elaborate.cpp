@@ -1,6 +1,10 @@
 // Elaboration core: names, operators, fields, lambdas, and turning callables into IR.
 #include "elaborate.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 namespace egopt::lift::detail {
 
 namespace {
@@ -175,6 +179,11 @@ Val Elaborator::builtinName(SyntaxId id) {
 Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
     const Syntax& s = file_.at(id);
     const std::string& op = s.text;
+    static constexpr std::string_view kOperators[] = {"o",  "$", "<<:", ":>>", "+",
+                                                      "-",  "*", "/",   "/^",  "%"};
+    if (std::find(std::begin(kOperators), std::end(kOperators), op) == std::end(kOperators)) {
+        failAt(id, "unknown operator '" + op + "': expected o, $, :>>, <<:, +, -, *, /, /^ or %");
+    }
     Val lhs = eval(s.children[0], env);
     Val rhs = eval(s.children[1], env);
     if (op == "o") {

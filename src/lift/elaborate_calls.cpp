@@ -259,7 +259,11 @@ Val Elaborator::userFunForm(SyntaxId site, const Args& args, const EnvPtr& env) 
     Val params = eval(args[1], env);
     Val body = eval(args[2], env);
     decl.body = asString(body, body.loc, "as the user function's C body");
-    decl.loc = file_.at(args[2]).loc;
+    SyntaxId bodySyntax = args[2];
+    while (file_.at(bodySyntax).kind == SyntaxKind::Field) { // "...".stripMargin
+        bodySyntax = file_.at(bodySyntax).children[0];
+    }
+    decl.loc = file_.at(bodySyntax).loc;
     Val types = eval(args[3], env);
     Val ret = eval(args[4], env);
     decl.returnType = asType(ret, ret.loc, "as the user function's return type");

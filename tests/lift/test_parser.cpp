@@ -1,0 +1,201 @@
+// The .lift front end: every syntax form the Lift compiler's programs use, and printing back.
+#include "lift_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using egopt::test::kExamples;
+using egopt::test::signatureOf;
+
+namespace {
+
+const std::string kN = "val N = SizeVar(\"N\")\n";
+
+std::string vecProgram(const std::string& body) {
+    return kN + "fun(ArrayType(Float, N), xs => " + body + ")";
+}
+
+} // namespace
+
+TEST_CASE("every example parses and type-checks", "[lift]") {
+    int count = 0;
+    for (const auto& dir : {kExamples, kExamples + "lowlevel/"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            if (entry.path().extension() != ".lift") {
+                continue;
+            }
+            INFO(entry.path().string());
+            egopt::lift::Program p = egopt::lift::parseFile(entry.path().string());
+            CHECK(p.root != egopt::lift::kNoNode);
+            CHECK_FALSE(p.sizeVars.empty());
+            CHECK_NOTHROW(egopt::lift::typecheck(p));
+            ++count;
+        }
+    }
+    CHECK(count >= 15);
+}
+
+TEST_CASE("printing a program and parsing it back gives the same type", "[lift]") {
+    for (const char* name : {"asum", "dot", "gemv", "gesummv", "mm", "nbody", "saxpy", "jacobi3",
+                             "lowlevel/partial_dot", "lowlevel/asum_gpu", "lowlevel/mm_funcall",
+                             "lowlevel/copy_vec4"}) {
+        INFO(name);
+        egopt::lift::Program p = egopt::lift::parseFile(kExamples + name + ".lift");
+        std::string printed;
+        for (const auto& v : p.sizeVars) {
+            printed += "val " + v + " = SizeVar(\"" + v + "\")\n";
+        }
+        for (const auto& f : p.userFuns) {
+            if (f.builtin) {
+                continue;
+            }
+            printed += "val " + f.name + " = UserFun(\"" + f.name + "\", Array(";
+            for (size_t i = 0; i < f.paramNames.size(); ++i) {
+                printed += (i ? ", \"" : "\"") + f.paramNames[i] + "\"";
+            }
+            printed += "), \"\"\"" + f.body + "\"\"\", Seq(";
+            for (size_t i = 0; i < f.paramTypes.size(); ++i) {
+                printed += (i ? ", " : "") + p.types.show(f.paramTypes[i]);
+            }
+            printed += "), " + p.types.show(f.returnType) + ")\n";
+        }
+        printed += p.show(p.root);
+        INFO(printed);
+        auto info = egopt::lift::typecheck(p);
+        CHECK(signatureOf(printed) == egopt::lift::showSignature(p, info));
+    }
+}
+
+TEST_CASE("lambda spellings", "[lift]") {
+    std::string expected = "(ArrayType(Float, N)) -> ArrayType(Float, N)";
+    CHECK(signatureOf(vecProgram("Map(fun(x => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(\\(x => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(λ(x => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun((x) => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun(Float, x => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(kN + "λ(ArrayType(Float, N), xs => Map(id) $ xs)") == expected);
+    CHECK(signatureOf(vecProgram("Map(abs)(xs)")) == expected);
+    CHECK(signatureOf(vecProgram("Reduce(\\((acc, x) => add(acc, x)), 0.0f) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, 1)");
+}
+
+TEST_CASE("composition and application operators", "[lift]") {
+    std::string expected = "(ArrayType(Float, N)) -> ArrayType(Float, 1)";
+    CHECK(signatureOf(vecProgram("Reduce(add, 0.0f) o Map(abs) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("xs :>> Map(abs) :>> Reduce(add, 0.0f)")) == expected);
+    CHECK(signatureOf(vecProgram("Reduce(add, 0.0f) <<: Map(abs) <<: xs")) == expected);
+    CHECK(signatureOf(vecProgram("(Reduce(add, 0.0f) o Map(abs))(xs)")) == expected);
+    CHECK(signatureOf(vecProgram("FunCall(Reduce(add, 0.0f), FunCall(Map(abs), xs))")) == expected);
+    CHECK(signatureOf(vecProgram("FunCall(ReduceSeq(add), 0.0f, xs)")) == expected);
+}
+
+TEST_CASE("helpers defined with val and def are inlined at each use", "[lift]") {
+    std::string src = kN + "val absSum = Reduce(add, 0.0f) o Map(abs)\n"
+                           "def twice = fun(ArrayType(Float, N), v => Map(fun(x => mult(x, 2.0f))) $ v)\n"
+                           "fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>\n"
+                           "  Zip(absSum $ twice(a), absSum $ twice(b)))";
+    CHECK(signatureOf(src) ==
+          "(ArrayType(Float, N), ArrayType(Float, N)) -> ArrayType(TupleType(Float, Float), 1)");
+    egopt::lift::Program p = egopt::lift::parseProgram(src, "t.lift");
+    // Each use has its own nodes: two Map(abs) and two Reduce nodes.
+    int reduces = 0;
+    for (uint32_t i = 0; i < p.numNodes(); ++i) {
+        reduces += p.op(i) == egopt::lift::Op::Reduce;
+    }
+    CHECK(reduces == 2);
+}
+
+TEST_CASE("user function declaration forms", "[lift]") {
+    std::string single = kN + "val sq = UserFun(\"sq\", \"x\", \"{ return x * x; }\", Float, Float)\n"
+                              "fun(ArrayType(Float, N), xs => Map(sq) $ xs)";
+    CHECK(signatureOf(single) == "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    std::string multi = kN + "val f = UserFun(\"f\", Array(\"a\", \"b\"),\n"
+                             "  \"\"\"|{\n     |  return a + b;\n     |}\"\"\".stripMargin,\n"
+                             "  Seq(Float, Float), TupleType(Float, Float))\n"
+                             "fun(ArrayType(Float, N), xs => Map(fun(x => f(x, x))) $ xs)";
+    CHECK(signatureOf(multi) == "(ArrayType(Float, N)) -> ArrayType(TupleType(Float, Float), N)");
+    egopt::lift::Program p = egopt::lift::parseProgram(multi, "t.lift");
+    REQUIRE(p.userFuns.size() == 1);
+    CHECK(p.userFuns[0].body == "{\n  return a + b;\n}");
+    CHECK(p.userFuns[0].loc.line == 3);
+}
+
+TEST_CASE("printed FunCall form with size and tuning variables", "[lift]") {
+    std::string src =
+        "fun(ArrayType(Float, v_N_0), (p_0) => FunCall(Join(), FunCall(MapGlb(0)(fun((p_1) => "
+        "FunCall(MapSeq(fun((p_2) => FunCall(id, p_2))), p_1))), FunCall(Split(v__3), p_0))))";
+    CHECK(signatureOf(src) == "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    egopt::lift::Program p = egopt::lift::parseProgram(src, "t.lift");
+    CHECK(p.sizeVars == std::vector<std::string>{"N", "v__3"});
+}
+
+TEST_CASE("size arithmetic, Cst and ArrayTypeWSWC", "[lift]") {
+    std::string src = "val N = SizeVar(\"N\")\n"
+                      "fun(ArrayTypeWSWC(Float, N * 4 + Cst(0)), xs => Join() o Split(4) $ xs)";
+    CHECK(signatureOf(src) == "(ArrayType(Float, 4*N)) -> ArrayType(Float, 4*N)");
+    CHECK(signatureOf("fun(ArrayType(Float, SizeVar(\"M\") /^ 2 * 2), xs => Map(id) $ xs)") ==
+          "(ArrayType(Float, M)) -> ArrayType(Float, M)");
+}
+
+TEST_CASE("tuple, vector and reordering patterns", "[lift]") {
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), ArrayType(Float, N), ArrayType(Float, N),"
+                           " (a, b, c) => Map(fun(t => add(t._0, mult(Get(t, 1), t._2)))) $ "
+                           "Zip(a, b, c))") ==
+          "(ArrayType(Float, N), ArrayType(Float, N), ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) => "
+                           "FunCall(Unzip(), FunCall(Zip(2), a, b)))") ==
+          "(ArrayType(Float, N), ArrayType(Float, N)) -> TupleType(ArrayType(Float, N), "
+          "ArrayType(Float, N))");
+    CHECK(signatureOf(vecProgram("asScalar() o MapGlb(0)(id.vectorize(4)) o asVector(4) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(vecProgram("Gather(ReorderWithStride(4)) o Scatter(reverse) o "
+                                 "Gather(shift(1)) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(kN + "fun(ArrayType(VectorType(Float, 4), N), xs => "
+                           "MapGlb(MapVec(plusOne)) $ xs)") ==
+          "(ArrayType(Float4, N)) -> ArrayType(Float4, N)");
+    CHECK(signatureOf("val M = SizeVar(\"M\")\n" + kN +
+                      "fun(ArrayType(ArrayType(Float, M), N), a => TransposeW() o "
+                      "MapWrg(1)(MapLcl(1)(id)) $ a)") ==
+          "(ArrayType(ArrayType(Float, M), N)) -> ArrayType(ArrayType(Float, N), M)");
+}
+
+TEST_CASE("stencil helpers Slide2D and Pad2D expand", "[lift]") {
+    std::string src = "val M = SizeVar(\"M\")\n" + kN +
+                      "fun(ArrayType(ArrayType(Float, M), N), g => "
+                      "Map(Map(fun(nb => add(nb.at(0).at(1), nb.at(2).at(1))))) o Slide2D(3, 1) o "
+                      "Pad2D(1, 1, Pad.Boundary.Wrap) $ g)";
+    CHECK(signatureOf(src) ==
+          "(ArrayType(ArrayType(Float, M), N)) -> ArrayType(ArrayType(Float, M), N)");
+}
+
+TEST_CASE("Iterate, Value and comments", "[lift]") {
+    std::string src = "/* block\n comment */ val N = SizeVar(\"N\") // trailing\n"
+                      "fun(ArrayType(Float, N), xs => Iterate(3)(Map(plusOne)) o "
+                      "Map(fun(x => add(x, Value(\"1.5f\", Float)))) $ xs)";
+    CHECK(signatureOf(src) == "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(kN + "fun(ArrayType(Float4, N), xs => Reduce(VectorizeUserFun(4, add), "
+                           "Value(\"0.0f\", Float4)) $ xs)") ==
+          "(ArrayType(Float4, N)) -> ArrayType(Float4, 1)");
+}
+
+TEST_CASE("companion sizes", "[lift]") {
+    auto combos = egopt::lift::readCompanionSizes(kExamples + "gemv.lift");
+    REQUIRE(combos.size() >= 1);
+    CHECK(combos[0].size() == 2);
+    CHECK(egopt::lift::readCompanionSizes("/nonexistent/x.lift").empty());
+    auto dir = std::filesystem::temp_directory_path() / "egopt_companion";
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream(dir / "bad.json") << "{\"input_combinations\": [[1, \"x\"]]}";
+    }
+    CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "bad.lift").string()),
+                      Catch::Contains("expected positive integers"));
+    {
+        std::ofstream(dir / "broken.json") << "{\"input_combinations\": [[1, 2]";
+    }
+    CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "broken.lift").string()),
+                      Catch::Contains("malformed JSON"));
+}
