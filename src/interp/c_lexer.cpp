@@ -19,6 +19,9 @@ bool digit(char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
 
+// Bounds macro expansion (a macro can double its tokens at each level).
+constexpr size_t kMaxTokens = 1'000'000;
+
 // Longest match first.
 constexpr std::string_view kPuncts[] = {
     "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
@@ -195,6 +198,9 @@ private:
     // Expands macros recursively; a macro does not expand inside itself (as in C).
     void emit(Token t, int depth = 0) {
         auto it = t.kind == TokKind::Ident ? macros_.find(t.text) : macros_.end();
+        if (out_.size() > kMaxTokens) {
+            rep_.fail(t.line, "the body is too long after macro expansion");
+        }
         if (it == macros_.end() || depth > 32) {
             out_.push_back(std::move(t));
             return;

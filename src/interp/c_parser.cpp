@@ -1,6 +1,7 @@
 // Statements, declarations and type names.
 #include "c_parser.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace egopt::interp::c {
@@ -46,6 +47,33 @@ std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, con
         }
     }
     return std::nullopt;
+}
+
+namespace {
+
+constexpr uint32_t kMaxDepth = 256;
+
+} // namespace
+
+uint32_t Parser::addExpr(Expr e) {
+    uint32_t depth = 0;
+    for (uint32_t child : {e.a, e.b, e.c}) {
+        depth = std::max(depth, child == kNone ? 0 : exprDepth_[child]);
+    }
+    for (uint32_t i = 0; i < e.listCount; ++i) {
+        depth = std::max(depth, exprDepth_[ast_.lists[e.listBegin + i]]);
+    }
+    if (depth + 1 > kMaxDepth) {
+        rep_.fail(e.line, "the expression is nested too deeply");
+    }
+    exprDepth_.push_back(depth + 1);
+    return ast_.addExpr(std::move(e));
+}
+
+Parser::Nest::Nest(Parser& parser) : p(parser) {
+    if (++p.nesting_ > kMaxDepth) {
+        p.failHere("statements or expressions are nested too deeply");
+    }
 }
 
 Ast Parser::run() {
@@ -143,6 +171,7 @@ CType Parser::typeName() {
 }
 
 uint32_t Parser::statement() {
+    Nest nest(*this);
     const Token& t = peek();
     rejectKeyword(t);
     if (isPunct("{")) {

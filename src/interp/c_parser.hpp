@@ -47,6 +47,15 @@ private:
     uint32_t initList(CType type, uint32_t line, const char* close);
     bool atCast() const;
 
+    // Adds an expression, bounding the depth of expression trees and statement nesting so that
+    // the recursive checker and evaluator cannot run out of stack.
+    uint32_t addExpr(Expr e);
+    struct Nest {
+        explicit Nest(Parser& p);
+        ~Nest() { --p.nesting_; }
+        Parser& p;
+    };
+
     // tokens
     const Token& peek(size_t ahead = 0) const;
     const Token& advance();
@@ -59,6 +68,8 @@ private:
     const Reporter& rep_;
     size_t pos_ = 0;
     Ast ast_;
+    std::vector<uint32_t> exprDepth_;
+    uint32_t nesting_ = 0;
 };
 
 } // namespace egopt::interp::c

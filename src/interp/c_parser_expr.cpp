@@ -69,7 +69,7 @@ uint32_t Parser::expression() {
     while (isPunct(",")) {
         Expr c{.kind = ExprKind::Comma, .line = advance().line, .a = e};
         c.b = assignment();
-        e = ast_.addExpr(std::move(c));
+        e = addExpr(std::move(c));
     }
     return e;
 }
@@ -80,7 +80,7 @@ uint32_t Parser::assignment() {
         if (isPunct(text)) {
             Expr e{.kind = ExprKind::Assign, .op = op, .line = advance().line, .a = lhs};
             e.b = isPunct("{") ? initList(CType{}, peek().line, "}") : assignment();
-            return ast_.addExpr(std::move(e));
+            return addExpr(std::move(e));
         }
     }
     return lhs;
@@ -95,7 +95,7 @@ uint32_t Parser::conditional() {
     e.b = expression();
     expect(":");
     e.c = conditional();
-    return ast_.addExpr(std::move(e));
+    return addExpr(std::move(e));
 }
 
 uint32_t Parser::binary(int minPrec) {
@@ -106,12 +106,13 @@ uint32_t Parser::binary(int minPrec) {
         }
         Expr e{.kind = ExprKind::Binary, .op = b->op, .line = advance().line, .a = lhs};
         e.b = binary(b->prec + 1);
-        lhs = ast_.addExpr(std::move(e));
+        lhs = addExpr(std::move(e));
     }
     return lhs;
 }
 
 uint32_t Parser::unary() {
+    Nest nest(*this);
     static constexpr std::pair<std::string_view, Op> kPrefix[] = {
         {"-", Op::Neg},    {"+", Op::Plus},    {"!", Op::Not},
         {"~", Op::BitNot}, {"++", Op::PreInc}, {"--", Op::PreDec}};
@@ -122,7 +123,7 @@ uint32_t Parser::unary() {
         if (isPunct(text)) {
             Expr e{.kind = ExprKind::Unary, .op = op, .line = advance().line};
             e.a = unary();
-            return ast_.addExpr(std::move(e));
+            return addExpr(std::move(e));
         }
     }
     if (isPunct("(")) {
@@ -162,10 +163,11 @@ uint32_t Parser::castOrParen() {
     }
     Expr e{.kind = ExprKind::Cast, .line = line, .type = type};
     e.a = unary();
-    return ast_.addExpr(std::move(e));
+    return addExpr(std::move(e));
 }
 
 uint32_t Parser::initList(CType type, uint32_t line, const char* close) {
+    Nest nest(*this);
     advance(); // the opening brace or parenthesis
     std::vector<uint32_t> elems;
     while (!isPunct(close)) {
@@ -178,7 +180,7 @@ uint32_t Parser::initList(CType type, uint32_t line, const char* close) {
     Expr e{.kind = ExprKind::InitList, .line = line, .type = type};
     e.listBegin = ast_.addList(elems);
     e.listCount = static_cast<uint32_t>(elems.size());
-    return ast_.addExpr(std::move(e));
+    return addExpr(std::move(e));
 }
 
 uint32_t Parser::postfix(uint32_t e) {
@@ -189,12 +191,11 @@ uint32_t Parser::postfix(uint32_t e) {
             if (field.kind != TokKind::Ident) {
                 rep_.fail(field.line, "expected a field or swizzle name after '.'");
             }
-            e = ast_.addExpr(
-                Expr{.kind = ExprKind::Member, .line = line, .a = e, .name = field.text});
+            e = addExpr(Expr{.kind = ExprKind::Member, .line = line, .a = e, .name = field.text});
         } else if (isPunct("++") || isPunct("--")) {
             Op op = peek().text == "++" ? Op::PostInc : Op::PostDec;
             advance();
-            e = ast_.addExpr(Expr{.kind = ExprKind::Unary, .op = op, .line = line, .a = e});
+            e = addExpr(Expr{.kind = ExprKind::Unary, .op = op, .line = line, .a = e});
         } else if (isPunct("->")) {
             failHere("pointers are not supported");
         } else if (isPunct("[")) {
@@ -215,12 +216,12 @@ uint32_t Parser::primary() {
         e.kind = ExprKind::IntLit;
         e.inum = t.inum;
         e.type = scalarType(t.longInt ? Base::Long : Base::Int);
-        return ast_.addExpr(std::move(e));
+        return addExpr(std::move(e));
     case TokKind::Float:
         e.kind = ExprKind::FloatLit;
         e.fnum = t.singleFloat ? static_cast<double>(static_cast<float>(t.fnum)) : t.fnum;
         e.type = scalarType(t.singleFloat ? Base::Float : Base::Double);
-        return ast_.addExpr(std::move(e));
+        return addExpr(std::move(e));
     case TokKind::Ident:
         break;
     default:
@@ -234,7 +235,7 @@ uint32_t Parser::primary() {
             e.inum = static_cast<int64_t>(c.value);
             e.fnum = c.base == Base::Float ? static_cast<float>(c.value) : c.value;
             e.type = scalarType(c.base);
-            return ast_.addExpr(std::move(e));
+            return addExpr(std::move(e));
         }
     }
     e.name = t.text;
@@ -242,7 +243,7 @@ uint32_t Parser::primary() {
         return callArgs(std::move(e));
     }
     e.kind = ExprKind::Var;
-    return ast_.addExpr(std::move(e));
+    return addExpr(std::move(e));
 }
 
 uint32_t Parser::callArgs(Expr call) {
@@ -257,7 +258,7 @@ uint32_t Parser::callArgs(Expr call) {
     expect(")");
     call.listBegin = ast_.addList(args);
     call.listCount = static_cast<uint32_t>(args.size());
-    return ast_.addExpr(std::move(call));
+    return addExpr(std::move(call));
 }
 
 } // namespace egopt::interp::c

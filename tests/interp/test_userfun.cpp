@@ -339,6 +339,19 @@ TEST_CASE("unsupported constructs name the function and the .lift line", "[inter
     CHECK_THAT(fError("{\n  if (x > 0.0f) return x;\n}", -1.0f),
                Catch::Contains("without a 'return'"));
     CHECK_THAT(fError("{ return x;"), Catch::Contains("line 10") && Catch::Contains("'}'"));
+    CHECK_THAT(fError("{ return " + std::string(1000, '(') + "x" + std::string(1000, ')') + "; }"),
+               Catch::Contains("nested too deeply"));
+    std::string chain = "{ return x";
+    for (int k = 0; k < 1000; ++k) {
+        chain += " + x";
+    }
+    CHECK_THAT(fError(chain + "; }"), Catch::Contains("nested too deeply"));
+    std::string bomb = "{\n";
+    for (int k = 0; k < 30; ++k) {
+        bomb += "#define M" + std::to_string(k + 1) + " M" + std::to_string(k) + " + M" +
+                std::to_string(k) + "\n";
+    }
+    CHECK_THAT(fError(bomb + "return M30; }"), Catch::Contains("too long"));
 }
 
 TEST_CASE("calls check arguments against the declared types", "[interp]") {
