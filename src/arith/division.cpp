@@ -12,7 +12,9 @@ namespace {
 
 using detail::i128;
 
-Size opaque(AtomKind kind, const Size& a, const Size& b) { return atomSize(makeAtom(kind, a, b)); }
+Size opaque(AtomKind kind, const Size& a, const Size& b) {
+    return atomSize(makeAtom(kind, a, b));
+}
 
 struct Split {
     Size quotient;  // integer-valued: integer coefficients, positive exponents
@@ -39,7 +41,9 @@ Split splitDivisible(const Size& a, const Rational& c, Monomial m) {
     return {quotient.finish(), remainder.finish()};
 }
 
-std::optional<int64_t> integerConstant(const Size& s) { return s.constant(); }
+std::optional<int64_t> integerConstant(const Size& s) {
+    return s.constant();
+}
 
 // gcd of the (integer) coefficients of a and of c; 1 unless a is an integer polynomial: a / g
 // must stay integer-valued for floor(a / c) == floor((a / g) / (c / g)) to be simplified further

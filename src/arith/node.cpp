@@ -167,8 +167,7 @@ void PolyBuilder::addProduct(const Rational& coeff, Monomial a, Monomial b, int 
             ++j;
         }
     }
-    terms_.push_back(
-        Term{coeff, first, static_cast<uint32_t>(factors_.size() - first)});
+    terms_.push_back(Term{coeff, first, static_cast<uint32_t>(factors_.size() - first)});
 }
 
 void PolyBuilder::addSize(const Size& s, const Rational& scale) {
@@ -180,9 +179,8 @@ void PolyBuilder::addSize(const Size& s, const Rational& scale) {
 
 Size PolyBuilder::finish() {
     auto mono = [&](const Term& t) { return Monomial(factors_.data() + t.first, t.count); };
-    std::sort(terms_.begin(), terms_.end(), [&](const Term& a, const Term& b) {
-        return compareMonomials(mono(a), mono(b)) < 0;
-    });
+    std::sort(terms_.begin(), terms_.end(),
+              [&](const Term& a, const Term& b) { return compareMonomials(mono(a), mono(b)) < 0; });
     auto node = std::make_shared<Node>();
     node->terms.reserve(terms_.size());
     for (size_t i = 0; i < terms_.size();) {
@@ -233,7 +231,9 @@ Size termSize(const Rational& c, Monomial m) {
     return b.finish();
 }
 
-Size rationalSize(const Rational& c) { return termSize(c, {}); }
+Size rationalSize(const Rational& c) {
+    return termSize(c, {});
+}
 
 bool singleTerm(const Size& s, Rational& coeff, Monomial& m) {
     const Node& n = s.node();
@@ -267,11 +267,10 @@ const Atom* soleAtom(const Size& s) {
 
 bool integerPolynomial(const Size& s) {
     const Node& n = s.node();
-    return std::all_of(n.terms.begin(), n.terms.end(), [](const Term& t) {
-        return t.coeff.isInteger();
-    }) && std::all_of(n.factors.begin(), n.factors.end(), [](const Factor& f) {
-        return f.exp > 0;
-    });
+    return std::all_of(n.terms.begin(), n.terms.end(),
+                       [](const Term& t) { return t.coeff.isInteger(); }) &&
+           std::all_of(n.factors.begin(), n.factors.end(),
+                       [](const Factor& f) { return f.exp > 0; });
 }
 
 // ---- Size basics ----
@@ -289,7 +288,9 @@ Size Size::var(const std::string& name) {
     return atomSize(std::move(a));
 }
 
-bool Size::isConstant() const { return constant().has_value(); }
+bool Size::isConstant() const {
+    return constant().has_value();
+}
 
 std::optional<int64_t> Size::constant() const {
     auto r = rationalConstant(*this);
@@ -317,8 +318,12 @@ bool operator==(const Size& a, const Size& b) {
     return compareSizes(a, b) == 0;
 }
 
-bool operator<(const Size& a, const Size& b) { return compareSizes(a, b) < 0; }
+bool operator<(const Size& a, const Size& b) {
+    return compareSizes(a, b) < 0;
+}
 
-size_t Size::hash() const { return node_->hash; }
+size_t Size::hash() const {
+    return node_->hash;
+}
 
 } // namespace egopt::arith

@@ -86,7 +86,9 @@ Size termSize(const Rational& c, Monomial m);
 Size rationalSize(const Rational& c);
 
 // Views of a canonical size.
-inline bool isZero(const Size& s) { return s.node().terms.empty(); }
+inline bool isZero(const Size& s) {
+    return s.node().terms.empty();
+}
 // The single term's coefficient and monomial, if s has exactly one term.
 bool singleTerm(const Size& s, Rational& coeff, Monomial& m);
 // The rational value if s is a (possibly non-integer) constant.

@@ -46,7 +46,9 @@ Size powTerm(const Rational& c, Monomial m, int64_t k) {
     return termSize(powRational(c, k), fs);
 }
 
-Size opaque(AtomKind kind, const Size& a, const Size& b) { return atomSize(makeAtom(kind, a, b)); }
+Size opaque(AtomKind kind, const Size& a, const Size& b) {
+    return atomSize(makeAtom(kind, a, b));
+}
 
 // q with a == q * b exactly as polynomials, found by long division on leading terms.
 std::optional<Size> divideExactly(const Size& a, const Size& b) {

@@ -38,8 +38,8 @@ public:
         std::string intPart = polynomial(ints.finish());
         std::string fracPart = fraction(fracs.finish());
         const Term& first = n.terms.front();
-        bool fracFirst = !first.coeff.isInteger() ||
-                         !integerPolynomial(termSize(1, n.monomial(first)));
+        bool fracFirst =
+            !first.coeff.isInteger() || !integerPolynomial(termSize(1, n.monomial(first)));
         return fracFirst ? join(fracPart, intPart) : join(intPart, fracPart);
     }
 
@@ -83,7 +83,8 @@ private:
         int64_t den = 1;
         std::vector<Factor> denFactors; // each atom once, with its largest negative exponent
         for (const Term& t : n.terms) {
-            den = detail::narrow(detail::i128(den) / detail::gcd128(den, t.coeff.den) * t.coeff.den);
+            den =
+                detail::narrow(detail::i128(den) / detail::gcd128(den, t.coeff.den) * t.coeff.den);
             for (const Factor& f : n.monomial(t)) {
                 auto it = std::find_if(denFactors.begin(), denFactors.end(),
                                        [&](const Factor& d) { return sameAtom(d.atom, f.atom); });
@@ -198,8 +199,12 @@ private:
 
 } // namespace
 
-std::string Size::toString() const { return Printer(Syntax::Lift).sum(*this); }
+std::string Size::toString() const {
+    return Printer(Syntax::Lift).sum(*this);
+}
 
-std::string Size::toC() const { return Printer(Syntax::C).sum(*this); }
+std::string Size::toC() const {
+    return Printer(Syntax::C).sum(*this);
+}
 
 } // namespace egopt::arith

@@ -7,9 +7,8 @@
 // shifting every kept atom with a constant minimum m (N >= 1) to m + N' with N' >= 0, expanding,
 // and checking that every coefficient is non-negative: a sum of products of non-negative values
 // with non-negative coefficients is non-negative.
-#include "node.hpp"
-
 #include "egopt/support/diagnostic.hpp"
+#include "node.hpp"
 
 #include <algorithm>
 
@@ -20,8 +19,6 @@ namespace {
 // Ranges may refer to each other (i in [0, j], j in [0, i]); give up past this depth.
 constexpr int kMaxDepth = 12;
 
-Size atomOf(const AtomPtr& a) { return atomSize(a); }
-
 bool mentions(const Size& s, const std::string& var) {
     auto vars = s.variables();
     return std::find(vars.begin(), vars.end(), var) != vars.end();
@@ -31,7 +28,9 @@ bool mentions(const Size& s, const std::string& var) {
 
 // ---- RangeEnv ----
 
-void RangeEnv::declareSize(const std::string& var) { ranges_[var] = Range{1, Size::var(var)}; }
+void RangeEnv::declareSize(const std::string& var) {
+    ranges_[var] = Range{1, Size::var(var)};
+}
 
 void RangeEnv::setRange(const std::string& var, Size min, Size max) {
     ranges_[var] = Range{std::move(min), std::move(max)};
@@ -132,7 +131,7 @@ std::optional<int64_t> BoundsFinder::atomMin(const Atom& a, int depth) const {
 
 // Every atom lies in [atom, atom]: when nothing better is known the atom is kept symbolic.
 Range BoundsFinder::atomBounds(const AtomPtr& a, int depth) const {
-    Size self = atomOf(a);
+    Size self = atomSize(a);
     std::optional<Range> r;
     if (depth > kMaxDepth) {
         return Range{self, self};
@@ -196,14 +195,13 @@ std::optional<Range> BoundsFinder::floorDivBounds(const Atom& a, int depth) cons
 }
 
 // Bounds of coeff * monomial.
-std::optional<Range> BoundsFinder::termBounds(const Rational& coeff, Monomial m,
-                                              int depth) const {
+std::optional<Range> BoundsFinder::termBounds(const Rational& coeff, Monomial m, int depth) const {
     Size lo = 1;
     Size hi = 1;
     bool linear = m.size() == 1 && m[0].exp == 1;
     for (const Factor& f : m) {
         auto r = atomBounds(f.atom, depth + 1);
-        bool kept = r.min == r.max && r.min == atomOf(f.atom);
+        bool kept = r.min == r.max && r.min == atomSize(f.atom);
         if (f.exp < 0 || kept) {
             // Kept atoms stay symbolic; a divisor must be kept and positive for monotonicity.
             auto m0 = kept ? atomMin(*f.atom, depth + 1) : std::nullopt;
@@ -293,7 +291,7 @@ bool BoundsFinder::nonNegativeOverKept(const Size& e, int depth) const {
     for (const Term& t : n.terms) {
         Size term = rationalSize(t.coeff);
         for (const Factor& f : n.monomial(t)) {
-            Size a = atomOf(f.atom);
+            Size a = atomSize(f.atom);
             if (!isDivisor(f.atom)) {
                 auto it = std::find_if(mins.begin(), mins.end(),
                                        [&](const auto& p) { return sameAtom(p.first, f.atom); });

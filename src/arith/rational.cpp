@@ -48,7 +48,9 @@ i128 floorDiv128(i128 a, i128 b) {
     return q;
 }
 
-i128 floorMod128(i128 a, i128 b) { return a - b * floorDiv128(a, b); }
+i128 floorMod128(i128 a, i128 b) {
+    return a - b * floorDiv128(a, b);
+}
 
 Rational Rational::make(i128 n, i128 d) {
     if (d == 0) {
@@ -76,9 +78,13 @@ Rational operator+(const Rational& a, const Rational& b) {
     return Rational::make(i128(a.num) * b.den + i128(b.num) * a.den, i128(a.den) * b.den);
 }
 
-Rational operator-(const Rational& a) { return Rational::make(-i128(a.num), a.den); }
+Rational operator-(const Rational& a) {
+    return Rational::make(-i128(a.num), a.den);
+}
 
-Rational operator-(const Rational& a, const Rational& b) { return a + (-b); }
+Rational operator-(const Rational& a, const Rational& b) {
+    return a + (-b);
+}
 
 Rational operator*(const Rational& a, const Rational& b) {
     return Rational::make(i128(a.num) * b.num, i128(a.den) * b.den);

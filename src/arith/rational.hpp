@@ -43,6 +43,6 @@ Rational operator-(const Rational& a, const Rational& b);
 Rational operator-(const Rational& a);
 Rational operator*(const Rational& a, const Rational& b);
 Rational operator/(const Rational& a, const Rational& b); // b != 0
-int compare(const Rational& a, const Rational& b);         // -1, 0, 1
+int compare(const Rational& a, const Rational& b);        // -1, 0, 1
 
 } // namespace egopt::arith::detail

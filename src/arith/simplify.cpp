@@ -9,9 +9,8 @@
 // The split requires y >= 0 (unless a itself is not provably >= 0) so that an operand that was
 // non-negative stays so: toC() prints C's truncating / and %, which agree with floor division
 // only on non-negative operands.
-#include "node.hpp"
-
 #include "egopt/support/diagnostic.hpp"
+#include "node.hpp"
 
 #include <algorithm>
 
@@ -94,7 +93,9 @@ Split splitByDivisor(const Size& a, const Size& b, const RangeEnv& env) {
     return {quotient, remainder.finish()};
 }
 
-bool positive(const Size& b, const RangeEnv& env) { return provablyNonNegative(b - 1, env); }
+bool positive(const Size& b, const RangeEnv& env) {
+    return provablyNonNegative(b - 1, env);
+}
 
 // The split is allowed when it keeps non-negative operands non-negative (see the file comment).
 std::optional<Split> usableSplit(const Size& a, const Size& b, const RangeEnv& env) {
@@ -201,8 +202,7 @@ bool dividesUnchecked(const Size& divisor, const Size& dividend, const RangeEnv&
     if (isZero(divisor)) {
         return isZero(dividend);
     }
-    if (isZero(dividend) || isZero(mod(dividend, divisor)) ||
-        env.knownDivides(divisor, dividend)) {
+    if (isZero(dividend) || isZero(mod(dividend, divisor)) || env.knownDivides(divisor, dividend)) {
         return true;
     }
     const Node& n = dividend.node();

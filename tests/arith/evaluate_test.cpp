@@ -2,7 +2,6 @@
 #include "egopt/arith/size.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <limits>
 
 using egopt::arith::Bindings;

@@ -4,7 +4,6 @@
 #include "egopt/support/diagnostic.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <random>
 
 using namespace egopt::arith;
@@ -44,19 +43,32 @@ std::optional<i128> reference(const Tree& t, const Bindings& b) {
     }
     std::optional<i128> r;
     switch (t.op) {
-    case Op::Add: r = *x + *y; break;
-    case Op::Sub: r = *x - *y; break;
-    case Op::Mul: r = *x * *y; break;
-    case Op::FloorDiv: r = *y == 0 ? r : floorDivRef(*x, *y); break;
-    case Op::Mod: r = *y == 0 ? r : *x - *y * floorDivRef(*x, *y); break;
-    case Op::ExactDiv: r = (*y == 0 || *x % *y != 0) ? r : *x / *y; break;
+    case Op::Add:
+        r = *x + *y;
+        break;
+    case Op::Sub:
+        r = *x - *y;
+        break;
+    case Op::Mul:
+        r = *x * *y;
+        break;
+    case Op::FloorDiv:
+        r = *y == 0 ? r : floorDivRef(*x, *y);
+        break;
+    case Op::Mod:
+        r = *y == 0 ? r : *x - *y * floorDivRef(*x, *y);
+        break;
+    case Op::ExactDiv:
+        r = (*y == 0 || *x % *y != 0) ? r : *x / *y;
+        break;
     case Op::Pow:
         r = 1;
-        for (i128 k = 0; k < *y && *r < kLimit && *r > -kLimit; ++k) {
+        for (i128 k = 0; k < *y && *r<kLimit&& * r> - kLimit; ++k) {
             *r *= *x;
         }
         break;
-    default: break;
+    default:
+        break;
     }
     if (r && (*r >= kLimit || *r <= -kLimit)) {
         return std::nullopt;
@@ -66,21 +78,32 @@ std::optional<i128> reference(const Tree& t, const Bindings& b) {
 
 Size build(const Tree& t) {
     switch (t.op) {
-    case Op::Const: return Size(t.value);
-    case Op::Var: return Size::var(t.name);
-    default: break;
+    case Op::Const:
+        return Size(t.value);
+    case Op::Var:
+        return Size::var(t.name);
+    default:
+        break;
     }
     Size x = build(t.kids[0]);
     Size y = build(t.kids[1]);
     switch (t.op) {
-    case Op::Add: return x + y;
-    case Op::Sub: return x - y;
-    case Op::Mul: return x * y;
-    case Op::FloorDiv: return floorDiv(x, y);
-    case Op::Mod: return mod(x, y);
-    case Op::ExactDiv: return exactDiv(x, y);
-    case Op::Pow: return pow(x, y);
-    default: return Size();
+    case Op::Add:
+        return x + y;
+    case Op::Sub:
+        return x - y;
+    case Op::Mul:
+        return x * y;
+    case Op::FloorDiv:
+        return floorDiv(x, y);
+    case Op::Mod:
+        return mod(x, y);
+    case Op::ExactDiv:
+        return exactDiv(x, y);
+    case Op::Pow:
+        return pow(x, y);
+    default:
+        return Size();
     }
 }
 
@@ -105,8 +128,12 @@ std::string show(const Bindings& b) {
     return out;
 }
 
-Tree leaf(Op op, int64_t v, std::string name = {}) { return Tree{op, v, std::move(name), {}}; }
-Tree node(Op op, Tree a, Tree b) { return Tree{op, 0, {}, {std::move(a), std::move(b)}}; }
+Tree leaf(Op op, int64_t v, std::string name = {}) {
+    return Tree{op, v, std::move(name), {}};
+}
+Tree node(Op op, Tree a, Tree b) {
+    return Tree{op, 0, {}, {std::move(a), std::move(b)}};
+}
 
 // The variables of the environment below and how to draw bindings that satisfy it.
 // N (size, 128 | N), M (size, T | M), T in [1, 8], i in [0, N-1], j in [0, M-1], k in [0, 3],
@@ -148,13 +175,20 @@ Tree randomTree(std::mt19937& rng, int depth);
 // Divisors are mostly provably positive (the interesting case for simplify), sometimes not.
 Tree randomDivisor(std::mt19937& rng) {
     switch (uniform(rng, 0, 7)) {
-    case 0: return leaf(Op::Var, 0, "N");
-    case 1: return leaf(Op::Var, 0, "M");
-    case 2: return leaf(Op::Var, 0, "T");
-    case 3: return node(Op::Add, leaf(Op::Var, 0, "k"), leaf(Op::Const, 1));
-    case 4: return leaf(Op::Const, 128);
-    case 5: return randomTree(rng, 1);
-    default: return leaf(Op::Const, uniform(rng, 1, 8));
+    case 0:
+        return leaf(Op::Var, 0, "N");
+    case 1:
+        return leaf(Op::Var, 0, "M");
+    case 2:
+        return leaf(Op::Var, 0, "T");
+    case 3:
+        return node(Op::Add, leaf(Op::Var, 0, "k"), leaf(Op::Const, 1));
+    case 4:
+        return leaf(Op::Const, 128);
+    case 5:
+        return randomTree(rng, 1);
+    default:
+        return leaf(Op::Const, uniform(rng, 1, 8));
     }
 }
 
@@ -170,9 +204,12 @@ Tree randomTree(std::mt19937& rng, int depth) {
     switch (op) {
     case Op::FloorDiv:
     case Op::Mod:
-    case Op::ExactDiv: return node(op, std::move(a), randomDivisor(rng));
-    case Op::Pow: return node(op, std::move(a), leaf(Op::Const, uniform(rng, 0, 3)));
-    default: return node(op, std::move(a), randomTree(rng, depth - 1));
+    case Op::ExactDiv:
+        return node(op, std::move(a), randomDivisor(rng));
+    case Op::Pow:
+        return node(op, std::move(a), leaf(Op::Const, uniform(rng, 0, 3)));
+    default:
+        return node(op, std::move(a), randomTree(rng, depth - 1));
     }
 }
 

@@ -128,3 +128,23 @@ TEST_CASE("simplify works inside atoms and fixed ranges", "[arith]") {
     CHECK(simplify(x + floorDiv(i, N), env) == x);
     CHECK(simplify(x, env) == x);
 }
+
+TEST_CASE("simplify: the CGO'17 index pattern (i*N + j) / N and % N", "[arith]") {
+    RangeEnv env;
+    env.declareSize("N");
+    env.declareSize("M");
+    env.setRange("i", 0, M - 1);
+    env.setRange("j", 0, N - 1);
+    CHECK(simplify(floorDiv(i * N + j, N), env) == i);
+    CHECK(simplify(mod(i * N + j, N), env) == j);
+    CHECK(simplify(floorDiv(i * N + j, N) * N + mod(i * N + j, N), env) == i * N + j);
+}
+
+TEST_CASE("cyclic ranges terminate and prove nothing false", "[arith]") {
+    RangeEnv env;
+    env.setRange("i", 0, j);
+    env.setRange("j", 0, i);
+    CHECK(provablyNonNegative(i, env));
+    CHECK_FALSE(provablyLess(i, j, env));
+    CHECK(simplify(floorDiv(i, Size(4)), env) == floorDiv(i, Size(4)));
+}
