@@ -85,7 +85,8 @@ std::vector<double> numbersIn(const std::string& text) {
                             ((*p == '-' || *p == '+' || *p == '.') &&
                              std::isdigit(static_cast<unsigned char>(p[1])));
         // Skip type names such as float4 in "(float4)(...)": digits glued to letters.
-        if (startsNumber && (p == text.c_str() || !std::isalpha(static_cast<unsigned char>(p[-1])))) {
+        if (startsNumber &&
+            (p == text.c_str() || !std::isalpha(static_cast<unsigned char>(p[-1])))) {
             char* end = nullptr;
             out.push_back(std::strtod(p, &end));
             p = end;
@@ -151,12 +152,13 @@ Value jsonValue(const lift::TypeArena& types, lift::TypeId type, const nlohmann:
         if (!json.is_number() && !json.is_boolean()) {
             mismatch();
         }
-        return scalarFrom(t.scalar, json.is_boolean() ? (json.get<bool>() ? 1.0 : 0.0)
-                                                      : json.get<double>());
+        return scalarFrom(t.scalar,
+                          json.is_boolean() ? (json.get<bool>() ? 1.0 : 0.0) : json.get<double>());
     }
-    size_t expected = t.kind == TypeKind::Vector  ? t.width
-                      : t.kind == TypeKind::Tuple ? t.elems.size()
-                                                  : static_cast<size_t>(lengthOf(types, type, sizes, what));
+    size_t expected = t.kind == TypeKind::Vector ? t.width
+                      : t.kind == TypeKind::Tuple
+                          ? t.elems.size()
+                          : static_cast<size_t>(lengthOf(types, type, sizes, what));
     if (!json.is_array() || json.size() != expected) {
         mismatch();
     }

@@ -269,7 +269,8 @@ private:
         case Op::Slide:
             return detail::slide(x, size(fun, 0), size(fun, 1), w);
         case Op::Pad:
-            return detail::pad(x, size(fun, 0), size(fun, 1), static_cast<lift::PadBoundary>(n.ival), w);
+            return detail::pad(x, size(fun, 0), size(fun, 1),
+                               static_cast<lift::PadBoundary>(n.ival), w);
         case Op::At:
             return detail::at(x, size(fun, 0), w);
         case Op::Gather:

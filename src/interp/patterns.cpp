@@ -110,8 +110,8 @@ Value asVector(const Value& xs, int64_t width, const std::string& where) {
     }
     std::vector<Value> out;
     for (size_t i = 0; i < e.size(); i += static_cast<size_t>(width)) {
-        out.push_back(Value::vector(std::vector<Value>(e.begin() + static_cast<ptrdiff_t>(i),
-                                                       e.begin() + static_cast<ptrdiff_t>(i) + width)));
+        out.push_back(Value::vector(std::vector<Value>(
+            e.begin() + static_cast<ptrdiff_t>(i), e.begin() + static_cast<ptrdiff_t>(i) + width)));
     }
     return Value::array(std::move(out));
 }
@@ -135,7 +135,8 @@ Value slide(const Value& xs, int64_t size, int64_t step, const std::string& wher
     }
     std::vector<Value> out;
     for (int64_t start = 0; start + size <= n; start += step) {
-        out.push_back(Value::array(std::vector<Value>(e.begin() + start, e.begin() + start + size)));
+        out.push_back(
+            Value::array(std::vector<Value>(e.begin() + start, e.begin() + start + size)));
     }
     return Value::array(std::move(out));
 }

@@ -50,11 +50,16 @@ Value Value::array(std::vector<Value> elements) {
 
 double Value::toDouble() const {
     switch (kind_) {
-    case Kind::Float: return f_;
-    case Kind::Int: return i_;
-    case Kind::Double: return d_;
-    case Kind::Bool: return b_ ? 1.0 : 0.0;
-    default: throw std::logic_error("Value::toDouble on a non-scalar");
+    case Kind::Float:
+        return f_;
+    case Kind::Int:
+        return i_;
+    case Kind::Double:
+        return d_;
+    case Kind::Bool:
+        return b_ ? 1.0 : 0.0;
+    default:
+        throw std::logic_error("Value::toDouble on a non-scalar");
     }
 }
 
@@ -90,11 +95,20 @@ void appendNumber(std::string& out, double v, bool single) {
 
 void appendJson(std::string& out, const Value& v) {
     switch (v.kind()) {
-    case Value::Kind::Float: appendNumber(out, v.asFloat(), true); return;
-    case Value::Kind::Double: appendNumber(out, v.asDouble(), false); return;
-    case Value::Kind::Int: out += std::to_string(v.asInt()); return;
-    case Value::Kind::Bool: out += v.asBool() ? "true" : "false"; return;
-    default: break;
+    case Value::Kind::Float:
+        appendNumber(out, v.asFloat(), true);
+        return;
+    case Value::Kind::Double:
+        appendNumber(out, v.asDouble(), false);
+        return;
+    case Value::Kind::Int:
+        out += std::to_string(v.asInt());
+        return;
+    case Value::Kind::Bool:
+        out += v.asBool() ? "true" : "false";
+        return;
+    default:
+        break;
     }
     out += '[';
     const auto& es = v.elems();

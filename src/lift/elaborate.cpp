@@ -12,7 +12,7 @@ namespace {
 // Re-elaborating bindings at each use can blow up exponentially on hostile input; these limits
 // turn that (and runaway recursion) into an error.
 constexpr uint32_t kMaxElaborationDepth = 1000;
-constexpr size_t kMaxNodes = 2'000'000;
+constexpr size_t kMaxNodes = 500'000;
 
 EnvPtr bind(const EnvPtr& parent, std::string name, Val value) {
     auto e = std::make_shared<Env>();
@@ -50,13 +50,14 @@ struct DepthScope {
     Elaborator& elab;
 };
 
-Elaborator::Elaborator(const SyntaxFile& file, Program& program)
-    : file_(file), program_(program) {}
+Elaborator::Elaborator(const SyntaxFile& file, Program& program) : file_(file), program_(program) {}
 
 void Elaborator::fail(SourceLoc loc, const std::string& message) const {
     badInput(message, program_.fileName, loc);
 }
-void Elaborator::failAt(SyntaxId id, const std::string& message) const { fail(locOf(id), message); }
+void Elaborator::failAt(SyntaxId id, const std::string& message) const {
+    fail(locOf(id), message);
+}
 
 void Elaborator::run() {
     EnvPtr env;
@@ -79,8 +80,8 @@ void Elaborator::run() {
         const ParamInfo& info = program_.params[static_cast<size_t>(program_.node(p).ival)];
         if (info.declaredType == kNoType) {
             fail(program_.node(p).loc, "expected a declared type for the program's parameter '" +
-                                           info.name + "': fun(ArrayType(Float, N), " +
-                                           info.name + " => ...)");
+                                           info.name + "': fun(ArrayType(Float, N), " + info.name +
+                                           " => ...)");
         }
     }
     program_.root = v.fun.node;
@@ -179,8 +180,8 @@ Val Elaborator::builtinName(SyntaxId id) {
 Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
     const Syntax& s = file_.at(id);
     const std::string& op = s.text;
-    static constexpr std::string_view kOperators[] = {"o",  "$", "<<:", ":>>", "+",
-                                                      "-",  "*", "/",   "/^",  "%"};
+    static constexpr std::string_view kOperators[] = {"o", "$", "<<:", ":>>", "+",
+                                                      "-", "*", "/",   "/^",  "%"};
     if (std::find(std::begin(kOperators), std::end(kOperators), op) == std::end(kOperators)) {
         failAt(id, "unknown operator '" + op + "': expected o, $, :>>, <<:, +, -, *, /, /^ or %");
     }
@@ -287,7 +288,9 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
             return obj;
         }
         static constexpr std::pair<const char*, PadBoundary> kBoundaries[] = {
-            {"Clamp", PadBoundary::Clamp}, {"Mirror", PadBoundary::Mirror}, {"Wrap", PadBoundary::Wrap}};
+            {"Clamp", PadBoundary::Clamp},
+            {"Mirror", PadBoundary::Mirror},
+            {"Wrap", PadBoundary::Wrap}};
         for (auto [n, b] : kBoundaries) {
             if (obj.text == "Boundary" && s.text == n) {
                 Val v;

@@ -23,9 +23,9 @@ namespace egopt::lift::detail {
 // Something that can be applied to data.
 struct Callable {
     enum class Kind : uint8_t { Node, Bound, Compose } kind = Kind::Node;
-    NodeId node = kNoNode;          // Node and Bound: the IR function
-    std::vector<NodeId> bound;      // Bound: leading arguments (Reduce's initial value)
-    std::vector<Callable> parts;    // Compose: outermost first
+    NodeId node = kNoNode;       // Node and Bound: the IR function
+    std::vector<NodeId> bound;   // Bound: leading arguments (Reduce's initial value)
+    std::vector<Callable> parts; // Compose: outermost first
 };
 
 struct Val {
@@ -45,7 +45,7 @@ struct Val {
     Callable fun;
     std::string text; // String contents; Partial: the pattern name
     std::vector<Val> list;
-    int32_t ival = 0; // Boundary; Partial: dimension
+    int32_t ival = 0;               // Boundary; Partial: dimension
     std::vector<arith::Size> sizes; // Partial: numeric arguments
     SourceLoc loc;
 };
@@ -81,8 +81,8 @@ private:
     Val field(SyntaxId id, const EnvPtr& env);
     Val negate(SyntaxId id, const EnvPtr& env);
     Val lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const TypeId> declared);
-    Val namedForm(const std::string& name, SyntaxId callSyntax, const Args& args,
-                  const EnvPtr& env, bool& handled);
+    Val namedForm(const std::string& name, SyntaxId callSyntax, const Args& args, const EnvPtr& env,
+                  bool& handled);
     Val applyValue(const Val& callee, SyntaxId callSyntax, const Args& args, const EnvPtr& env);
     Val completePartial(const Val& partial, SyntaxId callSyntax, const Args& args,
                         const EnvPtr& env);

@@ -126,8 +126,8 @@ NodeId Elaborator::node(Op op, int32_t ival, std::vector<NodeId> children,
 void Elaborator::expectArgs(SyntaxId site, const Args& args, size_t min, size_t max,
                             const std::string& what) const {
     if (args.size() < min || args.size() > max) {
-        std::string count = min == max ? std::to_string(min)
-                                       : std::to_string(min) + " to " + std::to_string(max);
+        std::string count =
+            min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
         failAt(site, "expected " + count + " argument" + (max == 1 ? "" : "s") + " for " + what +
                          ", found " + std::to_string(args.size()));
     }

@@ -14,10 +14,14 @@ struct MapOp {
 };
 
 constexpr std::array kMaps = {
-    MapOp{"Map", Op::Map, false},       MapOp{"MapSeq", Op::MapSeq, false},
-    MapOp{"MapVec", Op::MapVec, false}, MapOp{"MapGlb", Op::MapGlb, true},
-    MapOp{"MapWrg", Op::MapWrg, true},  MapOp{"MapLcl", Op::MapLcl, true},
-    MapOp{"toGlobal", Op::ToGlobal, false}, MapOp{"toLocal", Op::ToLocal, false},
+    MapOp{"Map", Op::Map, false},
+    MapOp{"MapSeq", Op::MapSeq, false},
+    MapOp{"MapVec", Op::MapVec, false},
+    MapOp{"MapGlb", Op::MapGlb, true},
+    MapOp{"MapWrg", Op::MapWrg, true},
+    MapOp{"MapLcl", Op::MapLcl, true},
+    MapOp{"toGlobal", Op::ToGlobal, false},
+    MapOp{"toLocal", Op::ToLocal, false},
     MapOp{"toPrivate", Op::ToPrivate, false},
 };
 
@@ -28,17 +32,25 @@ struct SimpleOp {
 };
 
 constexpr std::array kSimple = {
-    SimpleOp{"Split", Op::Split, 1},       SimpleOp{"Join", Op::Join, 0},
-    SimpleOp{"Transpose", Op::Transpose, 0}, SimpleOp{"TransposeW", Op::TransposeW, 0},
-    SimpleOp{"asVector", Op::AsVector, 1}, SimpleOp{"asScalar", Op::AsScalar, 0},
-    SimpleOp{"Slide", Op::Slide, 2},       SimpleOp{"Id", Op::Id, 0},
-    SimpleOp{"Reorder", Op::Reorder, 0},   SimpleOp{"Unzip", Op::Unzip, 0},
+    SimpleOp{"Split", Op::Split, 1},
+    SimpleOp{"Join", Op::Join, 0},
+    SimpleOp{"Transpose", Op::Transpose, 0},
+    SimpleOp{"TransposeW", Op::TransposeW, 0},
+    SimpleOp{"asVector", Op::AsVector, 1},
+    SimpleOp{"asScalar", Op::AsScalar, 0},
+    SimpleOp{"Slide", Op::Slide, 2},
+    SimpleOp{"Id", Op::Id, 0},
+    SimpleOp{"Reorder", Op::Reorder, 0},
+    SimpleOp{"Unzip", Op::Unzip, 0},
     SimpleOp{"ReorderWithStride", Op::ReorderStride, 1},
-    SimpleOp{"reorderStride", Op::ReorderStride, 1}, SimpleOp{"shift", Op::Shift, 1},
+    SimpleOp{"reorderStride", Op::ReorderStride, 1},
+    SimpleOp{"shift", Op::Shift, 1},
     SimpleOp{"Shift", Op::Shift, 1},
 };
 
-bool isIndexFunction(Op op) { return op == Op::ReorderStride || op == Op::Reverse || op == Op::Shift; }
+bool isIndexFunction(Op op) {
+    return op == Op::ReorderStride || op == Op::Reverse || op == Op::Shift;
+}
 
 } // namespace
 
@@ -102,9 +114,8 @@ std::optional<Val> Elaborator::typeOrSizeForm(const std::string& name, SyntaxId 
             (width != 2 && width != 3 && width != 4 && width != 8 && width != 16)) {
             failAt(site, "expected VectorType(scalar type, 2|3|4|8|16)");
         }
-        return typeVal(program_.types.vector(program_.types.at(s).scalar,
-                                             static_cast<uint32_t>(width)),
-                       loc);
+        return typeVal(
+            program_.types.vector(program_.types.at(s).scalar, static_cast<uint32_t>(width)), loc);
     }
     if (name == "Array" || name == "Seq") {
         Val v;
@@ -182,8 +193,8 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
     return exprVal(program_.apply(node(op, ival, {}, {}, loc), data, loc), loc);
 }
 
-std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId site,
-                                           const Args& args, const EnvPtr& env) {
+std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId site, const Args& args,
+                                           const EnvPtr& env) {
     SourceLoc loc = locOf(site);
     for (const MapOp& m : kMaps) {
         if (name != m.name) {
@@ -263,7 +274,8 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         Val r = eval(args[1], env);
         Val b = eval(args[2], env);
         if (b.kind != Val::Kind::Boundary) {
-            failAt(args[2], "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
+            failAt(args[2],
+                   "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
         }
         return funVal(node(Op::Pad, b.ival, {},
                            {asSize(l, l.loc, "as Pad's left"), asSize(r, r.loc, "as Pad's right")},

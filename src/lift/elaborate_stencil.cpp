@@ -60,7 +60,8 @@ Val Elaborator::pad2D(SyntaxId site, const Args& args, const EnvPtr& env) {
     }
     Val b = eval(args.back(), env);
     if (b.kind != Val::Kind::Boundary) {
-        failAt(args.back(), "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
+        failAt(args.back(),
+               "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
     }
     while (s.size() < 4) {
         s.push_back(s[s.size() - (s.size() == 1 ? 1 : 2)]);

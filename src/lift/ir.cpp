@@ -66,7 +66,9 @@ std::string_view opName(Op op) {
     return "?";
 }
 
-bool isExpression(Op op) { return op == Op::Param || op == Op::Literal || op == Op::Apply; }
+bool isExpression(Op op) {
+    return op == Op::Param || op == Op::Literal || op == Op::Apply;
+}
 
 bool isMapLike(Op op) {
     switch (op) {
@@ -75,8 +77,10 @@ bool isMapLike(Op op) {
     case Op::MapGlb:
     case Op::MapWrg:
     case Op::MapLcl:
-    case Op::MapVec: return true;
-    default: return false;
+    case Op::MapVec:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -90,8 +94,10 @@ bool isLowLevel(Op op) {
     case Op::ReduceSeq:
     case Op::ToGlobal:
     case Op::ToLocal:
-    case Op::ToPrivate: return true;
-    default: return false;
+    case Op::ToPrivate:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -165,6 +171,8 @@ std::span<const NodeId> Program::lambdaParams(NodeId lambda) const {
     return c.subspan(0, c.size() - 1);
 }
 
-NodeId Program::lambdaBody(NodeId lambda) const { return children(lambda).back(); }
+NodeId Program::lambdaBody(NodeId lambda) const {
+    return children(lambda).back();
+}
 
 } // namespace egopt::lift

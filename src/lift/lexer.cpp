@@ -7,8 +7,12 @@ namespace egopt::lift::detail {
 
 namespace {
 
-bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$'; }
-bool isIdentChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$'; }
+bool isIdentStart(unsigned char c) {
+    return std::isalpha(c) || c == '_' || c == '$';
+}
+bool isIdentChar(unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '$';
+}
 bool isOperatorChar(char c) {
     return std::string_view("+-*/%^<>:!&|~?#@").find(c) != std::string_view::npos;
 }
@@ -31,7 +35,9 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const std::string& msg, SourceLoc loc) const { badInput(msg, file_, loc); }
+    [[noreturn]] void fail(const std::string& msg, SourceLoc loc) const {
+        badInput(msg, file_, loc);
+    }
 
     char peek(size_t ahead = 0) const {
         return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
@@ -118,9 +124,9 @@ private:
 
     Token punctuation(unsigned char c, size_t begin, SourceLoc loc) {
         static constexpr std::pair<char, Tok> kSingle[] = {
-            {'(', Tok::LParen}, {')', Tok::RParen}, {'{', Tok::LBrace}, {'}', Tok::RBrace},
-            {',', Tok::Comma},  {'.', Tok::Dot},    {'=', Tok::Equals}, {'\\', Tok::Lambda},
-            {';', Tok::Operator},
+            {'(', Tok::LParen}, {')', Tok::RParen},  {'{', Tok::LBrace},
+            {'}', Tok::RBrace}, {',', Tok::Comma},   {'.', Tok::Dot},
+            {'=', Tok::Equals}, {'\\', Tok::Lambda}, {';', Tok::Operator},
         };
         for (auto [ch, kind] : kSingle) {
             if (c == static_cast<unsigned char>(ch)) {

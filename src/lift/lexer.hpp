@@ -11,10 +11,10 @@ namespace egopt::lift::detail {
 
 enum class Tok : uint8_t {
     End,
-    Ident,   // names, including the alphanumeric operators o and $ (see Lexer)
-    Int,     // 42
-    Float,   // 0.0f, 1.5, 2e-3f
-    String,  // "..." or """...""" (text holds the decoded contents)
+    Ident,  // names, including the alphanumeric operators o and $ (see Lexer)
+    Int,    // 42
+    Float,  // 0.0f, 1.5, 2e-3f
+    String, // "..." or """...""" (text holds the decoded contents)
     LParen,
     RParen,
     LBrace,

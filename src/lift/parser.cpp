@@ -47,7 +47,9 @@ int precedence(const std::string& op) {
     }
 }
 
-bool rightAssociative(const std::string& op) { return op.back() == ':'; }
+bool rightAssociative(const std::string& op) {
+    return op.back() == ':';
+}
 
 class Parser {
 public:
@@ -103,7 +105,8 @@ private:
                          " levels)",
                      file_, loc);
         }
-        out_.nodes.push_back(Syntax{kind, std::move(text), std::move(children), std::move(names), loc});
+        out_.nodes.push_back(
+            Syntax{kind, std::move(text), std::move(children), std::move(names), loc});
         depths_.push_back(depth + 1);
         return static_cast<SyntaxId>(out_.nodes.size() - 1);
     }
@@ -165,7 +168,8 @@ private:
                 bump();
                 Token field = cur();
                 if (field.kind != Tok::Ident) {
-                    fail("expected a field or method name after '.', found " + describeToken(field));
+                    fail("expected a field or method name after '.', found " +
+                         describeToken(field));
                 }
                 bump();
                 e = add(SyntaxKind::Field, field.text, {e}, field.loc);
@@ -305,8 +309,8 @@ private:
     struct GuardDepth {
         explicit GuardDepth(Parser& p) : parser(p) {
             if (++parser.recursion_ > kMaxDepth) {
-                parser.fail("expression nested too deeply (more than " +
-                            std::to_string(kMaxDepth) + " levels)");
+                parser.fail("expression nested too deeply (more than " + std::to_string(kMaxDepth) +
+                            " levels)");
             }
         }
         ~GuardDepth() { --parser.recursion_; }

@@ -154,8 +154,8 @@ private:
             return atom(c[1]) + ".at(" + sizeList(p_.sizes(c[0])) + ")";
         }
         std::string head = f.op == Op::Zip || f.op == Op::Tuple ? std::string(opName(f.op))
-                           : f.op == Op::Filter                   ? "Filter"
-                                                                  : fun(c[0]);
+                           : f.op == Op::Filter                 ? "Filter"
+                                                                : fun(c[0]);
         std::string args;
         for (size_t i = 1; i < c.size(); ++i) {
             args += (i == 1 ? "" : ", ") + expr(c[i]);

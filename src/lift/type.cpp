@@ -6,12 +6,18 @@ namespace egopt::lift {
 
 std::string scalarName(ScalarKind k) {
     switch (k) {
-    case ScalarKind::Float: return "Float";
-    case ScalarKind::Int: return "Int";
-    case ScalarKind::Double: return "Double";
-    case ScalarKind::Bool: return "Bool";
-    case ScalarKind::Char: return "Char";
-    case ScalarKind::Long: return "Long";
+    case ScalarKind::Float:
+        return "Float";
+    case ScalarKind::Int:
+        return "Int";
+    case ScalarKind::Double:
+        return "Double";
+    case ScalarKind::Bool:
+        return "Bool";
+    case ScalarKind::Char:
+        return "Char";
+    case ScalarKind::Long:
+        return "Long";
     }
     return "?";
 }
@@ -20,12 +26,18 @@ namespace {
 
 std::string scalarCName(ScalarKind k) {
     switch (k) {
-    case ScalarKind::Float: return "float";
-    case ScalarKind::Int: return "int";
-    case ScalarKind::Double: return "double";
-    case ScalarKind::Bool: return "bool";
-    case ScalarKind::Char: return "char";
-    case ScalarKind::Long: return "long";
+    case ScalarKind::Float:
+        return "float";
+    case ScalarKind::Int:
+        return "int";
+    case ScalarKind::Double:
+        return "double";
+    case ScalarKind::Bool:
+        return "bool";
+    case ScalarKind::Char:
+        return "char";
+    case ScalarKind::Long:
+        return "long";
     }
     return "?";
 }
@@ -33,17 +45,21 @@ std::string scalarCName(ScalarKind k) {
 size_t scalarBytes(ScalarKind k) {
     switch (k) {
     case ScalarKind::Double:
-    case ScalarKind::Long: return 8;
+    case ScalarKind::Long:
+        return 8;
     case ScalarKind::Char:
-    case ScalarKind::Bool: return 1;
-    default: return 4;
+    case ScalarKind::Bool:
+        return 1;
+    default:
+        return 4;
     }
 }
 
 } // namespace
 
 size_t TypeArena::KeyHash::operator()(const TypeNode& n) const {
-    size_t h = static_cast<size_t>(n.kind) * 1000003u + static_cast<size_t>(n.scalar) * 10007u + n.width;
+    size_t h =
+        static_cast<size_t>(n.kind) * 1000003u + static_cast<size_t>(n.scalar) * 10007u + n.width;
     for (TypeId e : n.elems) {
         h = h * 31u + e;
     }
@@ -126,7 +142,8 @@ TypeId TypeArena::substitute(TypeId id,
     TypeNode n = at(id); // copy: interning may reallocate nodes_
     switch (n.kind) {
     case TypeKind::Scalar:
-    case TypeKind::Vector: return id;
+    case TypeKind::Vector:
+        return id;
     case TypeKind::Tuple: {
         std::vector<TypeId> fields;
         for (TypeId f : n.elems) {
@@ -134,7 +151,8 @@ TypeId TypeArena::substitute(TypeId id,
         }
         return tuple(fields);
     }
-    case TypeKind::Array: return array(substitute(n.elems[0], repl), n.length.substitute(repl));
+    case TypeKind::Array:
+        return array(substitute(n.elems[0], repl), n.length.substitute(repl));
     }
     return id;
 }
@@ -145,8 +163,10 @@ std::string TypeArena::show(TypeId id) const {
     }
     const TypeNode& n = at(id);
     switch (n.kind) {
-    case TypeKind::Scalar: return scalarName(n.scalar);
-    case TypeKind::Vector: return scalarName(n.scalar) + std::to_string(n.width);
+    case TypeKind::Scalar:
+        return scalarName(n.scalar);
+    case TypeKind::Vector:
+        return scalarName(n.scalar) + std::to_string(n.width);
     case TypeKind::Tuple: {
         std::string s = "TupleType(";
         for (size_t i = 0; i < n.elems.size(); ++i) {
@@ -163,8 +183,10 @@ std::string TypeArena::show(TypeId id) const {
 std::string TypeArena::cName(TypeId id) const {
     const TypeNode& n = at(id);
     switch (n.kind) {
-    case TypeKind::Scalar: return scalarCName(n.scalar);
-    case TypeKind::Vector: return scalarCName(n.scalar) + std::to_string(n.width);
+    case TypeKind::Scalar:
+        return scalarCName(n.scalar);
+    case TypeKind::Vector:
+        return scalarCName(n.scalar) + std::to_string(n.width);
     case TypeKind::Tuple: {
         std::string s = "Tuple";
         for (TypeId f : n.elems) {
@@ -172,7 +194,8 @@ std::string TypeArena::cName(TypeId id) const {
         }
         return s;
     }
-    case TypeKind::Array: return cName(n.elems[0]) + "*";
+    case TypeKind::Array:
+        return cName(n.elems[0]) + "*";
     }
     return "?";
 }
@@ -180,8 +203,10 @@ std::string TypeArena::cName(TypeId id) const {
 size_t TypeArena::byteSize(TypeId id) const {
     const TypeNode& n = at(id);
     switch (n.kind) {
-    case TypeKind::Scalar: return scalarBytes(n.scalar);
-    case TypeKind::Vector: return scalarBytes(n.scalar) * (n.width == 3 ? 4 : n.width);
+    case TypeKind::Scalar:
+        return scalarBytes(n.scalar);
+    case TypeKind::Vector:
+        return scalarBytes(n.scalar) * (n.width == 3 ? 4 : n.width);
     case TypeKind::Tuple: {
         size_t total = 0;
         for (TypeId f : n.elems) {

@@ -24,7 +24,8 @@ std::string_view lineOf(std::string_view source, uint32_t line) {
         begin = next + 1;
     }
     size_t end = source.find('\n', begin);
-    return source.substr(begin, end == std::string_view::npos ? source.size() - begin : end - begin);
+    return source.substr(begin,
+                         end == std::string_view::npos ? source.size() - begin : end - begin);
 }
 
 } // namespace

@@ -13,8 +13,8 @@ namespace egopt::test {
 namespace {
 
 std::filesystem::path tempDir() {
-    auto dir = std::filesystem::temp_directory_path() /
-               ("egopt-cli-test-" + std::to_string(::getpid()));
+    auto dir =
+        std::filesystem::temp_directory_path() / ("egopt-cli-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     return dir;
 }
@@ -32,8 +32,8 @@ CliResult runCli(const std::string& args) {
     auto dir = tempDir();
     auto outPath = dir / "stdout.txt";
     auto errPath = dir / "stderr.txt";
-    std::string cmd = std::string(EGOPT_CLI) + " " + args + " >" + outPath.string() + " 2>" +
-                      errPath.string();
+    std::string cmd =
+        std::string(EGOPT_CLI) + " " + args + " >" + outPath.string() + " 2>" + errPath.string();
     int status = std::system(cmd.c_str());
     CliResult r;
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -2,7 +2,6 @@
 #include "run_cli.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 using egopt::test::runCli;
@@ -15,10 +14,9 @@ const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
 } // namespace
 
 TEST_CASE("check accepts every shared example", "[cli]") {
-    for (const char* name :
-         {"asum", "blackscholes", "dot", "gemv", "gesummv", "jacobi3", "mm", "nbody", "saxpy",
-          "scal", "lowlevel/asum_gpu", "lowlevel/copy_vec4", "lowlevel/mm_funcall",
-          "lowlevel/partial_dot", "lowlevel/transpose"}) {
+    for (const char* name : {"asum", "blackscholes", "dot", "gemv", "gesummv", "jacobi3", "mm",
+                             "nbody", "saxpy", "scal", "lowlevel/asum_gpu", "lowlevel/copy_vec4",
+                             "lowlevel/mm_funcall", "lowlevel/partial_dot", "lowlevel/transpose"}) {
         INFO(name);
         auto r = runCli("check " + kExamples + name + ".lift");
         CHECK(r.exitCode == 0);
@@ -77,7 +75,8 @@ TEST_CASE("usage errors exit with code 2", "[cli]") {
     CHECK(runCli("check " + kExamples + "asum.lift --bogus").exitCode == 2);
     CHECK(runCli("check /nonexistent/file.lift").exitCode == 2);
     // A copy without the companion .json: N has no value.
-    auto bare = writeTempFile("bare.lift", "fun(ArrayType(Float, SizeVar(\"N\")), xs => Map(abs) $ xs)");
+    auto bare =
+        writeTempFile("bare.lift", "fun(ArrayType(Float, SizeVar(\"N\")), xs => Map(abs) $ xs)");
     CHECK(runCli("interp " + bare).exitCode == 2);
     CHECK(runCli("interp " + kExamples + "asum.lift --size N=abc").exitCode == 2);
     CHECK(runCli("interp " + kExamples + "asum.lift --size Q=4").exitCode == 2);

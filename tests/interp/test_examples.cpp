@@ -3,7 +3,6 @@
 #include "egopt/lift/frontend.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 using egopt::interp::Value;
@@ -181,10 +180,11 @@ TEST_CASE("blackscholes matches a C++ implementation", "[interp]") {
     Run r = run("blackscholes", {{"N", 64}});
     auto cnd = [](float d) {
         float k = 1.0f / (1.0f + 0.2316419f * std::fabs(d));
-        float w = 1.0f - 0.3989422804f * std::exp(-0.5f * d * d) * k *
-                             (0.319381530f +
-                              k * (-0.356563782f +
-                                   k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+        float w =
+            1.0f -
+            0.3989422804f * std::exp(-0.5f * d * d) * k *
+                (0.319381530f +
+                 k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
         return d < 0 ? 1.0f - w : w;
     };
     std::vector<double> want;

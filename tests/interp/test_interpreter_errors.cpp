@@ -31,8 +31,9 @@ TEST_CASE("inputs from JSON are checked against the declared types", "[interp]")
     auto in = egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [1,2,3,4,5,6,7,8]})", 1);
     egopt::interp::Interpreter interp(l.program, l.info, sizes);
     CHECK(interp.run(in).toJson() == "[10,26]");
-    CHECK_THROWS_WITH(egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [1,2]})", 1),
-                      Catch::Contains("input xs: expected a value of type ArrayType(Float, N), found [1,2]"));
+    CHECK_THROWS_WITH(
+        egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [1,2]})", 1),
+        Catch::Contains("input xs: expected a value of type ArrayType(Float, N), found [1,2]"));
     CHECK_THROWS_WITH(egopt::interp::inputsFromJson(l.program, sizes, R"({"ys": []})", 1),
                       Catch::Contains("'ys', which is not a parameter"));
     CHECK_THROWS_WITH(egopt::interp::inputsFromJson(l.program, sizes, "{", 1),
@@ -73,8 +74,8 @@ TEST_CASE("literals broadcast to vectors and tuples", "[interp]") {
     Loaded l = load("val N = SizeVar(\"N\")\nfun(ArrayType(Float4, N), xs => "
                     "Reduce(VectorizeUserFun(4, add), Value(\"1.0f\", Float4)) $ xs)");
     egopt::arith::Bindings sizes{{"N", 2}};
-    auto in = egopt::interp::inputsFromJson(l.program, sizes,
-                                            R"({"xs": [[1,2,3,4],[10,20,30,40]]})", 1);
+    auto in =
+        egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [[1,2,3,4],[10,20,30,40]]})", 1);
     CHECK(egopt::interp::Interpreter(l.program, l.info, sizes).run(in).toJson() ==
           "[[12,23,34,45]]");
 }

@@ -5,13 +5,13 @@
 #include "egopt/lift/typecheck.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 TEST_CASE("the fuzzing corpus is handled without crashes", "[lift]") {
-    std::filesystem::path dir = std::filesystem::path(EGOPT_SOURCE_DIR) / "tests/fuzz/corpus/parser";
+    std::filesystem::path dir =
+        std::filesystem::path(EGOPT_SOURCE_DIR) / "tests/fuzz/corpus/parser";
     int inputs = 0, accepted = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         std::ifstream in(entry.path(), std::ios::binary);

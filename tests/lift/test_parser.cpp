@@ -2,7 +2,6 @@
 #include "lift_test_util.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -92,10 +91,11 @@ TEST_CASE("composition and application operators", "[lift]") {
 }
 
 TEST_CASE("helpers defined with val and def are inlined at each use", "[lift]") {
-    std::string src = kN + "val absSum = Reduce(add, 0.0f) o Map(abs)\n"
-                           "def twice = fun(ArrayType(Float, N), v => Map(fun(x => mult(x, 2.0f))) $ v)\n"
-                           "fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>\n"
-                           "  Zip(absSum $ twice(a), absSum $ twice(b)))";
+    std::string src =
+        kN + "val absSum = Reduce(add, 0.0f) o Map(abs)\n"
+             "def twice = fun(ArrayType(Float, N), v => Map(fun(x => mult(x, 2.0f))) $ v)\n"
+             "fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>\n"
+             "  Zip(absSum $ twice(a), absSum $ twice(b)))";
     CHECK(signatureOf(src) ==
           "(ArrayType(Float, N), ArrayType(Float, N)) -> ArrayType(TupleType(Float, Float), 1)");
     egopt::lift::Program p = egopt::lift::parseProgram(src, "t.lift");
@@ -108,8 +108,9 @@ TEST_CASE("helpers defined with val and def are inlined at each use", "[lift]") 
 }
 
 TEST_CASE("user function declaration forms", "[lift]") {
-    std::string single = kN + "val sq = UserFun(\"sq\", \"x\", \"{ return x * x; }\", Float, Float)\n"
-                              "fun(ArrayType(Float, N), xs => Map(sq) $ xs)";
+    std::string single = kN +
+                         "val sq = UserFun(\"sq\", \"x\", \"{ return x * x; }\", Float, Float)\n"
+                         "fun(ArrayType(Float, N), xs => Map(sq) $ xs)";
     CHECK(signatureOf(single) == "(ArrayType(Float, N)) -> ArrayType(Float, N)");
     std::string multi = kN + "val f = UserFun(\"f\", Array(\"a\", \"b\"),\n"
                              "  \"\"\"|{\n     |  return a + b;\n     |}\"\"\".stripMargin,\n"
@@ -188,14 +189,10 @@ TEST_CASE("companion sizes", "[lift]") {
     CHECK(egopt::lift::readCompanionSizes("/nonexistent/x.lift").empty());
     auto dir = std::filesystem::temp_directory_path() / "egopt_companion";
     std::filesystem::create_directories(dir);
-    {
-        std::ofstream(dir / "bad.json") << "{\"input_combinations\": [[1, \"x\"]]}";
-    }
+    { std::ofstream(dir / "bad.json") << "{\"input_combinations\": [[1, \"x\"]]}"; }
     CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "bad.lift").string()),
                       Catch::Contains("expected positive integers"));
-    {
-        std::ofstream(dir / "broken.json") << "{\"input_combinations\": [[1, 2]";
-    }
+    { std::ofstream(dir / "broken.json") << "{\"input_combinations\": [[1, 2]"; }
     CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "broken.lift").string()),
                       Catch::Contains("malformed JSON"));
 }

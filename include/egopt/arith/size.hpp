@@ -25,8 +25,8 @@ using Bindings = std::map<std::string, int64_t, std::less<>>;
 
 class Size {
 public:
-    Size();           // the constant 0
-    Size(int64_t c);  // NOLINT(google-explicit-constructor): constants convert implicitly
+    Size();          // the constant 0
+    Size(int64_t c); // NOLINT(google-explicit-constructor): constants convert implicitly
     static Size var(const std::string& name);
 
     friend Size operator+(const Size& a, const Size& b);
