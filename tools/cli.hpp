@@ -40,5 +40,9 @@ std::string commandHelp(const Command& command);
 int runCheck(const Args& args);
 int runInterp(const Args& args);
 int runDevices(const Args& args);
+int runCodegen(const Args& args);
+int runRun(const Args& args);
+int runSaturate(const Args& args);
+int runProve(const Args& args);
 
 } // namespace egopt::cli

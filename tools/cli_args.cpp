@@ -1,5 +1,4 @@
 #include "cli.hpp"
-
 #include "egopt/support/diagnostic.hpp"
 
 namespace egopt::cli {

@@ -1,5 +1,4 @@
 #include "cli.hpp"
-
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/lift/typecheck.hpp"

@@ -1,5 +1,4 @@
 #include "cli.hpp"
-
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
@@ -59,10 +58,9 @@ int runInterp(const Args& args) {
 
     uint64_t seed = seedOption(args);
     std::vector<interp::Value> inputs =
-        args.has("inputs")
-            ? interp::inputsFromJson(program, resolved.bindings,
-                                     readInputsFile(*args.value("inputs")), seed)
-            : interp::randomInputs(program, resolved.bindings, seed);
+        args.has("inputs") ? interp::inputsFromJson(program, resolved.bindings,
+                                                    readInputsFile(*args.value("inputs")), seed)
+                           : interp::randomInputs(program, resolved.bindings, seed);
     interp::Interpreter interpreter(program, info, resolved.bindings);
     std::cout << interpreter.run(inputs).toJson() << "\n";
     return kExitOk;

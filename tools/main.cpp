@@ -1,7 +1,6 @@
 // egopt: the command-line entry point. Dispatches to a subcommand and maps errors to exit codes
 // (2 bad input, 3 internal error).
 #include "cli.hpp"
-
 #include "egopt/support/diagnostic.hpp"
 
 #include <exception>
@@ -19,14 +18,16 @@ const OptionSpec kHelpOption{"help", false, "show this help"};
 
 std::vector<Command> commands() {
     return {
-        {"check", "check FILE [--size N=v ...]",
+        {"check",
+         "check FILE [--size N=v ...]",
          "Parse and type-check a .lift program; print its type (concrete too when sizes are "
          "given).",
          {kSizeOption, kHelpOption},
          1,
          1,
          egopt::cli::runCheck},
-        {"interp", "interp FILE [--size N=v ...] [--inputs in.json] [--seed S]",
+        {"interp",
+         "interp FILE [--size N=v ...] [--inputs in.json] [--seed S]",
          "Run the reference interpreter; print the result as JSON (tuples as arrays). Inputs are "
          "keyed by parameter name; missing ones are random but reproducible from the seed.",
          {kSizeOption,
@@ -36,7 +37,63 @@ std::vector<Command> commands() {
          1,
          1,
          egopt::cli::runInterp},
-        {"devices", "devices [--help]",
+        {"codegen",
+         "codegen FILE [--size N=v ...] [--output out.cl] [--kernel-name NAME]",
+         "Generate the OpenCL kernel of a lowered program. With --output, write the .cl and the "
+         "launch configuration as JSON beside it (out.json); otherwise print both.",
+         {kSizeOption,
+          {"output", true, "write the kernel to this .cl file (launch JSON beside it)"},
+          {"kernel-name", true, "name of the generated kernel (default KERNEL)"},
+          kHelpOption},
+         1,
+         1,
+         egopt::cli::runCodegen},
+        {"run",
+         "run FILE [--size N=v ...] [--device D] [--seed S] [--runs R]",
+         "Generate, build and run the kernel on random inputs, compare with the interpreter "
+         "(relative 1e-3), print OK/FAIL, the largest error, the median kernel time and GB/s. "
+         "Exit 0 on OK, 4 on FAIL.",
+         {kSizeOption,
+          {"device", true, "device index or name substring (default: PoCL)"},
+          {"seed", true, "seed for random inputs (default 1)"},
+          {"runs", true, "timed runs after one warm-up (default 5)"},
+          kHelpOption},
+         1,
+         1,
+         egopt::cli::runRun},
+        {"saturate",
+         "saturate FILE [--rules a.rules,b.rules] [--threads N] [--iterations N] [--node-limit N] "
+         "[--time-limit S] [--memory-limit MB] [--stats] [--dump-egraph out.json|out.dot]",
+         "Equality saturation with rule files (default rules/core.rules): e-graph size per "
+         "iteration, stop reason, per-rule statistics.",
+         {{"rules", true, "comma-separated rule files (repeatable)"},
+          {"threads", true, "search threads (results are identical for any count)"},
+          {"iterations", true, "iteration limit (default 30)"},
+          {"node-limit", true, "e-node limit (default 100000)"},
+          {"time-limit", true, "seconds (default 60)"},
+          {"memory-limit", true, "MB of e-graph data (default 1024)"},
+          {"stats", false, "per-rule statistics"},
+          {"dump-egraph", true, "write the e-graph as .json (egraph-serialize) or .dot"},
+          kHelpOption},
+         1,
+         1,
+         egopt::cli::runSaturate},
+        {"prove",
+         "prove FILE_A FILE_B [--rules ...] [--threads N] [limits]",
+         "Saturate from A, insert B, say whether they are equal and print the derivation (rules "
+         "and intermediate terms). Exit 4 if not proven.",
+         {{"rules", true, "comma-separated rule files"},
+          {"threads", true, "search threads"},
+          {"iterations", true, "iteration limit"},
+          {"node-limit", true, "e-node limit"},
+          {"time-limit", true, "seconds"},
+          {"memory-limit", true, "MB"},
+          kHelpOption},
+         2,
+         2,
+         egopt::cli::runProve},
+        {"devices",
+         "devices [--help]",
          "List the OpenCL platforms and devices; the index or a name substring selects one with "
          "--device.",
          {kHelpOption},
@@ -107,8 +164,7 @@ int main(int argc, char** argv) {
         return dispatch(args);
     } catch (const egopt::Error& e) {
         std::cerr << egopt::formatDiagnostic(e, readSourceFor(e)) << "\n";
-        return e.kind() == egopt::ErrorKind::BadInput ? egopt::kExitBadInput
-                                                      : egopt::kExitInternal;
+        return e.kind() == egopt::ErrorKind::BadInput ? egopt::kExitBadInput : egopt::kExitInternal;
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory\n";
         return egopt::kExitInternal;

@@ -1,0 +1,193 @@
+// The e-graph (SPEC §5): hash-consed e-nodes in an arena, union-find, e-classes with parent
+// lists, deferred rebuilding that restores congruence in batches (as egg does), and e-class
+// analyses computed by make/merge hooks (analysis.cpp): the type of every e-class, its free
+// De Bruijn variables, constant lengths, and the smallest term (for extraction and shifting).
+//
+// Not thread-safe for writers; the const query functions (findConst, classes, nodes) may be
+// called concurrently while nobody writes, which is what the parallel search relies on.
+#pragma once
+
+#include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/term.hpp"
+#include "egopt/lift/type.hpp"
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace egopt::egraph {
+
+// A union that would equate classes of different types, or an ill-typed node. Rules catch it
+// and report it with their name (a mismatch is a rule bug, not a user error).
+class TypeError : public std::runtime_error {
+public:
+    TypeError(const std::string& message, EClassId a = kNoClass, EClassId b = kNoClass)
+        : std::runtime_error(message), a(a), b(b) {}
+    EClassId a;
+    EClassId b;
+};
+
+// Shifting a class down would let a variable escape its binder: the rewrite does not apply.
+class ScopeError : public TypeError {
+public:
+    using TypeError::TypeError;
+};
+
+// What a function-valued class is known to be: a lambda or user function has a monomorphic
+// signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
+struct FunSig {
+    enum class Kind : uint8_t { None, Mono, Poly, Index } kind = Kind::None;
+    std::vector<TypeId> params;
+    TypeId result = lift::kNoType;
+    friend bool operator==(const FunSig&, const FunSig&) = default;
+};
+
+struct ClassData {
+    TypeId type = lift::kNoType;   // data classes only
+    FunSig fun;                    // function classes only
+    std::vector<int32_t> freeVars; // sorted De Bruijn indices that some member may use
+    std::optional<int64_t>
+        constLength;   // the outer length when the type is an array of constant length
+    uint64_t cost = 0; // size of the smallest member term (saturating)
+    ENodeId best = 0;  // the e-node of that term
+    bool isData() const { return fun.kind == FunSig::Kind::None; }
+    bool hasFreeVarAtLeast(int32_t index) const {
+        return !freeVars.empty() && freeVars.back() >= index;
+    }
+};
+
+struct EClass {
+    std::vector<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
+    std::vector<ENodeId> parents; // nodes that have this class as a child
+    ClassData data;
+};
+
+// Why two classes were merged (for explanations).
+struct Justification {
+    enum class Kind : uint8_t { Rule, Congruence } kind = Kind::Rule;
+    uint32_t rule = 0; // index into ruleNames() for Kind::Rule
+};
+
+class EGraph {
+public:
+    EGraph();
+
+    // --- tables shared by every inserted program
+    lift::TypeArena types;
+    std::vector<lift::UserFunDecl> userFuns; // interned by name
+    std::vector<lift::LiteralDecl> literals; // interned by (type, text)
+    uint32_t internUserFun(const lift::UserFunDecl& decl);
+    uint32_t internLiteral(TypeId type, const std::string& text);
+    AttrId internAttr(Attr attr) { return attrs_.intern(std::move(attr)); }
+    const Attr& attr(AttrId id) const { return attrs_.at(id); }
+    const Attr& attrOf(const ENode& n) const { return attrs_.at(n.attr); }
+
+    // When set, every inserted term keeps its exact syntax (a node that differs from an
+    // existing one only in non-canonical children gets its own id, congruent to the existing
+    // one), so explanations can name each intermediate term. Set it before inserting anything.
+    bool explanations = false;
+
+    // --- building
+    // Adds a node (children need not be canonical). Throws TypeError if it is ill-typed.
+    EClassId add(ENode node);
+    // Adds a term; `argTypes` are the argument types when the term is a function (needed to
+    // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
+    // free in the term that carry no type (outermost first, as top-level parameters).
+    // Throws TypeError.
+    EClassId addTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes = {},
+                     std::span<const TypeId> freeVarTypes = {});
+    // The class of `c` with its free variables >= cutoff shifted by `by` (which may be negative
+    // when no free variable falls below cutoff - by). Uses the smallest member term.
+    EClassId shift(EClassId c, int32_t by, int32_t cutoff = 0);
+    // Merges two classes; returns false if they were already equal. Throws TypeError, without
+    // changing anything, when their types differ.
+    bool merge(EClassId a, EClassId b, Justification why);
+    // Restores the invariants (congruence, canonical hashcons, analyses) after merges.
+    void rebuild();
+    uint32_t ruleIndex(const std::string& name); // interns a rule name for justifications
+    const std::vector<std::string>& ruleNames() const { return ruleNames_; }
+
+    // --- queries
+    EClassId find(EClassId c);
+    EClassId findConst(EClassId c) const;
+    std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
+    const EClass& eclass(EClassId c) const { return classes_[findConst(c)]; }
+    const ClassData& data(EClassId c) const { return eclass(c).data; }
+    const ENode& node(ENodeId n) const { return canon_[n]; } // canonical (as of last rebuild)
+    const ENode& originalNode(ENodeId n) const { return orig_[n]; } // as inserted
+    std::vector<EClassId> classIds() const;                         // canonical ids, ascending
+    size_t numClasses() const { return numClasses_; }
+    size_t numNodes() const { return memo_.size(); } // distinct canonical e-nodes
+    size_t numNodeIds() const { return orig_.size(); }
+    size_t memoryBytes() const; // of the data structures, from their capacities
+    bool clean() const { return pending_.empty() && analysisPending_.empty(); }
+
+    // The result type of applying function class `fn` to arguments of these types.
+    TypeId resultOf(EClassId fn, std::span<const TypeId> args);
+    // The type of a data class, or of the result of the function class at its argument types
+    // as a string ("[Float]N", "fun").
+    std::string showType(EClassId c) const;
+
+    // --- extraction (smallest term)
+    TermId extract(EClassId c, TermArena& out) const;
+    std::string show(EClassId c) const; // Lift-like text of the smallest term
+
+    // --- explanations: the union forest over node ids
+    struct ProofEdge {
+        ENodeId other;
+        Justification why;
+        bool forward; // this node was the left-hand side of the rule
+    };
+    const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
+
+    // Fresh tuning variables (SPEC §6): memoized per key so repeated matches reuse them.
+    arith::Size tuningVar(const std::string& key, const arith::Size& dividesLength);
+    struct Constraint {
+        std::string var;
+        arith::Size divides; // var divides this length
+    };
+    const std::vector<Constraint>& constraints() const { return constraints_; }
+
+private:
+    ENode canonicalize(const ENode& n) const;
+    ClassData make(const ENode& canonical);
+    TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
+    TypeId dataPatternResult(const ENode& fn, std::span<const TypeId> args);
+    std::vector<TypeId> childArgTypes(Op op, std::span<const TypeId> args);
+    // Merges `from` into `into`'s data; true if `into` changed.
+    bool mergeData(ClassData& into, const ClassData& from) const;
+    void checkCompatible(EClassId a, EClassId b) const;
+    void repairParents(EClassId c);
+    void propagateAnalysis();
+    EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
+                        std::vector<TypeId>& env);
+
+    AttrTable attrs_;
+    std::vector<ENode> orig_;
+    std::vector<ENode> canon_;
+    std::vector<EClassId> parent_; // union-find
+    std::vector<EClass> classes_;  // by canonical id
+    std::unordered_map<ENode, ENodeId, ENodeHash> memo_;
+    std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing
+    std::vector<EClassId> analysisPending_; // classes whose data changed
+    std::vector<std::vector<ProofEdge>> proof_;
+    std::vector<std::string> ruleNames_;
+    std::unordered_map<std::string, uint32_t> ruleIndex_;
+    std::unordered_map<std::string, arith::Size> tuning_;
+    std::vector<Constraint> constraints_;
+    size_t numClasses_ = 0;
+};
+
+} // namespace egopt::egraph
+
+namespace egopt::egraph {
+
+// Lift-like text of a term: "Map(fun(x1 => abs $ x1)) $ p0". Free variables are named from
+// `freeNames` (the innermost free variable last, as for top-level parameters), else "free<i>".
+std::string showTerm(const EGraph& g, const TermArena& terms, TermId root,
+                     const std::vector<std::string>& freeNames = {});
+
+} // namespace egopt::egraph

@@ -1,0 +1,72 @@
+// E-nodes of the Lift e-graph: a Lift IR operator over e-class ids, with De Bruijn variables.
+//
+// The language is the Lift IR of lift/ir.hpp with two changes that make terms context-free, so
+// that equal subterms can be shared soundly (docs/egraph.md):
+//   - Op::Param is a De Bruijn variable: ival is the index (0 = innermost binder) and the node
+//     carries its type (types[0]); the top-level parameters are the free variables of a program.
+//   - Op::Lambda has ival = number of parameters, one child (the body) and the parameter types;
+//     a k-ary lambda binds k indices at once, its last parameter being index 0.
+// Sizes and types live in an interned attribute (AttrId), so an e-node is a few words.
+#pragma once
+
+#include "egopt/arith/size.hpp"
+#include "egopt/lift/ir.hpp"
+
+#include <boost/container/small_vector.hpp>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace egopt::egraph {
+
+using lift::Op;
+using lift::TypeId;
+
+// E-class ids and e-node ids share one numbering: the node added with id i creates class i.
+using EClassId = uint32_t;
+using ENodeId = uint32_t;
+using AttrId = uint32_t;
+inline constexpr EClassId kNoClass = UINT32_MAX;
+
+// Numeric and type arguments of a node (split factor, lambda parameter types, ...).
+struct Attr {
+    std::vector<arith::Size> sizes;
+    std::vector<TypeId> types;
+    friend bool operator==(const Attr&, const Attr&) = default;
+};
+
+struct ENode {
+    Op op = Op::Id;
+    int32_t ival = 0;
+    AttrId attr = 0; // 0 is the empty attribute
+    boost::container::small_vector<EClassId, 3> children;
+    friend bool operator==(const ENode&, const ENode&) = default;
+};
+
+struct ENodeHash {
+    size_t operator()(const ENode& n) const noexcept;
+};
+
+// Interning of attributes: equal attributes get equal ids, so nodes compare by id.
+class AttrTable {
+public:
+    AttrTable();
+    AttrId intern(Attr attr);
+    const Attr& at(AttrId id) const { return attrs_[id]; }
+    size_t size() const { return attrs_.size(); }
+    size_t bytes() const;
+
+private:
+    struct Hash {
+        size_t operator()(const Attr& a) const noexcept;
+    };
+    std::vector<Attr> attrs_;
+    std::unordered_map<Attr, AttrId, Hash> index_;
+};
+
+// Variables (De Bruijn) and patterns that carry no data are "function" nodes unless they are
+// expressions; index functions (ReorderStride, Reverse, Shift) are neither data nor typed.
+bool isDataOp(Op op);
+bool isIndexFunction(Op op);
+
+} // namespace egopt::egraph

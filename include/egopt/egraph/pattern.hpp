@@ -1,0 +1,55 @@
+// Patterns and e-matching. A pattern is a flat, id-based tree whose variables are resolved to
+// slots when it is built (the "compiled" form): e-class variables (?x, matched against any
+// class, non-linear occurrences compared), size variables (#n, bound from a node's size
+// arguments), and variables bound by the pattern's own lambdas (De Bruijn indices).
+#pragma once
+
+#include "egopt/egraph/egraph.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace egopt::egraph {
+
+using PatId = uint32_t;
+
+struct PatNode {
+    enum class Kind : uint8_t { ClassVar, BoundVar, Node } kind = Kind::Node;
+    Op op = Op::Id;
+    int32_t ival = 0;               // Node: attribute; BoundVar: De Bruijn index
+    std::vector<arith::Size> sizes; // may mention size variables "#n"
+    std::vector<PatId> children;
+    uint32_t slot = 0; // ClassVar: the variable's slot
+    int32_t depth = 0; // binders of the pattern enclosing this node
+    SourceLoc loc;
+};
+
+struct Pattern {
+    std::vector<PatNode> nodes;
+    PatId root = 0;
+    bool isFunction() const; // decidable sort of the root (true: a function)
+    bool sortKnown() const;
+};
+
+// A substitution: classes for e-class slots, sizes for size-variable names.
+struct Subst {
+    std::vector<EClassId> classes;
+    std::map<std::string, arith::Size, std::less<>> sizes;
+};
+
+// Shared among the patterns of one rule: which slot a name denotes and the binder depth at
+// which the left-hand side binds it (to shift it when the right-hand side uses it elsewhere).
+struct VarTable {
+    std::vector<std::string> names;
+    std::vector<int32_t> depth;
+};
+
+// Every substitution under which `p` matches class `c` (in a deterministic order).
+void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
+                const std::function<void(const Subst&)>& onMatch);
+
+// Builds the term of a pattern under a substitution (class variables as shifted references).
+TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out);
+
+} // namespace egopt::egraph

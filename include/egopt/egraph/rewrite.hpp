@@ -1,0 +1,82 @@
+// Rewrite rules: a left-hand pattern, conditions (named C++ predicates), parameter generators
+// (named C++ functions that bind size variables, e.g. a fresh tuning variable for a split
+// factor) and either a right-hand pattern or a named C++ applier that computes the result.
+// The named functions live in a Library value (no global registry).
+#pragma once
+
+#include "egopt/egraph/pattern.hpp"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace egopt::egraph {
+
+// An argument of a condition, generator or applier call: a class variable, a size or a number.
+struct CallArg {
+    enum class Kind : uint8_t { Class, Size, Number } kind = Kind::Number;
+    uint32_t slot = 0;  // Class
+    arith::Size size;   // Size (may mention size variables)
+    int64_t number = 0; // Number
+};
+
+struct Call {
+    std::string name;
+    std::vector<CallArg> args;
+    SourceLoc loc;
+};
+
+// Resolved arguments as the C++ functions see them.
+struct ArgValue {
+    EClassId eclass = kNoClass;
+    arith::Size size;
+    int64_t number = 0;
+};
+
+using Condition = std::function<bool(const EGraph&, std::span<const ArgValue>)>;
+// Binds a size from the match; `key` identifies the match (rule, classes) for memoization.
+using Generator =
+    std::function<arith::Size(EGraph&, const std::string& key, std::span<const ArgValue>)>;
+// Computes the right-hand side; nullopt when it does not apply to this match.
+using Applier = std::function<std::optional<EClassId>(EGraph&, std::span<const ArgValue>)>;
+
+struct Library {
+    struct Entry {
+        std::string kinds; // argument kinds: 'c' class, 's' size, 'n' number
+        std::string help;
+    };
+    std::map<std::string, std::pair<Entry, Condition>> conditions;
+    std::map<std::string, std::pair<Entry, Generator>> generators;
+    std::map<std::string, std::pair<Entry, Applier>> appliers;
+    // The built-in predicates, generators and appliers (docs/rules.md lists them).
+    static Library standard();
+};
+
+struct Rule {
+    std::string name;
+    std::string file;
+    SourceLoc loc;
+    VarTable vars;
+    Pattern lhs;
+    std::optional<Pattern> rhs;
+    std::optional<Call> applier;
+    std::vector<Call> conditions;
+    std::vector<std::pair<std::string, Call>> generators; // "#n" = gen(...)
+};
+
+struct Match {
+    EClassId eclass;
+    Subst subst;
+};
+
+// All matches of a rule in one class that satisfy its conditions.
+void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId c,
+                 std::vector<Match>& out);
+
+// Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
+// naming the rule and showing both terms and their types.
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m);
+
+} // namespace egopt::egraph

@@ -1,0 +1,81 @@
+// Equality saturation: iterations of (parallel search, sequential apply, rebuild) under limits
+// on iterations, e-nodes, memory and time, with a backoff scheduler that bans rules that match
+// too much for growing periods (as egg's BackoffScheduler), and per-rule statistics.
+//
+// Determinism: the search runs in parallel (oneTBB) over rules and e-classes, but every match
+// is stored at its (rule, class) position and applied in that order, so the e-graph after each
+// iteration does not depend on the thread count. Only the time limit is inherently
+// nondeterministic.
+#pragma once
+
+#include "egopt/egraph/rewrite.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace egopt::egraph {
+
+struct Limits {
+    size_t iterations = 30;
+    size_t nodes = 100'000;
+    size_t memoryBytes = size_t(1) << 30;
+    double seconds = 60.0;
+};
+
+enum class StopReason : uint8_t { Saturated, IterationLimit, NodeLimit, MemoryLimit, TimeLimit };
+std::string_view stopReasonName(StopReason r);
+
+struct SchedulerConfig {
+    size_t matchLimit = 1000; // matches per iteration before a rule is banned
+    size_t banLength = 5;     // iterations; both double with every ban
+};
+
+struct RuleStats {
+    std::string name;
+    size_t matches = 0;
+    size_t applications = 0; // matches that changed the e-graph
+    size_t newNodes = 0;
+    size_t timesBanned = 0;
+    double searchSeconds = 0;
+    double applySeconds = 0;
+};
+
+struct IterationReport {
+    size_t iteration = 0;
+    size_t nodes = 0;
+    size_t classes = 0;
+    size_t bytes = 0;
+    size_t applied = 0;
+    double seconds = 0;
+};
+
+struct RunReport {
+    StopReason stop = StopReason::Saturated;
+    std::vector<IterationReport> iterations;
+    std::vector<RuleStats> rules;
+};
+
+class Runner {
+public:
+    Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib);
+    Limits limits;
+    SchedulerConfig scheduler;
+    size_t threads = 1;
+    RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
+
+private:
+    struct RuleState {
+        size_t bannedUntil = 0;
+        size_t timesBanned = 0;
+    };
+    std::vector<std::vector<Match>> search(size_t iteration, RunReport& report);
+    size_t apply(std::vector<std::vector<Match>>& matches, RunReport& report);
+
+    EGraph& g_;
+    const std::vector<Rule>& rules_;
+    const Library& lib_;
+    std::vector<RuleState> state_;
+};
+
+} // namespace egopt::egraph

@@ -1,0 +1,338 @@
+// Patterns that generate control flow: the thread-mapped and sequential maps (with control-flow
+// simplification and barriers, CGO'17 §5.4-5.5), ReduceSeq with a private accumulator, and
+// Iterate with double buffering. Also memory allocation with address spaces (CGO'17 Alg. 1).
+#include "egopt/support/diagnostic.hpp"
+#include "generator.hpp"
+
+#include <algorithm>
+
+namespace egopt::codegen::detail {
+
+using arith::Size;
+using lift::NodeId;
+using lift::Op;
+using lift::TypeId;
+
+int64_t Generator::upperBound(const Size& s) const {
+    if (auto c = s.constant()) {
+        return *c;
+    }
+    if (auto b = arith::bounds(s, env_)) {
+        if (auto c = arith::simplify(b->max, env_).constant()) {
+            return *c;
+        }
+    }
+    badInput("codegen: cannot bound the size " + s.toString() + " (a size without a value?)");
+}
+
+void Generator::checkLowered(NodeId fun, const Ctx& ctx) const {
+    const lift::Node& n = program_.node(fun);
+    auto notLowered = [&](const std::string& why) {
+        failAt(program_, fun, why + ": the program is not fully lowered");
+    };
+    const char* plainMap =
+        "a plain Map has no OpenCL mapping (use MapGlb, MapWrg/MapLcl or MapSeq)";
+    const char* plainReduce = "a plain reduction has no OpenCL mapping (use ReduceSeq)";
+    size_t d = static_cast<size_t>(std::clamp(n.ival, 0, 2));
+    switch (n.op) {
+    case Op::Map:
+        notLowered(plainMap);
+        break;
+    case Op::Reduce:
+    case Op::PartRed:
+        notLowered(plainReduce);
+        break;
+    case Op::MapGlb:
+        if (ctx.inWrg() || ctx.lclDepth > 0) {
+            notLowered("MapGlb inside MapWrg or MapLcl");
+        }
+        if (ctx.glb[d]) {
+            notLowered("MapGlb nested in a MapGlb of the same dimension");
+        }
+        break;
+    case Op::MapWrg:
+        if (ctx.inGlb() || ctx.lclDepth > 0) {
+            notLowered("MapWrg inside MapGlb or MapLcl");
+        }
+        if (ctx.wrg[d]) {
+            notLowered("MapWrg nested in a MapWrg of the same dimension");
+        }
+        break;
+    case Op::MapLcl:
+        if (!ctx.inWrg()) {
+            notLowered("MapLcl outside MapWrg");
+        }
+        if (ctx.lcl[d]) {
+            notLowered("MapLcl nested in a MapLcl of the same dimension");
+        }
+        break;
+    default:
+        break;
+    }
+    if ((n.op == Op::MapGlb || n.op == Op::MapWrg || n.op == Op::MapLcl) &&
+        (n.ival < 0 || n.ival > 2)) {
+        failAt(program_, fun, "dimension must be 0, 1 or 2");
+    }
+}
+
+void Generator::recordExtent(Op op, int dim, const Size& n) {
+    auto d = static_cast<size_t>(dim);
+    int64_t e = upperBound(n);
+    auto& slot = op == Op::MapGlb ? extents_.glb : op == Op::MapWrg ? extents_.wrg : extents_.lcl;
+    slot[d] = std::max(slot[d], e);
+}
+
+int Generator::openThreadLoop(const std::string& var, const std::string& first, const Size& threads,
+                              const Size& n) {
+    if (plan_.known) {
+        Size diff = arith::simplify(n - threads, env_);
+        if (diff == Size(0)) {
+            code_.line("int " + var + " = " + first + ";"); // one iteration per thread
+            return 0;
+        }
+        if (arith::provablyLess(n, threads + 1, env_)) {
+            code_.open("if (" + first + " < " + n.toC() + ")"); // fewer iterations than threads
+            code_.line("int " + var + " = " + first + ";");
+            return 1;
+        }
+    }
+    code_.open("for (int " + var + " = " + first + "; " + var + " < " + n.toC() + "; " + var +
+               " += " + threads.toC() + ")");
+    return 1;
+}
+
+Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx) {
+    auto& types = program_.types;
+    Size count = 1;
+    for (TypeId t = type; types.isArray(t); t = types.elemOf(t)) {
+        count = count * types.lengthOf(t);
+    }
+    int64_t elems = upperBound(count);
+    Buffer b;
+    b.space = space;
+    b.elemType = types.scalarBase(type);
+    b.count = elems;
+    usedTypes_.push_back(b.elemType);
+    Size offset = 0;
+    switch (space) {
+    case AddrSpace::Private:
+        b.name = fresh("p");
+        b.scalarVar = elems == 1;
+        code_.line(ctype(b.elemType) + " " + b.name +
+                   (b.scalarVar ? "" : "[" + std::to_string(elems) + "]") + ";");
+        break;
+    case AddrSpace::Local:
+        if (ctx.lclDepth > 0) {
+            failAt(program_, at, "local memory allocated per local thread is not supported");
+        }
+        b.name = fresh("l");
+        break;
+    case AddrSpace::Global: {
+        // One slice per enclosing map iteration, so that threads do not share a temporary.
+        b.name = fresh("g");
+        Size slices = 1;
+        for (const auto& [index, extent] : ctx.loops) {
+            Size e = upperBound(extent);
+            offset = offset * e + index;
+            slices = slices * e;
+        }
+        offset = offset * elems;
+        b.count = slices * elems;
+        break;
+    }
+    }
+    BufferId id = addBuffer(std::move(b));
+    if (space == AddrSpace::Local) {
+        locals_.push_back(id);
+    } else if (space == AddrSpace::Global) {
+        temps_.push_back(id);
+    }
+    return Dest{views_.mem(id, type, offset), false};
+}
+
+ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {
+    auto& types = program_.types;
+    TypeId xsT = typeOf(xs);
+    if (!types.isArray(xsT)) {
+        failAt(program_, fun, "applied to a non-array");
+    }
+    Size n = types.lengthOf(xsT);
+    Op op = program_.op(fun);
+    int d = program_.node(fun).ival;
+    auto ud = static_cast<size_t>(std::clamp(d, 0, 2));
+    NodeId f = program_.child(fun, 0);
+    std::array<TypeId, 1> argT{xsT};
+    TypeId outT = infer_.apply(fun, argT, paramTypes_);
+    Dest out = dest ? *dest : allocate(fun, outT, annotation(f).value_or(ctx.space), ctx);
+
+    Ctx inner = ctx;
+    std::string var = fresh(op == Op::MapGlb   ? "gid"
+                            : op == Op::MapWrg ? "wg"
+                            : op == Op::MapLcl ? "lid"
+                                               : "i");
+    Size idx = Size::var(var);
+    int blocks = 0;
+    std::string dim = std::to_string(d);
+    switch (op) {
+    case Op::MapGlb:
+        recordExtent(op, d, n);
+        blocks = openThreadLoop(var, "get_global_id(" + dim + ")", plan_.glb[ud], n);
+        inner.glb[ud] = true;
+        break;
+    case Op::MapWrg:
+        recordExtent(op, d, n);
+        blocks = openThreadLoop(var, "get_group_id(" + dim + ")", plan_.wrg[ud], n);
+        inner.wrg[ud] = true;
+        break;
+    case Op::MapLcl:
+        recordExtent(op, d, n);
+        blocks = openThreadLoop(var, "get_local_id(" + dim + ")", plan_.lcl[ud], n);
+        inner.lcl[ud] = true;
+        ++inner.lclDepth;
+        break;
+    default:
+        if (n == Size(1)) {
+            idx = 0; // control-flow simplification: a single iteration needs no loop
+        } else {
+            code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
+            blocks = 1;
+        }
+        break;
+    }
+    env_.setRange(var, 0, n - 1);
+    inner.loops.emplace_back(idx, n);
+    Dest elem{views_.access(out.view, idx), out.final};
+    bool wrote = false;
+    ViewId r = applyTo(f, {views_.access(xs, idx)}, inner, &elem, wrote);
+    if (!wrote) {
+        copyValue(elem.view, r, typeOf(r));
+    }
+    for (int i = 0; i < blocks; ++i) {
+        code_.close();
+    }
+    if (op == Op::MapLcl && ctx.lclDepth == 0 && !out.final) {
+        auto b = views_.bufferOf(out.view);
+        AddrSpace s = b ? buffers_.at(*b).space : AddrSpace::Private;
+        if (s != AddrSpace::Private) {
+            // Other local threads read what this MapLcl wrote (CGO'17 §5.4).
+            code_.line(s == AddrSpace::Local ? "barrier(CLK_LOCAL_MEM_FENCE);"
+                                             : "barrier(CLK_GLOBAL_MEM_FENCE);");
+            ++barriers_;
+        }
+    }
+    return out.view;
+}
+
+ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
+    auto& types = program_.types;
+    TypeId accT = typeOf(init);
+    Size n = types.lengthOf(typeOf(xs));
+    Buffer acc{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
+    usedTypes_.push_back(accT);
+    code_.line(ctype(accT) + " " + acc.name + " = " + read(init) + ";");
+    BufferId accId = addBuffer(std::move(acc));
+    ViewId accView = views_.mem(accId, accT);
+    std::string var = fresh("i");
+    Size idx = Size::var(var);
+    bool loop = n != Size(1);
+    if (loop) {
+        code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
+        env_.setRange(var, 0, n - 1);
+    } else {
+        idx = 0;
+    }
+    Dest accDest{accView, false};
+    bool wrote = false;
+    ViewId r =
+        applyTo(program_.child(fun, 0), {accView, views_.access(xs, idx)}, ctx, &accDest, wrote);
+    if (!wrote) {
+        copyValue(accView, r, accT);
+    }
+    if (loop) {
+        code_.close();
+    }
+    if (dest) {
+        copyValue(views_.access(dest->view, 0), accView, accT);
+        return dest->view;
+    }
+    return views_.mem(accId, types.array(accT, 1));
+}
+
+ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {
+    auto& types = program_.types;
+    auto k = infer_.size(fun, 0).constant().value_or(0);
+    NodeId f = program_.child(fun, 0);
+    std::vector<TypeId> ts{typeOf(xs)};
+    for (int64_t i = 0; i < k; ++i) {
+        std::array<TypeId, 1> a{ts.back()};
+        ts.push_back(infer_.apply(f, a, paramTypes_));
+    }
+    if (k <= 1) {
+        bool wrote = false;
+        ViewId r = k == 0 ? xs : applyTo(f, {xs}, ctx, dest, wrote);
+        if (dest && !wrote) {
+            copyValue(dest->view, r, ts.back());
+        }
+        return dest ? dest->view : r;
+    }
+    TypeId elem = types.elemOf(ts[1]);
+    int64_t maxLen = 0, minLen = INT64_MAX;
+    for (size_t i = 1; i < ts.size(); ++i) {
+        if (types.elemOf(ts[i]) != elem) {
+            failAt(program_, fun, "the iterated function must keep the element type");
+        }
+        int64_t len = upperBound(types.lengthOf(ts[i]));
+        maxLen = std::max(maxLen, len);
+        minLen = i + 1 < ts.size() ? std::min(minLen, len) : minLen;
+    }
+    // Double buffering: the first iteration reads the input and writes buffer A; the loop then
+    // alternates between A and B by swapping two pointers.
+    AddrSpace space = annotation(f).value_or(ctx.space);
+    Dest a = allocate(fun, types.array(elem, maxLen), space, ctx);
+    Dest b = allocate(fun, types.array(elem, maxLen), space, ctx);
+    Dest first{views_.mem(views_.at(a.view).buffer, ts[1], views_.at(a.view).offset), false};
+    bool wrote = false;
+    ViewId r = applyTo(f, {xs}, ctx, &first, wrote);
+    if (!wrote) {
+        copyValue(first.view, r, ts[1]);
+    }
+    auto pointer = [&](const Dest& d, const std::string& prefix) {
+        const View& v = views_.at(d.view);
+        Buffer p = buffers_.at(v.buffer);
+        std::string init = p.name + (v.offset == Size(0) ? "" : " + " + v.offset.toC());
+        p.name = fresh(prefix);
+        std::string sp = spaceKeyword(space);
+        code_.line((sp.empty() ? "" : sp + " ") + ctype(p.elemType) + "* " + p.name + " = " + init +
+                   ";");
+        return addBuffer(std::move(p));
+    };
+    BufferId in = pointer(a, "it_in"), out = pointer(b, "it_out");
+    std::string len = fresh("len");
+    code_.line("int " + len + " = " + types.lengthOf(ts[1]).toC() + ";");
+    std::string it = fresh("it");
+    code_.open("for (int " + it + " = 1; " + it + " < " + std::to_string(k) + "; ++" + it + ")");
+    env_.setRange(len, minLen, maxLen);
+    TypeId inT = types.array(elem, Size::var(len));
+    std::array<TypeId, 1> inArg{inT};
+    TypeId outT = infer_.apply(f, inArg, paramTypes_);
+    Dest body{views_.mem(out, outT), false};
+    r = applyTo(f, {views_.mem(in, inT)}, ctx, &body, wrote);
+    if (!wrote) {
+        copyValue(body.view, r, outT);
+    }
+    code_.line(len + " = " + types.lengthOf(outT).toC() + ";");
+    std::string sp = spaceKeyword(space);
+    std::string ptr = (sp.empty() ? "" : sp + " ") + ctype(buffers_[in].elemType) + "*";
+    code_.line(ptr + " " + "swap_" + buffers_[in].name + " = " + buffers_[in].name + "; " +
+               buffers_[in].name + " = " + buffers_[out].name + "; " + buffers_[out].name +
+               " = swap_" + buffers_[in].name + ";");
+    code_.close();
+    ViewId result = views_.mem(in, ts.back());
+    if (dest) {
+        copyValue(dest->view, result, ts.back());
+        return dest->view;
+    }
+    return result;
+}
+
+} // namespace egopt::codegen::detail

@@ -1,0 +1,300 @@
+// The kernel body generator: expressions, lambdas, user-function calls and data-layout views.
+#include "generator.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+#include <algorithm>
+
+namespace egopt::codegen::detail {
+
+using arith::Size;
+using lift::NodeId;
+using lift::Op;
+using lift::TypeId;
+
+namespace {
+
+constexpr ViewId kUnbound = UINT32_MAX;
+
+SizeMap toSizeMap(const arith::Bindings& b) {
+    SizeMap m;
+    for (const auto& [name, v] : b) {
+        m.emplace(name, Size(v));
+    }
+    return m;
+}
+
+} // namespace
+
+Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan)
+    : program_(program), infer_(program, toSizeMap(sizes)), plan_(std::move(plan)),
+      views_(program.types, buffers_) {}
+
+BufferId Generator::addBuffer(Buffer b) {
+    buffers_.push_back(std::move(b));
+    return static_cast<BufferId>(buffers_.size() - 1);
+}
+
+void Generator::bindParam(NodeId param, ViewId view) {
+    auto idx = static_cast<size_t>(program_.node(param).ival);
+    paramViews_.at(idx) = view;
+    paramTypes_.at(idx) = view == kUnbound ? lift::kNoType : typeOf(view);
+}
+
+std::vector<TypeId> Generator::tupleTypes() const {
+    // Every tuple type reachable from buffers, views and user functions, fields before tuples.
+    std::vector<TypeId> out;
+    const auto& types = program_.types;
+    auto visit = [&](auto&& self, TypeId t) -> void {
+        const lift::TypeNode& n = types.at(t);
+        for (TypeId e : n.elems) {
+            self(self, e);
+        }
+        if (n.kind == lift::TypeKind::Tuple && std::find(out.begin(), out.end(), t) == out.end()) {
+            out.push_back(t);
+        }
+    };
+    for (const Buffer& b : buffers_) {
+        visit(visit, b.elemType);
+    }
+    for (TypeId t : usedTypes_) {
+        visit(visit, t);
+    }
+    return out;
+}
+
+void Generator::run() {
+    NodeId root = program_.root;
+    paramViews_.assign(program_.params.size(), kUnbound);
+    paramTypes_.assign(program_.params.size(), lift::kNoType);
+    auto params = program_.lambdaParams(root);
+    for (NodeId p : params) {
+        auto idx = static_cast<size_t>(program_.node(p).ival);
+        const lift::ParamInfo& info = program_.params.at(idx);
+        TypeId t = infer_.concrete(info.declaredType);
+        Buffer b;
+        b.name = info.name;
+        b.readOnly = true;
+        if (program_.types.isArray(t)) {
+            b.elemType = program_.types.scalarBase(t);
+            bindParam(p, views_.mem(addBuffer(std::move(b)), t));
+        } else {
+            b.elemType = t;
+            b.scalarVar = true;
+            bindParam(p, views_.expr(info.name, t));
+            addBuffer(std::move(b));
+        }
+        paramBuffers_.push_back(static_cast<BufferId>(buffers_.size() - 1));
+        paramIndex_.push_back(static_cast<int>(idx));
+    }
+    outputType_ = infer_.expr(program_.lambdaBody(root), paramTypes_);
+    if (!program_.types.isArray(outputType_)) {
+        failAt(program_, root, "the program's result must be an array");
+    }
+    Buffer out{"out", AddrSpace::Global, program_.types.scalarBase(outputType_), 0, false, false};
+    output_ = addBuffer(std::move(out));
+    Dest dest{views_.mem(output_, outputType_), true};
+    produce(program_.lambdaBody(root), Ctx{}, &dest);
+}
+
+ViewId Generator::produce(NodeId expr, const Ctx& ctx, const Dest* dest) {
+    bool wrote = false;
+    ViewId v = gen(expr, ctx, dest, wrote);
+    if (dest && !wrote) {
+        copyValue(dest->view, v, typeOf(v));
+        return dest->view;
+    }
+    return v;
+}
+
+ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
+    wrote = false;
+    const lift::Node& n = program_.node(e);
+    switch (n.op) {
+    case Op::Param: {
+        ViewId v = paramViews_.at(static_cast<size_t>(n.ival));
+        if (v == kUnbound) {
+            failAt(program_, e, "parameter used outside its function");
+        }
+        return v;
+    }
+    case Op::Literal: {
+        const lift::LiteralDecl& lit = program_.literals.at(static_cast<size_t>(n.ival));
+        TypeId t = infer_.concrete(lit.type);
+        std::string text = lit.text;
+        if (program_.types.kind(t) == lift::TypeKind::Vector && !text.starts_with("(")) {
+            text = "(" + ctype(t) + ")(" + text + ")";
+        }
+        return views_.expr(text, t);
+    }
+    case Op::Apply:
+        return genApply(e, ctx, dest, wrote);
+    default:
+        failAt(program_, e, "a function used as data");
+    }
+}
+
+// Layout patterns of one argument pass an inverted destination to it, so that the producer of
+// the argument writes where the pattern's result must go.
+ViewId Generator::genApply(NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote) {
+    auto c = program_.children(apply);
+    NodeId fun = c[0];
+    Op op = program_.op(fun);
+    bool layout1 = c.size() == 2 &&
+                   (op == Op::Join || op == Op::Split || op == Op::Transpose ||
+                    op == Op::TransposeW || op == Op::Scatter || op == Op::Gather ||
+                    op == Op::AsScalar || op == Op::AsVector || op == Op::Id || op == Op::Reorder);
+    if (layout1 && dest) {
+        TypeId argType = infer_.expr(c[1], paramTypes_);
+        if (auto inv = inverseDest(fun, argType, dest->view)) {
+            Dest d{*inv, dest->final};
+            ViewId arg = gen(c[1], ctx, &d, wrote);
+            if (wrote) {
+                return dest->view;
+            }
+            return layoutView(fun, {arg});
+        }
+    }
+    std::vector<ViewId> args;
+    for (size_t i = 1; i < c.size(); ++i) {
+        args.push_back(produce(c[i], ctx, nullptr));
+    }
+    return applyTo(fun, std::move(args), ctx, dest, wrote);
+}
+
+ViewId Generator::applyTo(NodeId fun, std::vector<ViewId> args, const Ctx& ctx, const Dest* dest,
+                          bool& wrote) {
+    wrote = false;
+    const lift::Node& n = program_.node(fun);
+    checkLowered(fun, ctx);
+    switch (n.op) {
+    case Op::Lambda:
+        return applyLambda(fun, std::move(args), ctx, dest, wrote);
+    case Op::UserFun:
+        return callUserFun(fun, n.ival, 0, std::move(args), dest, wrote);
+    case Op::VectorizeUserFun:
+    case Op::MapVec: {
+        NodeId f = program_.child(fun, 0);
+        if (program_.op(f) != Op::UserFun) {
+            failAt(program_, fun, "only a user function can be vectorised in generated code");
+        }
+        int w = 0;
+        auto& types = program_.types;
+        for (ViewId a : args) {
+            const lift::TypeNode& t = types.at(typeOf(a));
+            // A tuple of vectors (zipped vector arrays) is spread over the parameters.
+            TypeId lane =
+                t.kind == lift::TypeKind::Tuple && !t.elems.empty() ? t.elems[0] : typeOf(a);
+            const lift::TypeNode& l = types.at(lane);
+            w = l.kind == lift::TypeKind::Vector ? static_cast<int>(l.width) : w;
+        }
+        return callUserFun(fun, program_.node(f).ival, w, std::move(args), dest, wrote);
+    }
+    case Op::MapSeq:
+    case Op::MapGlb:
+    case Op::MapWrg:
+    case Op::MapLcl:
+        wrote = true;
+        return genMap(fun, args.at(0), ctx, dest);
+    case Op::ReduceSeq:
+        wrote = true;
+        return genReduce(fun, args.at(0), args.at(1), ctx, dest);
+    case Op::Iterate:
+        wrote = dest != nullptr;
+        return genIterate(fun, args.at(0), ctx, dest);
+    case Op::ToGlobal:
+    case Op::ToLocal:
+    case Op::ToPrivate: {
+        Ctx inner = ctx;
+        inner.space = n.op == Op::ToGlobal  ? AddrSpace::Global
+                      : n.op == Op::ToLocal ? AddrSpace::Local
+                                            : AddrSpace::Private;
+        return applyTo(program_.child(fun, 0), std::move(args), inner, dest, wrote);
+    }
+    default:
+        return layoutView(fun, args);
+    }
+}
+
+ViewId Generator::applyLambda(NodeId fun, std::vector<ViewId> args, const Ctx& ctx,
+                              const Dest* dest, bool& wrote) {
+    auto params = program_.lambdaParams(fun);
+    if (params.size() != args.size()) {
+        failAt(program_, fun,
+               "applied to " + std::to_string(args.size()) + " arguments, expects " +
+                   std::to_string(params.size()));
+    }
+    std::vector<ViewId> saved;
+    for (size_t i = 0; i < params.size(); ++i) {
+        saved.push_back(paramViews_.at(static_cast<size_t>(program_.node(params[i]).ival)));
+        bindParam(params[i], args[i]);
+    }
+    ViewId r = gen(program_.lambdaBody(fun), ctx, dest, wrote);
+    for (size_t i = 0; i < params.size(); ++i) {
+        bindParam(params[i], saved[i]);
+    }
+    return r;
+}
+
+ViewId Generator::callUserFun(NodeId fun, int userFun, int width, std::vector<ViewId> args,
+                              const Dest* dest, bool& wrote) {
+    const lift::UserFunDecl& decl = program_.userFuns.at(static_cast<size_t>(userFun));
+    std::vector<std::string> argText;
+    // A multi-parameter user function applied to one tuple takes its fields (as in Lift).
+    bool spread = args.size() == 1 && decl.paramTypes.size() > 1 &&
+                  program_.types.kind(typeOf(args[0])) == lift::TypeKind::Tuple;
+    if (spread) {
+        for (size_t f = 0; f < decl.paramTypes.size(); ++f) {
+            argText.push_back(read(args[0], Path{Step{true, 0, static_cast<int>(f)}}));
+        }
+    } else {
+        if (args.size() != decl.paramTypes.size()) {
+            failAt(program_, fun, "applied to " + std::to_string(args.size()) + " arguments");
+        }
+        for (ViewId a : args) {
+            argText.push_back(read(a));
+        }
+    }
+    std::pair<int, int> key{userFun, width};
+    if (std::find(userFuns_.begin(), userFuns_.end(), key) == userFuns_.end()) {
+        userFuns_.push_back(key);
+    }
+    std::string call = decl.name + (width ? "_v" + std::to_string(width) : "") + "(";
+    for (size_t i = 0; i < argText.size(); ++i) {
+        call += (i ? ", " : "") + argText[i];
+    }
+    call += ")";
+    TypeId result = infer_.concrete(decl.returnType);
+    if (width) {
+        result = infer_.vectorize(result, static_cast<uint32_t>(width));
+    }
+    usedTypes_.push_back(result);
+    if (dest) {
+        code_.line(views_.write(dest->view, {}, call, env_));
+        wrote = true;
+        return dest->view;
+    }
+    // No destination: the result lives in a private variable (registers).
+    Buffer b{fresh("v"), AddrSpace::Private, result, 1, true, false};
+    code_.line(ctype(result) + " " + b.name + " = " + call + ";");
+    return views_.mem(addBuffer(std::move(b)), result);
+}
+
+// A sequential element-wise copy, for values that reach a destination without being produced
+// there (a layout pattern of an input returned as the result, an iterate's last buffer).
+void Generator::copyValue(ViewId dst, ViewId src, TypeId type) {
+    auto& types = program_.types;
+    if (!types.isArray(type)) {
+        code_.line(views_.write(dst, {}, read(src), env_));
+        return;
+    }
+    Size n = types.lengthOf(type);
+    std::string i = fresh("c");
+    env_.setRange(i, 0, n - 1);
+    code_.open("for (int " + i + " = 0; " + i + " < " + n.toC() + "; ++" + i + ")");
+    copyValue(views_.access(dst, Size::var(i)), views_.access(src, Size::var(i)),
+              types.elemOf(type));
+    code_.close();
+}
+
+} // namespace egopt::codegen::detail

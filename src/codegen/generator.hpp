@@ -1,0 +1,152 @@
+// Internal to the code generator: the kernel body generator. It walks the lowered program once,
+// in destination-passing style: every expression is generated with an optional destination view
+// (where its value must be stored); data-layout patterns turn the destination into a view for
+// their argument (Join -> split destination, Scatter -> gathered destination, ...), so producers
+// (maps, reductions, user-function calls) write straight to the final location and layout
+// patterns never copy.
+#pragma once
+
+#include "egopt/codegen/codegen.hpp"
+#include "infer.hpp"
+#include "views.hpp"
+
+#include <array>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace egopt::codegen::detail {
+
+// Where a value must be written; `final` marks the work-group's output (never read again by the
+// work-group, so the MapLcl writing it needs no barrier).
+struct Dest {
+    ViewId view = 0;
+    bool final = false;
+};
+
+// The thread hierarchy and annotations around the code being generated.
+struct Ctx {
+    AddrSpace space = AddrSpace::Global; // for outputs without a toX annotation
+    std::array<bool, 3> glb{}, wrg{}, lcl{};
+    int lclDepth = 0; // inside MapLcl bodies: barriers would diverge
+    // Enclosing map indices and extents (outermost first): per-thread slices of global temps.
+    std::vector<std::pair<arith::Size, arith::Size>> loops;
+    bool inWrg() const { return wrg[0] || wrg[1] || wrg[2]; }
+    bool inGlb() const { return glb[0] || glb[1] || glb[2]; }
+};
+
+// Thread counts per dimension, fixed by the launch configuration (pass 2), and the map extents
+// seen while generating (pass 1 collects them to choose the launch).
+struct ThreadPlan {
+    bool known = false;
+    std::array<arith::Size, 3> glb{1, 1, 1}, wrg{1, 1, 1}, lcl{1, 1, 1};
+};
+struct Extents {
+    std::array<int64_t, 3> glb{0, 0, 0}, wrg{0, 0, 0}, lcl{0, 0, 0};
+};
+
+class Code {
+public:
+    void line(const std::string& s) { text_ += std::string(2 * depth_, ' ') + s + "\n"; }
+    void open(const std::string& header) {
+        line(header + " {");
+        ++depth_;
+    }
+    void close() {
+        --depth_;
+        line("}");
+    }
+    const std::string& text() const { return text_; }
+
+private:
+    std::string text_;
+    int depth_ = 1;
+};
+
+class Generator {
+public:
+    Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan);
+
+    // Generates the kernel body for the top-level lambda; fills buffers(), code(), ...
+    void run();
+
+    const std::vector<Buffer>& buffers() const { return buffers_; }
+    const std::vector<BufferId>& params() const { return paramBuffers_; }
+    const std::vector<int>& paramIndexOfArg() const { return paramIndex_; }
+    BufferId output() const { return output_; }
+    lift::TypeId outputType() const { return outputType_; }
+    const std::vector<BufferId>& temps() const { return temps_; }
+    const std::vector<BufferId>& locals() const { return locals_; }
+    const std::string& body() const { return code_.text(); }
+    const Extents& extents() const { return extents_; }
+    int barriers() const { return barriers_; }
+    // (user function index, vector width or 0) in first-use order.
+    const std::vector<std::pair<int, int>>& userFuns() const { return userFuns_; }
+    std::vector<lift::TypeId> tupleTypes() const;
+    bool usesPadHelpers() const { return padHelpers_; }
+    lift::TypeArena& types() { return program_.types; }
+
+private:
+    // --- expressions and application (generator.cpp)
+    ViewId gen(lift::NodeId expr, const Ctx& ctx, const Dest* dest, bool& wrote);
+    ViewId produce(lift::NodeId expr, const Ctx& ctx, const Dest* dest);
+    ViewId genApply(lift::NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote);
+    ViewId applyTo(lift::NodeId fun, std::vector<ViewId> args, const Ctx& ctx, const Dest* dest,
+                   bool& wrote);
+    ViewId applyLambda(lift::NodeId fun, std::vector<ViewId> args, const Ctx& ctx, const Dest* dest,
+                       bool& wrote);
+    ViewId callUserFun(lift::NodeId fun, int userFun, int width, std::vector<ViewId> args,
+                       const Dest* dest, bool& wrote);
+    ViewId layoutView(lift::NodeId fun, const std::vector<ViewId>& args);
+    std::optional<ViewId> inverseDest(lift::NodeId fun, lift::TypeId argType, ViewId dest);
+    void copyValue(ViewId dst, ViewId src, lift::TypeId type);
+    std::optional<AddrSpace> annotation(lift::NodeId fun) const;
+    std::optional<AddrSpace> exprAnnotation(lift::NodeId expr) const;
+
+    // --- patterns with code (gen_patterns.cpp)
+    ViewId genMap(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
+    ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
+    ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
+    void checkLowered(lift::NodeId fun, const Ctx& ctx) const;
+    // Opens the loop, `if` or nothing that runs index `var` over [0, n) on `threads` threads
+    // starting at `first`; returns the number of blocks opened.
+    int openThreadLoop(const std::string& var, const std::string& first, const arith::Size& threads,
+                       const arith::Size& n);
+    Dest allocate(lift::NodeId at, lift::TypeId type, AddrSpace space, const Ctx& ctx);
+    int64_t upperBound(const arith::Size& s) const;
+    void recordExtent(lift::Op op, int dim, const arith::Size& n);
+
+    // --- helpers
+    std::string fresh(const std::string& prefix) { return prefix + "_" + std::to_string(next_++); }
+    std::string read(ViewId v, Path path = {}) const {
+        return views_.read(v, std::move(path), env_);
+    }
+    void bindParam(lift::NodeId param, ViewId view);
+    BufferId addBuffer(Buffer b);
+    std::string ctype(lift::TypeId t) const { return program_.types.cName(t); }
+    lift::TypeId typeOf(ViewId v) const { return views_.at(v).type; }
+
+    lift::Program& program_;
+    TypeInference infer_;
+    ThreadPlan plan_;
+    std::vector<Buffer> buffers_;
+    ViewArena views_;
+    arith::RangeEnv env_;
+    Code code_;
+    std::vector<ViewId> paramViews_;       // by parameter index (kNone if unbound)
+    std::vector<lift::TypeId> paramTypes_; // by parameter index, for type inference
+    std::vector<BufferId> paramBuffers_;   // kernel input buffers (and scalars), in order
+    std::vector<int> paramIndex_;          // parameter index of each kernel input
+    std::vector<BufferId> temps_, locals_;
+    BufferId output_ = 0;
+    lift::TypeId outputType_ = 0;
+    Extents extents_;
+    int barriers_ = 0;
+    int next_ = 0;
+    bool padHelpers_ = false;
+    std::vector<std::pair<int, int>> userFuns_;
+    std::vector<lift::TypeId> usedTypes_; // types whose C names appear (tuples need typedefs)
+};
+
+} // namespace egopt::codegen::detail

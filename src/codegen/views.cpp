@@ -1,0 +1,362 @@
+// Views: pushing access paths through data-layout patterns down to memory (CGO'17 §5.2).
+#include "views.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+namespace egopt::codegen::detail {
+
+using arith::Size;
+using lift::TypeKind;
+
+std::string spaceKeyword(AddrSpace s) {
+    switch (s) {
+    case AddrSpace::Global:
+        return "__global";
+    case AddrSpace::Local:
+        return "__local";
+    case AddrSpace::Private:
+        return "";
+    }
+    return "";
+}
+
+std::string Location::read() const {
+    if (vectorWidth > 0) {
+        return "vload" + std::to_string(vectorWidth) + "(0, " + pointer + ")";
+    }
+    return lvalue;
+}
+
+std::string Location::write(const std::string& value) const {
+    if (vectorWidth > 0) {
+        return "vstore" + std::to_string(vectorWidth) + "(" + value + ", 0, " + pointer + ");";
+    }
+    return lvalue + " = " + value + ";";
+}
+
+Size reorderIndex(lift::Op fn, const Size& param, const Size& i, const Size& n) {
+    switch (fn) {
+    case lift::Op::ReorderStride: {
+        Size chunk = floorDiv(n, param);
+        return floorDiv(i, chunk) + param * mod(i, chunk);
+    }
+    case lift::Op::Reverse:
+        return n - 1 - i;
+    case lift::Op::Shift: {
+        // (i + k) mod n with k made non-negative, so the operand of mod is never negative.
+        auto k = param.constant();
+        auto len = n.constant();
+        Size shift = (k && len) ? Size(((*k % *len) + *len) % *len) : param;
+        return mod(i + shift, n);
+    }
+    default:
+        badInput("codegen: " + std::string(lift::opName(fn)) + " is not an index function");
+    }
+}
+
+Size inverseReorderIndex(lift::Op fn, const Size& param, const Size& i, const Size& n) {
+    switch (fn) {
+    case lift::Op::ReorderStride:
+        // i -> i/c + s*(i%c) with c = n/s is undone by the same function with stride c.
+        return reorderIndex(fn, floorDiv(n, param), i, n);
+    case lift::Op::Shift:
+        return reorderIndex(fn, -param, i, n);
+    default:
+        return reorderIndex(fn, param, i, n);
+    }
+}
+
+ViewId ViewArena::add(View v) {
+    views_.push_back(std::move(v));
+    return static_cast<ViewId>(views_.size() - 1);
+}
+
+ViewId ViewArena::mem(BufferId b, lift::TypeId type, Size offset) {
+    View v;
+    v.kind = ViewKind::Mem;
+    v.type = type;
+    v.buffer = b;
+    v.offset = std::move(offset);
+    return add(std::move(v));
+}
+
+ViewId ViewArena::expr(std::string text, lift::TypeId type) {
+    View v;
+    v.kind = ViewKind::Expr;
+    v.type = type;
+    v.text = std::move(text);
+    return add(std::move(v));
+}
+
+ViewId ViewArena::access(ViewId array, const Size& index) {
+    View v;
+    v.kind = ViewKind::Access;
+    v.type = types_.elemOf(at(array).type);
+    v.kids = {array};
+    v.a = index;
+    return add(std::move(v));
+}
+
+std::optional<BufferId> ViewArena::bufferOf(ViewId view) const {
+    for (ViewId cur = view;;) {
+        const View& v = at(cur);
+        if (v.kind == ViewKind::Mem) {
+            return v.buffer;
+        }
+        if (v.kids.empty()) {
+            return std::nullopt;
+        }
+        cur = v.kids[0];
+    }
+}
+
+namespace {
+
+[[noreturn]] void badPath(const std::string& what) {
+    badInput("codegen: unsupported access: " + what);
+}
+
+Size popIndex(Path& path, const char* where) {
+    if (path.empty() || path.front().isField) {
+        badPath(std::string("expected an array index at ") + where);
+    }
+    Size i = path.front().index;
+    path.pop_front();
+    return i;
+}
+
+int popField(Path& path, const char* where) {
+    if (path.empty() || !path.front().isField) {
+        badPath(std::string("expected a tuple field at ") + where);
+    }
+    int f = path.front().field;
+    path.pop_front();
+    return f;
+}
+
+void pushIndex(Path& path, Size i) {
+    path.push_front(Step{false, std::move(i), 0});
+}
+
+} // namespace
+
+Size ViewArena::padIndex(const View& v, const Size& i, const arith::RangeEnv& env) const {
+    Size n = types_.lengthOf(at(v.kids[0]).type);
+    Size j = arith::simplify(i - v.a, env);
+    if (arith::provablyNonNegative(j, env) && arith::provablyLess(j, n, env)) {
+        return j; // inside the unpadded array: no boundary handling
+    }
+    auto boundary = static_cast<lift::PadBoundary>(v.ival);
+    if (boundary == lift::PadBoundary::Wrap && arith::provablyNonNegative(j + n, env)) {
+        return mod(j + n, n);
+    }
+    // An opaque index: a variable whose name is the C expression (printed verbatim by toC).
+    std::string fn = boundary == lift::PadBoundary::Clamp ? "clamp" : "egopt_mirror";
+    std::string c = boundary == lift::PadBoundary::Clamp
+                        ? "clamp((int)(" + j.toC() + "), 0, " + (n - 1).toC() + ")"
+                    : boundary == lift::PadBoundary::Mirror
+                        ? "egopt_mirror((int)(" + j.toC() + "), " + n.toC() + ")"
+                        : "egopt_wrap((int)(" + j.toC() + "), " + n.toC() + ")";
+    return Size::var(c);
+}
+
+ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env) const {
+    Resolved r;
+    for (ViewId cur = view;;) {
+        const View& v = at(cur);
+        switch (v.kind) {
+        case ViewKind::Mem:
+        case ViewKind::Expr:
+            r.leaf = cur;
+            r.path = std::move(path);
+            return r;
+        case ViewKind::Access:
+            pushIndex(path, v.a);
+            break;
+        case ViewKind::Split: {
+            Size i = popIndex(path, "Split");
+            Size j = popIndex(path, "Split");
+            pushIndex(path, i * v.a + j);
+            break;
+        }
+        case ViewKind::Join: {
+            Size i = popIndex(path, "Join");
+            pushIndex(path, mod(i, v.a));
+            pushIndex(path, floorDiv(i, v.a));
+            break;
+        }
+        case ViewKind::Transpose: {
+            Size i = popIndex(path, "Transpose");
+            Size j = popIndex(path, "Transpose");
+            pushIndex(path, i);
+            pushIndex(path, j);
+            break;
+        }
+        case ViewKind::Zip: {
+            if (path.size() < 2 || !path[1].isField) {
+                r.leaf = cur; // the whole tuple: built from the zipped arrays' elements
+                r.path = std::move(path);
+                return r;
+            }
+            Size i = popIndex(path, "Zip");
+            int f = popField(path, "Zip");
+            pushIndex(path, i);
+            cur = v.kids.at(static_cast<size_t>(f));
+            continue;
+        }
+        case ViewKind::Unzip: {
+            int f = popField(path, "Unzip");
+            Size i = popIndex(path, "Unzip");
+            path.push_front(Step{true, 0, f});
+            pushIndex(path, i);
+            break;
+        }
+        case ViewKind::TupleOf:
+            if (path.empty() || !path.front().isField) {
+                r.leaf = cur;
+                r.path = std::move(path);
+                return r;
+            }
+            cur = v.kids.at(static_cast<size_t>(popField(path, "Tuple")));
+            continue;
+        case ViewKind::Get:
+            path.push_front(Step{true, 0, v.ival});
+            break;
+        case ViewKind::Gather: {
+            Size i = popIndex(path, "Gather");
+            pushIndex(path, v.ival == 0 ? reorderIndex(v.fn, v.a, i, v.b)
+                                        : inverseReorderIndex(v.fn, v.a, i, v.b));
+            break;
+        }
+        case ViewKind::Slide: {
+            Size i = popIndex(path, "Slide");
+            Size j = popIndex(path, "Slide");
+            pushIndex(path, i * v.b + j);
+            break;
+        }
+        case ViewKind::Pad:
+            pushIndex(path, padIndex(v, popIndex(path, "Pad"), env));
+            break;
+        case ViewKind::AsVector:
+            if (r.vectorWidth != 0 || !r.lanes.empty()) {
+                badPath("asVector of a vectorised or scalarised view");
+            }
+            pushIndex(path, popIndex(path, "asVector") * v.ival);
+            r.vectorWidth = v.ival;
+            break;
+        case ViewKind::AsScalar: {
+            Size i = popIndex(path, "asScalar");
+            pushIndex(path, floorDiv(i, v.ival));
+            r.lanes.push_back(mod(i, v.ival));
+            break;
+        }
+        }
+        cur = v.kids.at(0);
+    }
+}
+
+std::string ViewArena::fieldSuffix(lift::TypeId type, Path& path) const {
+    std::string s;
+    while (!path.empty()) {
+        if (!path.front().isField) {
+            badPath("an array index into a non-array value");
+        }
+        int f = popField(path, "field");
+        const lift::TypeNode& n = types_.at(type);
+        if (n.kind == TypeKind::Vector) {
+            s += ".s" + std::string(1, "0123456789abcdef"[f & 15]);
+            type = types_.scalarBase(type);
+        } else if (n.kind == TypeKind::Tuple) {
+            s += "._" + std::to_string(f);
+            type = n.elems.at(static_cast<size_t>(f));
+        } else {
+            badPath("a field of a scalar");
+        }
+    }
+    return s;
+}
+
+Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) const {
+    const View& v = at(r.leaf);
+    const Buffer& b = buffers_.at(v.buffer);
+    Path path = r.path;
+    Size flat = v.offset;
+    lift::TypeId t = v.type;
+    while (types_.isArray(t)) {
+        Size stride = 1;
+        for (lift::TypeId e = types_.elemOf(t); types_.isArray(e); e = types_.elemOf(e)) {
+            stride = stride * types_.lengthOf(e);
+        }
+        flat = flat + popIndex(path, "memory") * stride;
+        t = types_.elemOf(t);
+    }
+    Location loc;
+    if (!r.lanes.empty()) {
+        // A scalar lane of vector memory: the buffer seen as scalars.
+        const lift::TypeNode& n = types_.at(t);
+        if (n.kind != TypeKind::Vector || r.lanes.size() != 1) {
+            badPath("asScalar of non-vector memory");
+        }
+        Size idx = arith::simplify(flat * n.width + r.lanes[0], env);
+        std::string space = spaceKeyword(b.space);
+        loc.lvalue = "((" + space + (space.empty() ? "" : " ") +
+                     types_.cName(types_.scalarBase(t)) + "*)" + b.name + ")[" + idx.toC() + "]";
+        return loc;
+    }
+    flat = arith::simplify(flat, env);
+    if (r.vectorWidth > 0) {
+        auto c = flat.constant();
+        loc.pointer = (c && *c == 0) ? b.name : b.name + " + " + flat.toC();
+        loc.vectorWidth = r.vectorWidth;
+        return loc;
+    }
+    loc.lvalue = b.scalarVar ? b.name : b.name + "[" + flat.toC() + "]";
+    loc.lvalue += fieldSuffix(t, path);
+    return loc;
+}
+
+std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
+    Resolved r = resolve(view, std::move(path), env);
+    const View& leaf = at(r.leaf);
+    switch (leaf.kind) {
+    case ViewKind::Mem:
+        return memLocation(r, env).read();
+    case ViewKind::Expr: {
+        std::string suffix = fieldSuffix(leaf.type, r.path);
+        return suffix.empty() ? leaf.text : "(" + leaf.text + ")" + suffix;
+    }
+    default:
+        break;
+    }
+    // A whole tuple from a zip or a tuple of values: a struct literal of the fields.
+    lift::TypeId tupleType = leaf.kind == ViewKind::Zip ? types_.elemOf(leaf.type) : leaf.type;
+    std::string s = "(" + types_.cName(tupleType) + "){";
+    for (size_t f = 0; f < leaf.kids.size(); ++f) {
+        Path p = r.path;
+        p.push_back(Step{true, 0, static_cast<int>(f)});
+        s += (f ? ", " : "") + read(r.leaf, std::move(p), env);
+    }
+    return s + "}";
+}
+
+std::string ViewArena::write(ViewId view, Path path, const std::string& value,
+                             const arith::RangeEnv& env) const {
+    Resolved r = resolve(view, std::move(path), env);
+    const View& leaf = at(r.leaf);
+    if (leaf.kind == ViewKind::Mem) {
+        return memLocation(r, env).write(value);
+    }
+    if (leaf.kind == ViewKind::Expr) {
+        badPath("writing to an expression");
+    }
+    // A tuple stored into zipped arrays: field by field (value is a variable, read repeatedly).
+    std::string s;
+    for (size_t f = 0; f < leaf.kids.size(); ++f) {
+        Path p = r.path;
+        p.push_back(Step{true, 0, static_cast<int>(f)});
+        s += (f ? " " : "") + write(r.leaf, std::move(p), value + "._" + std::to_string(f), env);
+    }
+    return s;
+}
+
+} // namespace egopt::codegen::detail

@@ -1,0 +1,130 @@
+// Internal to the code generator: views (CGO'17 §5.2). A view says where each element of a value
+// lives without copying it: data-layout patterns (split, join, zip, transpose, gather, slide,
+// pad, asVector, ...) build views over memory, and an access path (array indices and tuple
+// fields) is pushed through the view chain down to a buffer, giving a C expression.
+#pragma once
+
+#include "egopt/arith/size.hpp"
+#include "egopt/lift/ir.hpp"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace egopt::codegen::detail {
+
+using ViewId = uint32_t;
+using BufferId = uint32_t;
+
+enum class AddrSpace : uint8_t { Global, Local, Private };
+
+std::string spaceKeyword(AddrSpace s); // "__global", "__local", "" (private)
+
+// A piece of memory the generated code reads or writes. Its contents are `count` elements of
+// `elemType` (a non-array type) laid out row-major; views give them array shape.
+struct Buffer {
+    std::string name;
+    AddrSpace space = AddrSpace::Global;
+    lift::TypeId elemType = 0;
+    arith::Size count;      // elements (an upper bound for iterate's buffers)
+    bool scalarVar = false; // a private single value, written `name` instead of `name[0]`
+    bool readOnly = false;  // a kernel input
+};
+
+enum class ViewKind : uint8_t {
+    Mem,       // buffer `buffer` from element `offset`, shaped as `type`
+    Expr,      // a C expression of non-array type (literal, scalar kernel argument)
+    Access,    // element `a` of kids[0]
+    Split,     // kids[0] split by `a`
+    Join,      // kids[0] ([[T]a]n) joined
+    Transpose, // kids[0] transposed
+    Zip,       // kids zipped
+    Unzip,     // kids[0] ([(T...)]n) as a tuple of arrays
+    TupleOf,   // a tuple of the kids' values
+    Get,       // field `ival` of kids[0]
+    Gather,    // kids[0] reordered: element i is element fn(i) (Scatter read back: the inverse)
+    Slide,     // windows of size `a` and step `b` over kids[0]
+    Pad,       // kids[0] padded by `a` left and `b` right, boundary `ival`, length `n`
+    AsVector,  // kids[0] ([S]n) as [S<ival>]n/ival
+    AsScalar,  // kids[0] ([S<ival>]n) as [S]n*ival
+};
+
+struct View {
+    ViewKind kind = ViewKind::Expr;
+    lift::TypeId type = 0;
+    std::vector<ViewId> kids;
+    arith::Size a, b;
+    int32_t ival = 0;
+    lift::Op fn = lift::Op::Id; // Gather: the index function
+    BufferId buffer = 0;
+    arith::Size offset; // Mem: first element
+    std::string text;   // Expr
+};
+
+// One step of an access path: an array index or a tuple field.
+struct Step {
+    bool isField = false;
+    arith::Size index;
+    int field = 0;
+};
+using Path = std::deque<Step>;
+
+// A resolved leaf: either a plain lvalue (`buf[i]`, `acc`, `x._0`) or a vector in scalar memory
+// that needs vloadN/vstoreN at `pointer`.
+struct Location {
+    std::string lvalue;
+    std::string pointer;
+    int vectorWidth = 0;
+    std::string read() const;
+    std::string write(const std::string& value) const; // a statement without the newline
+};
+
+class ViewArena {
+public:
+    ViewArena(lift::TypeArena& types, std::vector<Buffer>& buffers)
+        : types_(types), buffers_(buffers) {}
+
+    ViewId add(View v);
+    const View& at(ViewId id) const { return views_.at(id); }
+
+    ViewId mem(BufferId b, lift::TypeId type, arith::Size offset = 0);
+    ViewId expr(std::string text, lift::TypeId type);
+    ViewId access(ViewId array, const arith::Size& index);
+
+    // The C text of the value at `path` inside `view` (the whole value when path is empty; a
+    // tuple read whole from a zip is built as a struct literal). Index expressions are
+    // simplified with `env`. Throws BadInput for paths that do not reach a non-array value.
+    std::string read(ViewId view, Path path, const arith::RangeEnv& env) const;
+    // The statement(s) storing `value` at `path` inside `view`.
+    std::string write(ViewId view, Path path, const std::string& value,
+                      const arith::RangeEnv& env) const;
+
+    // The buffer under a view (following kids[0]); nullopt for expressions.
+    std::optional<BufferId> bufferOf(ViewId view) const;
+
+private:
+    struct Resolved {
+        ViewId leaf;
+        Path path;
+        int vectorWidth = 0;            // from AsVector: read w consecutive scalars as one vector
+        std::vector<arith::Size> lanes; // from AsScalar: lane of a vector element
+    };
+    // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
+    Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env) const;
+    Location memLocation(const Resolved& r, const arith::RangeEnv& env) const;
+    std::string fieldSuffix(lift::TypeId type, Path& path) const;
+    arith::Size padIndex(const View& v, const arith::Size& i, const arith::RangeEnv& env) const;
+
+    lift::TypeArena& types_;
+    std::vector<Buffer>& buffers_;
+    std::vector<View> views_;
+};
+
+// Index functions of Gather/Scatter as size expressions (same as the interpreter's).
+arith::Size reorderIndex(lift::Op fn, const arith::Size& param, const arith::Size& i,
+                         const arith::Size& n);
+// The inverse index function (for reading a Scatter's result).
+arith::Size inverseReorderIndex(lift::Op fn, const arith::Size& param, const arith::Size& i,
+                                const arith::Size& n);
+
+} // namespace egopt::codegen::detail

@@ -1,0 +1,147 @@
+// The e-class analyses (make and merge hooks): type or function signature, free De Bruijn
+// variables, constant outer length, and the smallest member term.
+#include "egopt/egraph/egraph.hpp"
+
+#include <algorithm>
+
+namespace egopt::egraph {
+
+namespace {
+
+constexpr uint64_t kCostCap = uint64_t(1) << 50;
+
+std::vector<int32_t> unite(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    std::vector<int32_t> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+
+} // namespace
+
+ClassData EGraph::make(const ENode& n) {
+    ClassData d;
+    const Attr& a = attrs_.at(n.attr);
+    uint64_t cost = 1;
+    for (EClassId c : n.children) {
+        const ClassData& cd = classes_[c].data;
+        cost = std::min(kCostCap, cost + cd.cost);
+        if (n.op != Op::Lambda) {
+            d.freeVars = unite(d.freeVars, cd.freeVars);
+        }
+    }
+    d.cost = cost;
+    switch (n.op) {
+    case Op::Param:
+        d.freeVars = {n.ival};
+        d.type = a.types.at(0);
+        break;
+    case Op::Literal:
+        d.type = literals.at(static_cast<size_t>(n.ival)).type;
+        break;
+    case Op::Apply: {
+        std::vector<TypeId> args;
+        for (size_t i = 1; i < n.children.size(); ++i) {
+            const ClassData& cd = classes_[n.children[i]].data;
+            if (!cd.isData()) {
+                throw TypeError("argument " + std::to_string(i) +
+                                " of an application is a function");
+            }
+            args.push_back(cd.type);
+        }
+        if (classes_[n.children.at(0)].data.isData()) {
+            throw TypeError("applying a value that is not a function");
+        }
+        d.type = resultOf(n.children[0], args);
+        break;
+    }
+    case Op::Lambda: {
+        const ClassData& body = classes_[n.children.at(0)].data;
+        if (!body.isData()) {
+            throw TypeError("the body of a lambda is a function");
+        }
+        for (int32_t v : body.freeVars) {
+            if (v >= n.ival) {
+                d.freeVars.push_back(v - n.ival);
+            }
+        }
+        d.fun = {FunSig::Kind::Mono, a.types, body.type};
+        break;
+    }
+    case Op::UserFun: {
+        const auto& decl = userFuns.at(static_cast<size_t>(n.ival));
+        d.fun = {FunSig::Kind::Mono, decl.paramTypes, decl.returnType};
+        break;
+    }
+    default:
+        d.fun.kind = isIndexFunction(n.op) ? FunSig::Kind::Index : FunSig::Kind::Poly;
+        break;
+    }
+    if (d.type != lift::kNoType && types.isArray(d.type)) {
+        d.constLength = types.lengthOf(d.type).constant();
+    }
+    return d;
+}
+
+bool EGraph::mergeData(ClassData& into, const ClassData& from) const {
+    bool changed = false;
+    if (into.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) {
+        into.fun = from.fun;
+        changed = true;
+    }
+    auto fv = unite(into.freeVars, from.freeVars);
+    if (fv != into.freeVars) {
+        into.freeVars = std::move(fv);
+        changed = true;
+    }
+    if (std::pair(from.cost, from.best) < std::pair(into.cost, into.best)) {
+        into.cost = from.cost;
+        into.best = from.best;
+        changed = true;
+    }
+    return changed;
+}
+
+void EGraph::checkCompatible(EClassId a, EClassId b) const {
+    const ClassData& x = classes_[a].data;
+    const ClassData& y = classes_[b].data;
+    std::string why;
+    if (x.isData() != y.isData()) {
+        why = "a value and a function";
+    } else if (x.isData() && x.type != y.type) {
+        why = "types " + types.show(x.type) + " and " + types.show(y.type);
+    } else if (x.fun.kind == FunSig::Kind::Mono && y.fun.kind == FunSig::Kind::Mono &&
+               x.fun != y.fun) {
+        why = "functions of different signatures";
+    }
+    if (!why.empty()) {
+        throw TypeError("cannot equate " + why, a, b);
+    }
+}
+
+TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
+    fn = find(fn);
+    const ClassData& d = classes_[fn].data;
+    if (d.fun.kind == FunSig::Kind::Index) {
+        throw TypeError("an index function is applied to data");
+    }
+    // Any member gives the same type; the first is the oldest, hence deterministic.
+    ENode n = canonicalize(canon_[classes_[fn].nodes.at(0)]);
+    return patternResult(n, args);
+}
+
+std::string EGraph::showType(EClassId c) const {
+    const ClassData& d = data(c);
+    if (d.isData()) {
+        return types.show(d.type);
+    }
+    if (d.fun.kind != FunSig::Kind::Mono) {
+        return "function";
+    }
+    std::string out = "(";
+    for (size_t i = 0; i < d.fun.params.size(); ++i) {
+        out += (i ? ", " : "") + types.show(d.fun.params[i]);
+    }
+    return out + ") -> " + types.show(d.fun.result);
+}
+
+} // namespace egopt::egraph

@@ -1,0 +1,109 @@
+// The built-in conditions, generators and appliers that rule files refer to by name.
+#include "egopt/egraph/rewrite.hpp"
+
+namespace egopt::egraph {
+
+namespace {
+
+std::optional<arith::Size> outerLength(const EGraph& g, EClassId c) {
+    const ClassData& d = g.data(c);
+    if (!d.isData() || !g.types.isArray(d.type)) {
+        return std::nullopt;
+    }
+    return g.types.lengthOf(d.type);
+}
+
+bool divides(const arith::Size& d, const arith::Size& n) {
+    auto cd = d.constant();
+    auto cn = n.constant();
+    if (cd && cn) {
+        return *cd > 0 && *cn % *cd == 0;
+    }
+    return arith::provablyDivides(d, n, arith::RangeEnv{});
+}
+
+// Substitutes the arguments for the lambda's k parameters in a copy of its body term.
+TermId substitute(const TermArena& in, TermId id, std::span<const ArgValue> args, int32_t depth,
+                  TermArena& out) {
+    TermNode n = in.at(id);
+    auto k = static_cast<int32_t>(args.size());
+    if (n.op == Op::Param && n.eclass == kNoClass && n.ival >= depth) {
+        int32_t rel = n.ival - depth;
+        if (rel < k) {
+            return out.ref(args[static_cast<size_t>(k - 1 - rel)].eclass, depth);
+        }
+        n.ival -= k;
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (TermId& c : n.children) {
+        c = substitute(in, c, args, inner, out);
+    }
+    return out.add(std::move(n));
+}
+
+void addConditions(Library& lib) {
+    lib.conditions["notFree"] = {{"cn", "the class does not use De Bruijn variable n"},
+                                 [](const EGraph& g, std::span<const ArgValue> a) {
+                                     const auto& fv = g.data(a[0].eclass).freeVars;
+                                     return !std::binary_search(fv.begin(), fv.end(),
+                                                                static_cast<int32_t>(a[1].number));
+                                 }};
+    lib.conditions["divides"] = {{"sc", "the size divides the outer length of the array"},
+                                 [](const EGraph& g, std::span<const ArgValue> a) {
+                                     auto n = outerLength(g, a[1].eclass);
+                                     return n && divides(a[0].size, *n);
+                                 }};
+    lib.conditions["innerLength"] = {{"cs", "the class is an array of arrays of this length"},
+                                     [](const EGraph& g, std::span<const ArgValue> a) {
+                                         const ClassData& d = g.data(a[0].eclass);
+                                         if (!d.isData() || !g.types.isArray(d.type)) {
+                                             return false;
+                                         }
+                                         TypeId e = g.types.elemOf(d.type);
+                                         return g.types.isArray(e) &&
+                                                g.types.lengthOf(e) == a[1].size;
+                                     }};
+    lib.conditions["isArray"] = {{"c", "the class is an array"},
+                                 [](const EGraph& g, std::span<const ArgValue> a) {
+                                     return outerLength(g, a[0].eclass).has_value();
+                                 }};
+    lib.conditions["lengthAtLeast"] = {{"cn", "the array has a constant length >= n"},
+                                       [](const EGraph& g, std::span<const ArgValue> a) {
+                                           auto c = g.data(a[0].eclass).constLength;
+                                           return c && *c >= a[1].number;
+                                       }};
+    lib.conditions["isUserFun"] = {{"c", "the function class holds a user function"},
+                                   [](const EGraph& g, std::span<const ArgValue> a) {
+                                       for (ENodeId n : g.eclass(a[0].eclass).nodes) {
+                                           if (g.node(n).op == Op::UserFun) {
+                                               return true;
+                                           }
+                                       }
+                                       return false;
+                                   }};
+}
+
+} // namespace
+
+Library Library::standard() {
+    Library lib;
+    addConditions(lib);
+    lib.generators["tuning"] = {
+        {"c", "a fresh tuning variable that divides the outer length of the array"},
+        [](EGraph& g, const std::string& key, std::span<const ArgValue> a) {
+            auto n = outerLength(g, a[0].eclass);
+            return g.tuningVar(key, n ? *n : arith::Size(1));
+        }};
+    lib.appliers["beta"] = {
+        {"c+", "beta-reduction: the body of a k-ary lambda with its k arguments substituted"},
+        [](EGraph& g, std::span<const ArgValue> a) -> std::optional<EClassId> {
+            TermArena body;
+            TermId root = g.extract(a[0].eclass, body);
+            TermArena out;
+            TermId r = substitute(body, root, a.subspan(1), 0, out);
+            return g.addTerm(out, r);
+        }};
+    return lib;
+}
+
+} // namespace egopt::egraph

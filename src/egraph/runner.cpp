@@ -1,0 +1,156 @@
+// The saturation loop.
+#include "egopt/egraph/runner.hpp"
+
+#include <chrono>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+namespace egopt::egraph {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+} // namespace
+
+std::string_view stopReasonName(StopReason r) {
+    switch (r) {
+    case StopReason::Saturated:
+        return "saturated";
+    case StopReason::IterationLimit:
+        return "iteration limit";
+    case StopReason::NodeLimit:
+        return "e-node limit";
+    case StopReason::MemoryLimit:
+        return "memory limit";
+    case StopReason::TimeLimit:
+        return "time limit";
+    }
+    return "?";
+}
+
+Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib)
+    : g_(g), rules_(rules), lib_(lib), state_(rules.size()) {}
+
+std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& report) {
+    std::vector<EClassId> classes = g_.classIds();
+    size_t n = classes.size();
+    // One slot per (rule, class): parallel workers never share a slot, and the flattening
+    // below reads slots in a fixed order.
+    std::vector<std::vector<Match>> slots(rules_.size() * n);
+    std::vector<double> seconds(rules_.size(), 0.0);
+    tbb::parallel_for(size_t(0), rules_.size(), [&](size_t r) {
+        if (state_[r].bannedUntil > iteration) {
+            return;
+        }
+        auto start = Clock::now();
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 64), [&](const auto& range) {
+            for (size_t i = range.begin(); i != range.end(); ++i) {
+                searchClass(g_, rules_[r], lib_, classes[i], slots[r * n + i]);
+            }
+        });
+        seconds[r] = since(start);
+    });
+    std::vector<std::vector<Match>> out(rules_.size());
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        for (size_t i = 0; i < n; ++i) {
+            auto& s = slots[r * n + i];
+            out[r].insert(out[r].end(), std::make_move_iterator(s.begin()),
+                          std::make_move_iterator(s.end()));
+        }
+        RuleStats& st = report.rules[r];
+        st.searchSeconds += seconds[r];
+        st.matches += out[r].size();
+        size_t threshold = scheduler.matchLimit << state_[r].timesBanned;
+        if (out[r].size() > threshold) {
+            state_[r].bannedUntil = iteration + (scheduler.banLength << state_[r].timesBanned);
+            ++state_[r].timesBanned;
+            ++st.timesBanned;
+            out[r].clear();
+        }
+    }
+    return out;
+}
+
+size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report) {
+    size_t applied = 0;
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        auto start = Clock::now();
+        size_t before = g_.numNodeIds();
+        for (const Match& m : matches[r]) {
+            if (g_.numNodes() > limits.nodes) {
+                break; // counted, hence deterministic
+            }
+            if (applyMatch(g_, rules_[r], lib_, m)) {
+                ++applied;
+                ++report.rules[r].applications;
+            }
+        }
+        report.rules[r].newNodes += g_.numNodeIds() - before;
+        report.rules[r].applySeconds += since(start);
+    }
+    return applied;
+}
+
+RunReport Runner::run(const std::function<void(const IterationReport&)>& onIteration) {
+    RunReport report;
+    for (const Rule& r : rules_) {
+        report.rules.push_back({r.name});
+    }
+    auto start = Clock::now();
+    // More threads than cores only adds contention (and a TBB warning); results are the same.
+    auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
+    tbb::task_arena arena(static_cast<int>(std::clamp<size_t>(threads, 1, cores)));
+    g_.rebuild();
+    for (size_t it = 0;; ++it) {
+        if (it >= limits.iterations) {
+            report.stop = StopReason::IterationLimit;
+            break;
+        }
+        auto iterStart = Clock::now();
+        std::vector<std::vector<Match>> matches;
+        arena.execute([&] { matches = search(it, report); });
+        size_t applied = apply(matches, report);
+        g_.rebuild();
+        IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
+                           g_.memoryBytes(), applied,       since(iterStart)};
+        report.iterations.push_back(ir);
+        if (onIteration) {
+            onIteration(ir);
+        }
+        bool banned = false;
+        for (const RuleState& s : state_) {
+            banned = banned || s.bannedUntil > it + 1;
+        }
+        if (g_.numNodes() > limits.nodes) {
+            report.stop = StopReason::NodeLimit;
+            break;
+        }
+        if (ir.bytes > limits.memoryBytes) {
+            report.stop = StopReason::MemoryLimit;
+            break;
+        }
+        if (applied == 0 && !banned) {
+            report.stop = StopReason::Saturated;
+            break;
+        }
+        if (applied == 0) { // only banned rules could still change something: lift the bans
+            for (RuleState& s : state_) {
+                s.bannedUntil = 0;
+            }
+        }
+        if (since(start) > limits.seconds) {
+            report.stop = StopReason::TimeLimit;
+            break;
+        }
+    }
+    return report;
+}
+
+} // namespace egopt::egraph

@@ -1,0 +1,144 @@
+// Inserting terms (with type inference for lambda parameters), shifting free variables, and
+// extracting the smallest term of a class.
+#include "egopt/egraph/egraph.hpp"
+
+#include <unordered_map>
+
+namespace egopt::egraph {
+
+namespace {
+
+constexpr size_t kMaxDepth = 20000;
+
+// Copies `id` with free variables (index >= cutoff at depth 0) shifted by `by`.
+TermId shiftTerm(const TermArena& in, TermId id, int32_t by, int32_t cutoff, TermArena& out) {
+    TermNode n = in.at(id);
+    if (n.op == Op::Param && n.eclass == kNoClass && n.ival >= cutoff) {
+        n.ival += by;
+    }
+    int32_t inner = n.op == Op::Lambda ? cutoff + n.ival : cutoff;
+    for (TermId& c : n.children) {
+        c = shiftTerm(in, c, by, inner, out);
+    }
+    return out.add(std::move(n));
+}
+
+} // namespace
+
+EClassId EGraph::addTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
+                         std::span<const TypeId> freeVarTypes) {
+    std::vector<TypeId> env(freeVarTypes.begin(), freeVarTypes.end());
+    return addTermRec(terms, root, argTypes, env);
+}
+
+EClassId EGraph::addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
+                            std::vector<TypeId>& env) {
+    const TermNode& n = t.at(id);
+    if (env.size() > kMaxDepth) {
+        throw TypeError("term nested too deeply");
+    }
+    if (n.eclass != kNoClass) {
+        return shift(n.eclass, n.shift);
+    }
+    ENode e;
+    e.op = n.op;
+    e.ival = n.ival;
+    Attr attr{n.sizes, n.types};
+    switch (n.op) {
+    case Op::Param:
+        if (attr.types.empty()) {
+            if (n.ival < 0 || static_cast<size_t>(n.ival) >= env.size()) {
+                throw TypeError("a variable whose type is unknown");
+            }
+            attr.types = {env[env.size() - 1 - static_cast<size_t>(n.ival)]};
+        }
+        break;
+    case Op::Lambda: {
+        if (attr.types.empty()) {
+            attr.types.assign(argTypes.begin(), argTypes.end());
+        }
+        if (attr.types.size() != static_cast<size_t>(n.ival)) {
+            throw TypeError("cannot infer the parameter types of a lambda with " +
+                            std::to_string(n.ival) + " parameters applied to " +
+                            std::to_string(argTypes.size()) + " arguments");
+        }
+        env.insert(env.end(), attr.types.begin(), attr.types.end());
+        EClassId body = addTermRec(t, n.children.at(0), {}, env);
+        env.resize(env.size() - attr.types.size());
+        e.children.push_back(body);
+        break;
+    }
+    case Op::Apply: {
+        std::vector<TypeId> args;
+        std::vector<EClassId> argClasses;
+        for (size_t i = 1; i < n.children.size(); ++i) {
+            EClassId c = addTermRec(t, n.children[i], {}, env);
+            argClasses.push_back(c);
+            args.push_back(data(c).type);
+        }
+        e.children.push_back(addTermRec(t, n.children.at(0), args, env));
+        e.children.insert(e.children.end(), argClasses.begin(), argClasses.end());
+        break;
+    }
+    default: {
+        std::vector<TypeId> childArgs =
+            argTypes.empty() ? std::vector<TypeId>{} : childArgTypes(n.op, argTypes);
+        for (TermId c : n.children) {
+            e.children.push_back(addTermRec(t, c, childArgs, env));
+        }
+        break;
+    }
+    }
+    e.attr = attrs_.intern(std::move(attr));
+    return add(std::move(e));
+}
+
+EClassId EGraph::shift(EClassId c, int32_t by, int32_t cutoff) {
+    c = find(c);
+    const ClassData& d = data(c);
+    if (by == 0 || !d.hasFreeVarAtLeast(cutoff)) {
+        return c;
+    }
+    if (by < 0) {
+        for (int32_t v : d.freeVars) {
+            if (v >= cutoff && v < cutoff - by) {
+                throw ScopeError("a variable would escape its binder");
+            }
+        }
+    }
+    TermArena in;
+    TermId root = extract(c, in);
+    TermArena out;
+    TermId shifted = shiftTerm(in, root, by, cutoff, out);
+    return addTerm(out, shifted);
+}
+
+TermId EGraph::extract(EClassId c, TermArena& out) const {
+    std::unordered_map<EClassId, TermId> done;
+    // Explicit recursion with a depth bound: best members form an acyclic graph (costs
+    // strictly decrease towards the leaves).
+    auto rec = [&](auto& self, EClassId cls, size_t depth) -> TermId {
+        cls = findConst(cls);
+        if (auto it = done.find(cls); it != done.end()) {
+            return it->second;
+        }
+        if (depth > kMaxDepth) {
+            throw TypeError("extraction nested too deeply");
+        }
+        const ENode& n = orig_[data(cls).best];
+        TermNode t;
+        t.op = n.op;
+        t.ival = n.ival;
+        t.sizes = attrs_.at(n.attr).sizes;
+        t.types = attrs_.at(n.attr).types;
+        for (EClassId child : n.children) {
+            t.children.push_back(self(self, child, depth + 1));
+        }
+        TermId id = out.add(std::move(t));
+        done.emplace(cls, id);
+        return id;
+    };
+    return rec(rec, c, 0);
+}
+
+} // namespace egopt::egraph

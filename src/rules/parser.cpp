@@ -1,0 +1,323 @@
+// Rules, their clauses and includes; the load-time checks.
+#include "parser.hpp"
+
+#include "egopt/rules/loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace egopt::rules::detail {
+
+using egraph::CallArg;
+using egraph::PatNode;
+using egraph::Rule;
+
+bool Parser::is(const char* punct) const {
+    return peek().kind == Token::Kind::Punct && peek().text == punct;
+}
+
+bool Parser::isIdent(const char* word) const {
+    return peek().kind == Token::Kind::Ident && peek().text == word;
+}
+
+const Token& Parser::take() {
+    const Token& t = t_[std::min(pos_, t_.size() - 1)];
+    if (pos_ < t_.size()) {
+        ++pos_;
+    }
+    return t;
+}
+
+void Parser::expect(const char* punct) {
+    if (!is(punct)) {
+        failHere(std::string("expected '") + punct + "', found '" + peek().text + "'");
+    }
+    take();
+}
+
+void Parser::fail(const std::string& message, SourceLoc loc) const {
+    badInput(message, file_, loc);
+}
+
+void Parser::failHere(const std::string& message) const {
+    fail(message, peek().loc);
+}
+
+std::vector<Rule> Parser::parseFile() {
+    std::vector<Rule> out;
+    while (peek().kind != Token::Kind::End) {
+        if (isIdent("include")) {
+            parseInclude(out);
+        } else if (isIdent("rule")) {
+            parseRule(out);
+        } else {
+            failHere("expected 'rule' or 'include', found '" + peek().text + "'");
+        }
+    }
+    return out;
+}
+
+void Parser::parseInclude(std::vector<Rule>& out) {
+    take();
+    const Token& name = take();
+    if (name.kind != Token::Kind::String) {
+        fail("expected a file name in quotes after include", name.loc);
+    }
+    std::filesystem::path path = std::filesystem::path(file_).parent_path() / name.text;
+    std::string canonical = std::filesystem::weakly_canonical(path).string();
+    if (std::find(stack_.begin(), stack_.end(), canonical) != stack_.end()) {
+        fail("include cycle: " + name.text + " includes itself", name.loc);
+    }
+    std::ifstream in(path);
+    if (!in) {
+        fail("cannot read included rule file '" + path.string() + "'", name.loc);
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    stack_.push_back(canonical);
+    auto rules = Parser(lex(ss.str(), path.string()), path.string(), lib_, stack_).parseFile();
+    stack_.pop_back();
+    out.insert(out.end(), rules.begin(), rules.end());
+}
+
+void Parser::parseRule(std::vector<Rule>& out) {
+    take();
+    Rule r;
+    r.file = file_;
+    r.loc = peek().loc;
+    const Token& name = take();
+    if (name.kind != Token::Kind::Ident) {
+        fail("expected a rule name after 'rule'", name.loc);
+    }
+    r.name = name.text;
+    for (const Rule& other : out) {
+        if (other.name == r.name) {
+            fail("duplicate rule name '" + r.name + "'", name.loc);
+        }
+    }
+    expect(":");
+    vars_ = {};
+    boundSizes_.clear();
+    usedSizes_.clear();
+    r.lhs = parsePattern(true);
+    bool both = is("<=>");
+    if (!both && !is("=>")) {
+        failHere("expected '=>' or '<=>' after the left-hand side, found '" + peek().text + "'");
+    }
+    take();
+    if (is("@")) {
+        take();
+        std::map<std::string, egraph::Library::Entry> kinds;
+        for (const auto& [n, e] : lib_.appliers) {
+            kinds[n] = e.first;
+        }
+        r.applier = parseCall(kinds, "applier");
+    } else {
+        r.rhs = parsePattern(false);
+    }
+    std::map<std::string, egraph::Library::Entry> condKinds, genKinds;
+    for (const auto& [n, e] : lib_.conditions) {
+        condKinds[n] = e.first;
+    }
+    for (const auto& [n, e] : lib_.generators) {
+        genKinds[n] = e.first;
+    }
+    if (isIdent("if")) {
+        do {
+            take();
+            r.conditions.push_back(parseCall(condKinds, "condition"));
+        } while (is(","));
+    }
+    if (isIdent("where")) {
+        do {
+            take();
+            expect("#");
+            std::string var = "#" + take().text;
+            expect("=");
+            r.generators.emplace_back(var, parseCall(genKinds, "generator"));
+            boundSizes_.insert(var);
+        } while (is(","));
+    }
+    for (const auto& [var, loc] : usedSizes_) {
+        if (!boundSizes_.count(var)) {
+            fail("size variable " + var + " is not bound by the left-hand side or a generator",
+                 loc);
+        }
+    }
+    r.vars = vars_;
+    checkRule(r, both);
+    if (both) {
+        Rule rev = r;
+        rev.name = r.name + "-rev";
+        std::swap(*rev.rhs, rev.lhs);
+        checkRule(rev, true);
+        out.push_back(std::move(r));
+        out.push_back(std::move(rev));
+    } else {
+        out.push_back(std::move(r));
+    }
+}
+
+egraph::Call Parser::parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
+                               const char* what) {
+    egraph::Call c;
+    c.loc = peek().loc;
+    c.name = take().text;
+    auto it = kinds.find(c.name);
+    if (it == kinds.end()) {
+        fail(std::string("unknown ") + what + " '" + c.name + "'", c.loc);
+    }
+    const std::string& k = it->second.kinds;
+    expect("(");
+    while (!is(")")) {
+        if (!c.args.empty()) {
+            expect(",");
+        }
+        size_t i = c.args.size();
+        bool variadic = !k.empty() && k.back() == '+';
+        char kind = i < k.size() && k[i] != '+' ? k[i] : (variadic ? k[k.size() - 2] : '\0');
+        if (kind == '\0') {
+            failHere(std::string(what) + " " + c.name + " takes " + std::to_string(k.size()) +
+                     " argument(s)");
+        }
+        c.args.push_back(parseArg(kind));
+    }
+    take();
+    size_t minArgs = k.empty() || k.back() != '+' ? k.size() : k.size() - 1;
+    if (c.args.size() < minArgs) {
+        fail(std::string(what) + " " + c.name + " takes " + std::to_string(minArgs) +
+                 " argument(s), found " + std::to_string(c.args.size()),
+             c.loc);
+    }
+    return c;
+}
+
+CallArg Parser::parseArg(char kind) {
+    CallArg a;
+    SourceLoc loc = peek().loc;
+    if (kind == 'c') {
+        a.kind = CallArg::Kind::Class;
+        expect("?");
+        std::string var = "?" + take().text;
+        auto it = std::find(vars_.names.begin(), vars_.names.end(), var);
+        if (it == vars_.names.end()) {
+            fail("variable " + var + " is not bound by the left-hand side", loc);
+        }
+        a.slot = static_cast<uint32_t>(it - vars_.names.begin());
+    } else if (kind == 'n') {
+        a.kind = CallArg::Kind::Number;
+        const Token& t = take();
+        if (t.kind != Token::Kind::Number) {
+            fail("expected a number", loc);
+        }
+        a.number = std::stoll(t.text);
+    } else {
+        a.kind = CallArg::Kind::Size;
+        lhs_ = false;
+        a.size = parseSize();
+    }
+    return a;
+}
+
+// The checks that can be decided without knowing the types the variables will stand for.
+void Parser::checkRule(const Rule& r, bool bidirectional) const {
+    const PatNode& root = r.lhs.nodes[r.lhs.root];
+    if (root.kind != PatNode::Kind::Node) {
+        fail("rule " + r.name + ": the left-hand side must not be a lone variable", r.loc);
+    }
+    if (r.rhs && r.rhs->sortKnown() && r.lhs.isFunction() != r.rhs->isFunction()) {
+        fail("rule " + r.name + " is ill-typed: one side is a function and the other a value",
+             r.loc);
+    }
+    // Each variable must be bound at one binder depth on the left.
+    std::vector<int32_t> depth(r.vars.names.size(), -1);
+    for (const PatNode& n : r.lhs.nodes) {
+        if (n.kind != PatNode::Kind::ClassVar) {
+            continue;
+        }
+        if (depth[n.slot] >= 0 && depth[n.slot] != n.depth) {
+            fail("rule " + r.name + ": variable " + r.vars.names[n.slot] +
+                     " occurs under different numbers of binders",
+                 n.loc);
+        }
+        depth[n.slot] = n.depth;
+    }
+    for (size_t i = 0; i < depth.size(); ++i) {
+        if (depth[i] < 0 && bidirectional) {
+            fail("rule " + r.name + ": variable " + r.vars.names[i] +
+                     " must occur on both sides of '<=>'",
+                 r.loc);
+        }
+    }
+    if (bidirectional && (r.applier || !r.generators.empty())) {
+        fail("rule " + r.name + ": '<=>' rules cannot use appliers or generators", r.loc);
+    }
+}
+
+} // namespace egopt::rules::detail
+
+namespace egopt::rules {
+
+namespace {
+
+using egraph::PatNode;
+
+// Left-hand binder depths of the variables (for shifting on the right-hand side).
+void fillDepths(egraph::Rule& r) {
+    r.vars.depth.assign(r.vars.names.size(), 0);
+    for (const PatNode& n : r.lhs.nodes) {
+        if (n.kind == PatNode::Kind::ClassVar) {
+            r.vars.depth[n.slot] = n.depth;
+        }
+    }
+}
+
+} // namespace
+
+std::vector<egraph::Rule> parseRules(const std::string& text, const std::string& file,
+                                     const egraph::Library& lib) {
+    std::vector<std::string> stack{std::filesystem::weakly_canonical(file).string()};
+    auto rules = detail::Parser(detail::lex(text, file), file, lib, stack).parseFile();
+    for (auto& r : rules) {
+        fillDepths(r);
+    }
+    for (size_t i = 0; i < rules.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+            if (rules[i].name == rules[j].name) {
+                badInput("duplicate rule name '" + rules[i].name + "'", rules[i].file,
+                         rules[i].loc);
+            }
+        }
+    }
+    return rules;
+}
+
+std::vector<egraph::Rule> loadRules(const std::string& path, const egraph::Library& lib) {
+    std::ifstream in(path);
+    if (!in) {
+        badInput("cannot read rule file '" + path + "'");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseRules(ss.str(), path, lib);
+}
+
+std::string defaultRulesPath() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates{"rules/core.rules"};
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        candidates.push_back(exe.parent_path() / "../../rules/core.rules");
+        candidates.push_back(exe.parent_path() / "../share/egopt/rules/core.rules");
+    }
+    for (const auto& c : candidates) {
+        if (fs::exists(c)) {
+            return c.string();
+        }
+    }
+    badInput("cannot find rules/core.rules: pass --rules FILE");
+}
+
+} // namespace egopt::rules

@@ -1,0 +1,65 @@
+// The recursive-descent parser of rule files (patterns in pattern_parser.cpp, rules and
+// clauses in parser.cpp).
+#pragma once
+
+#include "egopt/egraph/rewrite.hpp"
+#include "lexer.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace egopt::rules::detail {
+
+class Parser {
+public:
+    Parser(std::vector<Token> tokens, std::string file, const egraph::Library& lib,
+           std::vector<std::string>& includeStack)
+        : t_(std::move(tokens)), file_(std::move(file)), lib_(lib), stack_(includeStack) {}
+
+    std::vector<egraph::Rule> parseFile();
+
+private:
+    // --- tokens
+    const Token& peek(size_t k = 0) const { return t_[std::min(pos_ + k, t_.size() - 1)]; }
+    bool is(const char* punct) const;
+    bool isIdent(const char* word) const;
+    const Token& take();
+    void expect(const char* punct);
+    [[noreturn]] void fail(const std::string& message, SourceLoc loc) const;
+    [[noreturn]] void failHere(const std::string& message) const;
+
+    // --- rules (parser.cpp)
+    void parseRule(std::vector<egraph::Rule>& out);
+    void parseInclude(std::vector<egraph::Rule>& out);
+    egraph::Call parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
+                           const char* what);
+    egraph::CallArg parseArg(char kind);
+    void checkRule(const egraph::Rule& rule, bool bidirectional) const;
+
+    // --- patterns (pattern_parser.cpp)
+    egraph::Pattern parsePattern(bool lhs);
+    egraph::PatId parseApp();
+    egraph::PatId parsePrim();
+    egraph::PatId parseOp(const Token& name);
+    egraph::PatId parseLambda(SourceLoc loc);
+    arith::Size parseSize();
+    arith::Size parseSizeProduct();
+    arith::Size parseSizeAtom();
+    egraph::PatId addNode(egraph::PatNode n);
+
+    std::vector<Token> t_;
+    size_t pos_ = 0;
+    std::string file_;
+    const egraph::Library& lib_;
+    std::vector<std::string>& stack_;
+    // state while parsing one rule
+    egraph::Pattern* pat_ = nullptr;
+    egraph::VarTable vars_;
+    std::vector<std::string> scope_; // lambda binders, innermost last
+    std::set<std::string> boundSizes_;
+    std::vector<std::pair<std::string, SourceLoc>> usedSizes_;
+    bool lhs_ = true;
+};
+
+} // namespace egopt::rules::detail

@@ -1,0 +1,53 @@
+// Programs that are not fully lowered or break the thread hierarchy get a BadInput error naming
+// the node; no kernel is produced.
+#include "codegen_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt::codegen::test;
+
+namespace {
+
+std::string errorOf(const std::string& source) {
+    try {
+        generateText(source, {{"N", 64}});
+    } catch (const egopt::Error& e) {
+        CHECK(e.kind() == egopt::ErrorKind::BadInput);
+        CHECK(e.loc().known());
+        return e.message();
+    }
+    FAIL("no error for: " << source);
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("non-lowered programs are rejected with the node named", "[codegen]") {
+    const std::string pre = "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ";
+    CHECK_THAT(errorOf(pre + "Map(plusOne) $ xs)"),
+               Catch::Contains("Map") && Catch::Contains("not fully lowered"));
+    CHECK_THAT(errorOf(pre + "MapGlb(0)(id) o Reduce(add, 0.0f) $ xs)"), Catch::Contains("Reduce"));
+    CHECK_THAT(errorOf(pre + "MapLcl(0)(plusOne) $ xs)"),
+               Catch::Contains("MapLcl(0)") && Catch::Contains("outside MapWrg"));
+    CHECK_THAT(
+        errorOf(pre + "Join() o MapWrg(0)(MapLcl(0)(MapLcl(0)(id))) o Split(8) o Split(4) $ xs)"),
+        Catch::Contains("same dimension"));
+    CHECK_THAT(errorOf(pre + "Join() o MapGlb(0)(MapGlb(0)(id)) o Split(8) $ xs)"),
+               Catch::Contains("MapGlb(0)"));
+    CHECK_THAT(errorOf(pre + "Join() o MapWrg(0)(MapGlb(0)(id)) o Split(8) $ xs)"),
+               Catch::Contains("MapGlb inside MapWrg"));
+}
+
+TEST_CASE("missing size values are bad input", "[codegen]") {
+    auto p = egopt::lift::parseProgram(
+        "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs)", "t.lift");
+    auto info = egopt::lift::typecheck(p);
+    CHECK_THROWS_WITH(egopt::codegen::generate(p, info, {}), Catch::Contains("--size N"));
+}
+
+TEST_CASE("launch configuration JSON", "[codegen]") {
+    Generated g = generateFile(example("partial_dot"), {{"N", 1024}});
+    std::string j = g.code.launchJson();
+    CHECK_THAT(j, Catch::Contains("\"global\"") && Catch::Contains("512") &&
+                      Catch::Contains("\"local\"") && Catch::Contains("64"));
+}

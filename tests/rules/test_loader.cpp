@@ -1,0 +1,60 @@
+// Rule-file parsing: the shipped rules load; errors carry file:line:col.
+#include "egopt/rules/loader.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+
+namespace {
+
+std::string errorOf(const std::string& text) {
+    try {
+        rules::parseRules(text, "t.rules", egraph::Library::standard());
+    } catch (const Error& e) {
+        return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
+               e.message();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST_CASE("the shipped core rules load", "[rules]") {
+    auto lib = egraph::Library::standard();
+    auto rules = rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/core.rules", lib);
+    std::vector<std::string> names;
+    for (const auto& r : rules) {
+        names.push_back(r.name);
+    }
+    for (const char* n : {"map-fusion", "map-fission", "split-join", "split-join-cancel",
+                          "join-split-cancel", "beta", "eta"}) {
+        CHECK(std::find(names.begin(), names.end(), n) != names.end());
+    }
+}
+
+TEST_CASE("bidirectional rules give two rules", "[rules]") {
+    auto rules = rules::parseRules("rule t: Transpose $ (Transpose $ ?x) <=> Id $ ?x", "t.rules",
+                                   egraph::Library::standard());
+    REQUIRE(rules.size() == 2);
+    CHECK(rules[1].name == "t-rev");
+}
+
+TEST_CASE("rule-file errors have locations", "[rules]") {
+    CHECK(errorOf("rule a: Map(?f) $ ?x => ?y") ==
+          "1:26: variable ?y is not bound by the left-hand side");
+    CHECK(errorOf("rule a: Mop(?f) $ ?x => ?x") == "1:9: unknown pattern or variable 'Mop'");
+    CHECK(errorOf("\nrule a: Map(?f) $ ?x ?x") == "2:22: expected '=>' or '<=>' after the "
+                                                  "left-hand side, found '?'");
+    CHECK(errorOf("rule a: ?x => ?x") ==
+          "1:6: rule a: the left-hand side must not be a lone variable");
+    CHECK(errorOf("rule a: Map(?f) $ ?x => Map(?f)") ==
+          "1:6: rule a is ill-typed: one side is a function and the other a value");
+    CHECK(errorOf("rule a: Join $ ?x => ?x if nope(?x)") == "1:28: unknown condition 'nope'");
+    CHECK(errorOf("rule a: Join $ ?x => Split(#k) $ ?x") ==
+          "1:29: size variable #k is not bound by the left-hand side or a generator");
+    CHECK(errorOf("rule a: Join $ ?x => ?x\nrule a: Join $ ?x => ?x") ==
+          "2:6: duplicate rule name 'a'");
+    CHECK(errorOf("include \"missing.rules\"").find("cannot read included rule file") !=
+          std::string::npos);
+    CHECK(errorOf("rule a: Join $ ?x => ?x /* open") == "1:25: unterminated comment");
+}

@@ -1,0 +1,67 @@
+// `egopt run FILE --size ... [--device D] [--seed S] [--runs R]`: generate the kernel, build and
+// run it on random inputs, compare with the reference interpreter and report the time.
+#include "cli.hpp"
+#include "egopt/codegen/codegen.hpp"
+#include "egopt/codegen/validate.hpp"
+#include "egopt/lift/frontend.hpp"
+#include "egopt/lift/sizes.hpp"
+#include "egopt/lift/typecheck.hpp"
+#include "egopt/runtime/device.hpp"
+
+#include <charconv>
+#include <iostream>
+
+namespace egopt::cli {
+
+namespace {
+
+uint64_t numberOption(const Args& args, const std::string& name, uint64_t fallback) {
+    auto text = args.value(name);
+    if (!text) {
+        return fallback;
+    }
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || ptr != text->data() + text->size()) {
+        badInput("--" + name + " expects a non-negative integer, found '" + *text + "'");
+    }
+    return v;
+}
+
+arith::Bindings runSizes(const Args& args, const lift::Program& program, const std::string& file) {
+    arith::Bindings given;
+    for (const auto& s : args.values("size")) {
+        lift::parseSizeAssignments(s, given);
+    }
+    auto resolved = lift::resolveSizes(program, given, lift::readCompanionSizes(file));
+    if (!resolved.missing.empty()) {
+        std::string names;
+        for (const auto& m : resolved.missing) {
+            names += (names.empty() ? "" : ", ") + m;
+        }
+        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
+    }
+    return resolved.bindings;
+}
+
+} // namespace
+
+int runRun(const Args& args) {
+    const std::string& file = args.positional.at(0);
+    lift::Program program = lift::parseFile(file);
+    lift::TypeInfo info = lift::typecheck(program);
+    arith::Bindings sizes = runSizes(args, program, file);
+    codegen::GeneratedCode code = codegen::generate(program, info, sizes);
+
+    runtime::Session session(runtime::selectDevice(args.value("device").value_or("")));
+    codegen::RunOptions options;
+    options.seed = numberOption(args, "seed", 1);
+    options.runs = static_cast<int>(std::max<uint64_t>(1, numberOption(args, "runs", 5)));
+    std::cout << "device: " << session.device().describe() << "\n"
+              << "sizes: " << lift::showBindings(program, sizes) << "\n";
+    codegen::RunResult r = codegen::runAndValidate(session, program, info, sizes, code, options);
+    std::cout << r.summary() << "\n";
+    return r.ok ? kExitOk : kExitNoCandidate;
+}
+
+} // namespace egopt::cli
