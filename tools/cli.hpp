@@ -2,6 +2,9 @@
 // function over the library (parse, type-check, interpret, ...).
 #pragma once
 
+#include "egopt/arith/size.hpp"
+#include "egopt/lift/ir.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +39,9 @@ struct Command {
 // Throws egopt::Error (BadInput) for unknown options, missing values or wrong arity.
 Args parseArgs(const Command& command, const std::vector<std::string>& argv);
 std::string commandHelp(const Command& command);
+// Every size variable's value, from --size and the companion .json; missing ones are bad input.
+arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
+                              const std::string& file);
 
 int runCheck(const Args& args);
 int runInterp(const Args& args);

@@ -1,4 +1,6 @@
 #include "cli.hpp"
+#include "egopt/lift/frontend.hpp"
+#include "egopt/lift/sizes.hpp"
 #include "egopt/support/diagnostic.hpp"
 
 namespace egopt::cli {
@@ -85,6 +87,23 @@ std::string commandHelp(const Command& command) {
         }
     }
     return out;
+}
+
+arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
+                              const std::string& file) {
+    arith::Bindings given;
+    for (const auto& s : args.values("size")) {
+        lift::parseSizeAssignments(s, given);
+    }
+    auto resolved = lift::resolveSizes(program, given, lift::readCompanionSizes(file));
+    if (!resolved.missing.empty()) {
+        std::string names;
+        for (const auto& m : resolved.missing) {
+            names += (names.empty() ? "" : ", ") + m;
+        }
+        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
+    }
+    return resolved.bindings;
 }
 
 } // namespace egopt::cli

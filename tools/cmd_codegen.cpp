@@ -13,23 +13,6 @@ namespace egopt::cli {
 
 namespace {
 
-arith::Bindings concreteSizes(const Args& args, const lift::Program& program,
-                              const std::string& file) {
-    arith::Bindings given;
-    for (const auto& s : args.values("size")) {
-        lift::parseSizeAssignments(s, given);
-    }
-    auto resolved = lift::resolveSizes(program, given, lift::readCompanionSizes(file));
-    if (!resolved.missing.empty()) {
-        std::string names;
-        for (const auto& m : resolved.missing) {
-            names += (names.empty() ? "" : ", ") + m;
-        }
-        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
-    }
-    return resolved.bindings;
-}
-
 void writeFile(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
@@ -44,7 +27,7 @@ int runCodegen(const Args& args) {
     const std::string& file = args.positional.at(0);
     lift::Program program = lift::parseFile(file);
     lift::TypeInfo info = lift::typecheck(program);
-    arith::Bindings sizes = concreteSizes(args, program, file);
+    arith::Bindings sizes = requiredSizes(args, program, file);
     codegen::Options options;
     if (auto name = args.value("kernel-name")) {
         options.kernelName = *name;

@@ -43,25 +43,14 @@ int runInterp(const Args& args) {
     lift::Program program = lift::parseFile(file);
     lift::TypeInfo info = lift::typecheck(program);
 
-    arith::Bindings given;
-    for (const auto& s : args.values("size")) {
-        lift::parseSizeAssignments(s, given);
-    }
-    auto resolved = lift::resolveSizes(program, given, lift::readCompanionSizes(file));
-    if (!resolved.missing.empty()) {
-        std::string names;
-        for (const auto& m : resolved.missing) {
-            names += (names.empty() ? "" : ", ") + m;
-        }
-        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
-    }
+    arith::Bindings sizes = requiredSizes(args, program, file);
 
     uint64_t seed = seedOption(args);
     std::vector<interp::Value> inputs =
-        args.has("inputs") ? interp::inputsFromJson(program, resolved.bindings,
-                                                    readInputsFile(*args.value("inputs")), seed)
-                           : interp::randomInputs(program, resolved.bindings, seed);
-    interp::Interpreter interpreter(program, info, resolved.bindings);
+        args.has("inputs")
+            ? interp::inputsFromJson(program, sizes, readInputsFile(*args.value("inputs")), seed)
+            : interp::randomInputs(program, sizes, seed);
+    interp::Interpreter interpreter(program, info, sizes);
     std::cout << interpreter.run(inputs).toJson() << "\n";
     return kExitOk;
 }

@@ -28,29 +28,13 @@ uint64_t numberOption(const Args& args, const std::string& name, uint64_t fallba
     return v;
 }
 
-arith::Bindings runSizes(const Args& args, const lift::Program& program, const std::string& file) {
-    arith::Bindings given;
-    for (const auto& s : args.values("size")) {
-        lift::parseSizeAssignments(s, given);
-    }
-    auto resolved = lift::resolveSizes(program, given, lift::readCompanionSizes(file));
-    if (!resolved.missing.empty()) {
-        std::string names;
-        for (const auto& m : resolved.missing) {
-            names += (names.empty() ? "" : ", ") + m;
-        }
-        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
-    }
-    return resolved.bindings;
-}
-
 } // namespace
 
 int runRun(const Args& args) {
     const std::string& file = args.positional.at(0);
     lift::Program program = lift::parseFile(file);
     lift::TypeInfo info = lift::typecheck(program);
-    arith::Bindings sizes = runSizes(args, program, file);
+    arith::Bindings sizes = requiredSizes(args, program, file);
     codegen::GeneratedCode code = codegen::generate(program, info, sizes);
 
     runtime::Session session(runtime::selectDevice(args.value("device").value_or("")));
