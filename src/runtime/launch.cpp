@@ -90,6 +90,8 @@ void Session::waitFor(cl_event event, const Kernel& kernel, std::chrono::millise
         }
         if (Clock::now() >= deadline) {
             abandoned_ = true;
+            checkCl(clRetainEvent(event), "clRetainEvent");
+            hungEvent_ = Handle<cl_event>(event);
             throw KernelTimeout("kernel '" + kernel.name() + "' did not finish within " +
                                 std::to_string(timeout.count()) + " ms on " + device_.name);
         }

@@ -72,10 +72,20 @@ Session::Session(const Device& device) : device_(device) {
 }
 
 Session::~Session() {
-    if (abandoned_) {
+    // Releasing a context while its kernel still runs crashes some drivers, so a session whose
+    // kernel timed out leaks its queue and context, unless that kernel has finished meanwhile.
+    if (abandoned_ && !hungKernelFinished()) {
+        hungEvent_.leak();
         queue_.leak();
         context_.leak();
     }
+}
+
+bool Session::hungKernelFinished() const {
+    cl_int status = CL_QUEUED;
+    cl_int rc = clGetEventInfo(hungEvent_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                               &status, nullptr);
+    return rc == CL_SUCCESS && (status == CL_COMPLETE || status < 0);
 }
 
 void Session::requireUsable() const {

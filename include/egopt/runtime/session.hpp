@@ -174,6 +174,7 @@ public:
 
 private:
     void requireUsable() const;
+    bool hungKernelFinished() const;
     void validateRange(const Kernel& kernel, const NDRange& global, const NDRange& local) const;
     void waitFor(cl_event event, const Kernel& kernel, std::chrono::milliseconds timeout);
 
@@ -181,6 +182,8 @@ private:
     Handle<cl_context> context_;
     Handle<cl_command_queue> queue_;
     bool abandoned_ = false; // set by a KernelTimeout
+    // The launch that timed out; declared last so that it is released before the queue.
+    Handle<cl_event> hungEvent_;
 };
 
 // Launches `kernel` `warmup` times untimed, then `runs` times timed (runs >= 1); each launch gets
