@@ -45,11 +45,6 @@ double firstDot(size_t cols, unsigned seedA, unsigned seedB, size_t strideB) {
     return sum;
 }
 
-Buffer uploadPattern(Session& session, size_t n, unsigned seed) {
-    const std::vector<float> values = patternVector(n, seed);
-    return session.uploadValues<float>(values);
-}
-
 std::string square(size_t n) {
     return std::to_string(n) + "x" + std::to_string(n);
 }
@@ -70,6 +65,11 @@ std::vector<float> patternVector(size_t n, unsigned seed) {
     return values;
 }
 
+Buffer uploadPattern(Session& session, size_t n, unsigned seed) {
+    const std::vector<float> values = patternVector(n, seed);
+    return session.uploadValues<float>(values);
+}
+
 VectorData makeVectors(Session& session, size_t n) {
     VectorData data;
     data.n = n;
@@ -81,6 +81,20 @@ VectorData makeVectors(Session& session, size_t n) {
         data.dot += x * double(patternValue(i, 2));
     }
     return data;
+}
+
+Row blasCopy(Timer& timer, const VectorData& data) {
+    Session& session = timer.session();
+    Buffer out = session.allocate(data.n * sizeof(float));
+    auto enqueue = [&](cl_command_queue queue) {
+        return blastCall(queue, "CLBlastScopy", [&](cl_command_queue* q, cl_event* e) {
+            return CLBlastScopy(data.n, data.x.get(), 0, 1, out.get(), 0, 1, q, e);
+        });
+    };
+    Row row{"copy", "clblast", formatCount(data.n), "", streamWork(2.0 * data.n * 4), {}};
+    row.samples = timer.measure(enqueue);
+    row.check = checkPattern(session, out, data.n, 1);
+    return row;
 }
 
 Row blasScal(Timer& timer, const VectorData& data) {
@@ -124,6 +138,18 @@ Row blasDot(Timer& timer, const VectorData& data) {
     return row;
 }
 
+Row blasAxpy(Timer& timer, const VectorData& data) {
+    Buffer y = uploadPattern(timer.session(), data.n, 2);
+    auto enqueue = [&](cl_command_queue queue) {
+        return blastCall(queue, "CLBlastSaxpy", [&](cl_command_queue* q, cl_event* e) {
+            return CLBlastSaxpy(data.n, 1.0f, data.x.get(), 0, 1, y.get(), 0, 1, q, e);
+        });
+    };
+    Row row{"axpy", "clblast", formatCount(data.n), "-", streamWork(3.0 * data.n * 4), {}};
+    row.samples = timer.measure(enqueue);
+    return row;
+}
+
 Row blasGemv(Timer& timer, size_t n) {
     Session& session = timer.session();
     Buffer a = uploadPattern(session, n * n, 3);
@@ -159,6 +185,30 @@ Row blasGemm(Timer& timer, size_t n) {
     Row row{"sgemm", "clblast", square(n) + "x" + std::to_string(n), "", {bytes, flops, true}, {}};
     row.samples = timer.measure(enqueue);
     row.check = checkClose(downloadFirst(session, c), firstDot(n, 5, 6, n));
+    return row;
+}
+
+Row blasTranspose(Timer& timer, size_t n) {
+    Session& session = timer.session();
+    Buffer a = uploadPattern(session, n * n, 7);
+    Buffer b = session.allocate(n * n * sizeof(float));
+    auto enqueue = [&](cl_command_queue queue) {
+        return blastCall(queue, "CLBlastSomatcopy", [&](cl_command_queue* q, cl_event* e) {
+            return CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, n, 1.0f, a.get(),
+                                    0, n, b.get(), 0, n, q, e);
+        });
+    };
+    Row row{"transpose", "clblast", square(n), "", streamWork(2.0 * double(n) * double(n) * 4), {}};
+    row.samples = timer.measure(enqueue);
+    const std::vector<float> got = session.downloadValues<float>(b);
+    row.check = "ok";
+    for (size_t i = 0; i < n * n; ++i) {
+        // b[r][c] = a[c][r]
+        if (got[i] != patternValue((i % n) * n + i / n, 7)) {
+            row.check = "FAIL at " + std::to_string(i);
+            break;
+        }
+    }
     return row;
 }
 

@@ -65,27 +65,27 @@ double medianMsOf(const std::vector<uint64_t>& ns) {
     return static_cast<double>(runtime::medianOf(ns)) * 1e-6;
 }
 
+} // namespace
+
 // Throughput in giga-units per second for `amount` units at the median of `ns`.
 double gigaPerSecond(double amount, const std::vector<uint64_t>& ns) {
     const double ms = medianMsOf(ns);
     return ms > 0 ? amount / (ms * 1e-3) * 1e-9 : 0;
 }
 
-std::string fixed(double value, int digits) {
+std::string formatFixed(double value, int digits) {
     std::ostringstream text;
     text << std::fixed << std::setprecision(digits) << value;
     return text.str();
 }
 
-std::string joined(const std::vector<uint64_t>& values) {
+std::string joinSamples(const std::vector<uint64_t>& values) {
     std::string text;
     for (uint64_t v : values) {
         text += (text.empty() ? "" : " ") + std::to_string(v);
     }
     return text;
 }
-
-} // namespace
 
 double Row::medianMs() const {
     return medianMsOf(samples.deviceNs);
@@ -171,9 +171,10 @@ void printTable(std::ostream& out, const std::vector<Row>& rows) {
         << "  check\n";
     for (const Row& row : rows) {
         out << std::left << std::setw(8) << row.name << std::setw(9) << row.impl << std::setw(16)
-            << row.size << std::right << std::setw(12) << fixed(row.medianMs(), 3) << std::setw(12)
-            << fixed(row.wallMedianMs(), 3) << std::setw(10) << fixed(row.throughput(), 1) << ' '
-            << std::left << std::setw(7) << row.unit() << "  " << row.check << '\n';
+            << row.size << std::right << std::setw(12) << formatFixed(row.medianMs(), 3)
+            << std::setw(12) << formatFixed(row.wallMedianMs(), 3) << std::setw(10)
+            << formatFixed(row.throughput(), 1) << ' ' << std::left << std::setw(7) << row.unit()
+            << "  " << row.check << '\n';
     }
 }
 
@@ -181,12 +182,13 @@ void printCsv(std::ostream& out, const std::vector<Row>& rows) {
     out << "kernel,impl,size,median_ms,wall_median_ms,bytes,flops,gb_per_s,gflop_per_s,check,"
            "device_ns,wall_ns\n";
     for (const Row& row : rows) {
-        out << row.name << ',' << row.impl << ',' << row.size << ',' << fixed(row.medianMs(), 6)
-            << ',' << fixed(row.wallMedianMs(), 6) << ',' << fixed(row.work.bytes, 0) << ','
-            << fixed(row.work.flops, 0) << ','
-            << fixed(gigaPerSecond(row.work.bytes, row.samples.deviceNs), 3) << ','
-            << fixed(gigaPerSecond(row.work.flops, row.samples.deviceNs), 3) << ',' << row.check
-            << ',' << joined(row.samples.deviceNs) << ',' << joined(row.samples.wallNs) << '\n';
+        out << row.name << ',' << row.impl << ',' << row.size << ','
+            << formatFixed(row.medianMs(), 6) << ',' << formatFixed(row.wallMedianMs(), 6) << ','
+            << formatFixed(row.work.bytes, 0) << ',' << formatFixed(row.work.flops, 0) << ','
+            << formatFixed(gigaPerSecond(row.work.bytes, row.samples.deviceNs), 3) << ','
+            << formatFixed(gigaPerSecond(row.work.flops, row.samples.deviceNs), 3) << ','
+            << row.check << ',' << joinSamples(row.samples.deviceNs) << ','
+            << joinSamples(row.samples.wallNs) << '\n';
     }
 }
 

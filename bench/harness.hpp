@@ -117,6 +117,12 @@ std::string checkClose(double got, double want, double tolerance = 1e-3);
 // "4M", "16M", "128M" for powers of two above a mebi-element, else the decimal number.
 std::string formatCount(size_t n);
 
+// Helpers for reports: `value` with `digits` decimals; samples separated by spaces; giga-units
+// per second for `amount` units at the median of `ns` (0 without samples).
+std::string formatFixed(double value, int digits);
+std::string joinSamples(const std::vector<uint64_t>& values);
+double gigaPerSecond(double amount, const std::vector<uint64_t>& ns);
+
 void printTable(std::ostream& out, const std::vector<Row>& rows);
 // One header line, then one line per row: medians, throughput in both units, every sample.
 void printCsv(std::ostream& out, const std::vector<Row>& rows);

@@ -3,6 +3,9 @@
 #include "egopt/lift/sizes.hpp"
 #include "egopt/support/diagnostic.hpp"
 
+#include <string_view>
+#include <utility>
+
 namespace egopt::cli {
 
 std::optional<std::string> Args::value(const std::string& name) const {
@@ -33,12 +36,24 @@ const OptionSpec* findOption(const Command& command, const std::string& name) {
     return nullptr;
 }
 
+// Short forms of long options, accepted by the commands that have the long option.
+constexpr std::pair<std::string_view, std::string_view> kShortOptions[] = {{"-o", "--output"}};
+
+std::string expandShort(const Command& command, const std::string& arg) {
+    for (const auto& [shortForm, longForm] : kShortOptions) {
+        if (arg == shortForm && findOption(command, std::string(longForm.substr(2)))) {
+            return std::string(longForm);
+        }
+    }
+    return arg;
+}
+
 } // namespace
 
 Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
     Args args;
     for (size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
+        const std::string a = expandShort(command, argv[i]);
         if (a.size() < 2 || a.compare(0, 2, "--") != 0 || a == "--") {
             args.positional.push_back(a);
             continue;

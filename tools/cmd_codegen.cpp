@@ -1,5 +1,7 @@
-// `egopt codegen FILE --size ... [-o out.cl]`: the OpenCL kernel of a lowered program, with its
-// launch configuration as JSON beside it (out.json) or after the source on standard output.
+// `egopt codegen FILE [--size ...] [-o out.cl]`: the OpenCL kernel(s) of a lowered program, with
+// the host-side plan (kernels, launch configurations, buffers) as JSON beside it (out.json) or
+// after the source on standard output. Sizes without a value (neither --size nor the companion
+// JSON) stay symbolic: the kernels take them as `int` arguments.
 #include "cli.hpp"
 #include "egopt/codegen/codegen.hpp"
 #include "egopt/lift/frontend.hpp"
@@ -27,7 +29,12 @@ int runCodegen(const Args& args) {
     const std::string& file = args.positional.at(0);
     lift::Program program = lift::parseFile(file);
     lift::TypeInfo info = lift::typecheck(program);
-    arith::Bindings sizes = requiredSizes(args, program, file);
+    arith::Bindings given;
+    for (const auto& s : args.values("size")) {
+        lift::parseSizeAssignments(s, given);
+    }
+    arith::Bindings sizes =
+        lift::resolveSizes(program, given, lift::readCompanionSizes(file)).bindings;
     codegen::Options options;
     if (auto name = args.value("kernel-name")) {
         options.kernelName = *name;
@@ -42,7 +49,9 @@ int runCodegen(const Args& args) {
         out->ends_with(".cl") ? out->substr(0, out->size() - 3) + ".json" : *out + ".json";
     writeFile(*out, code.source);
     writeFile(jsonPath, code.launchJson());
-    std::cout << "wrote " << *out << " and " << jsonPath << "\n";
+    std::cout << "wrote " << *out << " (" << code.kernels.size()
+              << (code.kernels.size() == 1 ? " kernel" : " kernels") << ") and " << jsonPath
+              << "\n";
     return kExitOk;
 }
 

@@ -1,5 +1,6 @@
-// `egopt run FILE --size ... [--device D] [--seed S] [--runs R]`: generate the kernel, build and
-// run it on random inputs, compare with the reference interpreter and report the time.
+// `egopt run FILE --size ... [--device D] [--seed S] [--runs R]`: generate the kernel(s), build
+// and run them in sequence on random inputs, compare the result with the reference interpreter
+// and report the total median time and, with several kernels, each kernel's.
 #include "cli.hpp"
 #include "egopt/codegen/codegen.hpp"
 #include "egopt/codegen/validate.hpp"
@@ -43,6 +44,13 @@ int runRun(const Args& args) {
     options.runs = static_cast<int>(std::max<uint64_t>(1, numberOption(args, "runs", 5)));
     std::cout << "device: " << session.device().describe() << "\n"
               << "sizes: " << lift::showBindings(program, sizes) << "\n";
+    if (code.kernels.size() > 1) {
+        std::cout << "kernels: " << code.kernels.size() << " (intermediate buffers:";
+        for (const auto& m : code.intermediates) {
+            std::cout << " " << m.name << " " << m.bytes << " B";
+        }
+        std::cout << ")\n";
+    }
     codegen::RunResult r = codegen::runAndValidate(session, program, info, sizes, code, options);
     std::cout << r.summary() << "\n";
     return r.ok ? kExitOk : kExitNoCandidate;

@@ -1,14 +1,16 @@
-// Kernel assembly: two generation passes (the first collects map extents to choose the launch
-// configuration, the second generates with the thread counts known, which is what makes
-// control-flow simplification possible), then typedefs, user functions and the kernel text.
+// Kernel assembly: the program is split into kernels (stages.hpp); each kernel is generated in
+// two passes (the first collects map extents to choose the launch configuration, the second
+// generates with the thread counts known, which is what makes control-flow simplification
+// possible); typedefs, user functions and helpers are shared by all kernels of the .cl file.
 #include "egopt/codegen/codegen.hpp"
 #include "generator.hpp"
+#include "stages.hpp"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 namespace egopt::codegen {
 
+using arith::Size;
 using detail::AddrSpace;
 using detail::Buffer;
 using detail::Generator;
@@ -18,19 +20,24 @@ namespace {
 
 LaunchConfig chooseLaunch(const detail::Extents& e, const Options& opt) {
     LaunchConfig l;
-    auto any = [](const std::array<int64_t, 3>& a) { return a[0] || a[1] || a[2]; };
-    auto dimsOf = [](const std::array<int64_t, 3>& a, const std::array<int64_t, 3>& b) {
+    auto any = [](const std::array<Size, 3>& a) {
+        return std::any_of(a.begin(), a.end(), [](const Size& s) { return s != Size(0); });
+    };
+    auto dimsOf = [](const std::array<Size, 3>& a, const std::array<Size, 3>& b) {
         uint32_t dims = 1;
         for (uint32_t d = 0; d < 3; ++d) {
-            dims = (a[d] || b[d]) ? d + 1 : dims;
+            dims = (a[d] != Size(0) || b[d] != Size(0)) ? d + 1 : dims;
         }
         return dims;
     };
+    auto atLeast1 = [](const Size& s) { return s == Size(0) ? Size(1) : s; };
     if (any(e.wrg)) {
         l.driverLocal = false;
         l.dims = dimsOf(e.wrg, e.lcl);
         for (size_t d = 0; d < 3; ++d) {
-            l.local[d] = static_cast<size_t>(std::max<int64_t>(e.lcl[d], 1));
+            // A symbolic MapLcl extent runs in a loop over a work-group of the largest size.
+            auto lcl = e.lcl[d].constant().value_or(static_cast<int64_t>(opt.maxLocalSize));
+            l.local[d] = static_cast<size_t>(std::max<int64_t>(lcl, 1));
         }
         // Larger MapLcl extents loop over the work-group; halve the largest dimension to fit.
         while (l.local[0] * l.local[1] * l.local[2] > opt.maxLocalSize) {
@@ -38,15 +45,18 @@ LaunchConfig chooseLaunch(const detail::Extents& e, const Options& opt) {
             *it = (*it + 1) / 2;
         }
         for (size_t d = 0; d < 3; ++d) {
-            l.global[d] = static_cast<size_t>(std::max<int64_t>(e.wrg[d], 1)) * l.local[d];
+            l.globalSize[d] = atLeast1(e.wrg[d]) * Size(static_cast<int64_t>(l.local[d]));
         }
     } else if (any(e.glb)) {
         l.dims = dimsOf(e.glb, e.glb);
         for (size_t d = 0; d < 3; ++d) {
-            l.global[d] = static_cast<size_t>(std::max<int64_t>(e.glb[d], 1));
+            l.globalSize[d] = atLeast1(e.glb[d]);
         }
     } else {
         l.driverLocal = false; // a single work-item runs the whole (sequential) program
+    }
+    for (size_t d = 0; d < 3; ++d) {
+        l.global[d] = static_cast<size_t>(l.globalSize[d].constant().value_or(0));
     }
     return l;
 }
@@ -55,21 +65,34 @@ detail::ThreadPlan planFor(const LaunchConfig& l) {
     detail::ThreadPlan p;
     p.known = true;
     for (size_t d = 0; d < 3; ++d) {
-        auto g = static_cast<int64_t>(l.global[d]);
-        auto lc = static_cast<int64_t>(l.local[d]);
-        p.glb[d] = g;
+        Size lc(static_cast<int64_t>(l.local[d]));
+        p.glb[d] = l.globalSize[d];
         p.lcl[d] = lc;
-        p.wrg[d] = g / lc;
+        p.wrg[d] = l.driverLocal ? l.globalSize[d] : exactDiv(l.globalSize[d], lc);
     }
     return p;
 }
 
-size_t bytesOf(const lift::TypeArena& types, TypeId t) {
-    size_t n = 1;
+Size byteSizeOf(const lift::TypeArena& types, TypeId t) {
+    Size n = 1;
     for (; types.isArray(t); t = types.elemOf(t)) {
-        n *= static_cast<size_t>(types.lengthOf(t).constant().value_or(0));
+        n = n * types.lengthOf(t);
     }
-    return n * types.byteSize(t);
+    return n * Size(static_cast<int64_t>(types.byteSize(t)));
+}
+
+size_t constantBytes(const Size& s) {
+    return static_cast<size_t>(std::max<int64_t>(s.constant().value_or(0), 0));
+}
+
+KernelArg bufferArg(KernelArg::Kind kind, std::string name, TypeId type, Size bytes) {
+    KernelArg a;
+    a.kind = kind;
+    a.name = std::move(name);
+    a.type = type;
+    a.bytes = constantBytes(bytes);
+    a.byteSize = std::move(bytes);
+    return a;
 }
 
 std::string typedefs(const lift::TypeArena& types, const std::vector<TypeId>& tuples) {
@@ -130,38 +153,129 @@ bool usesDouble(const lift::TypeArena& types, const std::vector<Buffer>& buffers
     });
 }
 
-std::string kernelSignature(Generator& g, KernelInfo& info, lift::Program& p) {
+// Arguments in order: top-level inputs, earlier kernels' results, the output (the program's or
+// an intermediate), scratch buffers, unbound sizes.
+std::string kernelSignature(Generator& g, KernelInfo& info, lift::Program& p, int producing,
+                            const std::vector<std::string>& sizeParams) {
     auto& types = p.types;
-    std::string s = "__kernel void " + info.name + "(";
     std::vector<std::string> params;
     const auto& bufs = g.buffers();
+    detail::TypeInference& infer = g.inference();
     for (size_t i = 0; i < g.params().size(); ++i) {
         const Buffer& b = bufs.at(g.params()[i]);
-        KernelArg a;
-        a.kind = KernelArg::Kind::Input;
-        a.name = b.name;
-        a.paramIndex = g.paramIndexOfArg()[i];
+        int index = g.paramIndexOfArg()[i];
+        TypeId t = infer.concrete(p.params.at(static_cast<size_t>(index)).declaredType);
+        KernelArg a = bufferArg(KernelArg::Kind::Input, b.name, t,
+                                b.scalarVar ? Size(static_cast<int64_t>(types.byteSize(t)))
+                                            : byteSizeOf(types, t));
+        a.paramIndex = index;
         a.isBuffer = !b.scalarVar;
         params.push_back(b.scalarVar ? "const " + types.cName(b.elemType) + " " + b.name
                                      : "const __global " + types.cName(b.elemType) + "* restrict " +
                                            b.name);
-        info.args.push_back(a);
+        info.args.push_back(std::move(a));
+    }
+    for (const auto& [id, index] : g.inputs()) {
+        const Buffer& b = bufs.at(id);
+        params.push_back("const __global " + types.cName(b.elemType) + "* restrict " + b.name);
+        KernelArg a = bufferArg(KernelArg::Kind::Intermediate, b.name, lift::kNoType, 0);
+        a.intermediate = index;
+        info.args.push_back(std::move(a));
     }
     const Buffer& out = bufs.at(g.output());
     params.push_back("__global " + types.cName(out.elemType) + "* " + out.name);
-    info.args.push_back({KernelArg::Kind::Output, out.name, -1, g.outputType(),
-                         bytesOf(types, g.outputType()), true});
+    KernelArg o = bufferArg(producing < 0 ? KernelArg::Kind::Output : KernelArg::Kind::Intermediate,
+                            out.name, g.outputType(), byteSizeOf(types, g.outputType()));
+    o.intermediate = producing;
+    o.writes = producing >= 0;
+    info.args.push_back(std::move(o));
     for (auto t : g.temps()) {
         const Buffer& b = bufs.at(t);
         params.push_back("__global " + types.cName(b.elemType) + "* " + b.name);
-        auto count = static_cast<size_t>(b.count.constant().value_or(0));
-        info.args.push_back({KernelArg::Kind::Temp, b.name, -1, b.elemType,
-                             count * types.byteSize(b.elemType), true});
+        info.args.push_back(
+            bufferArg(KernelArg::Kind::Temp, b.name, b.elemType,
+                      b.count * Size(static_cast<int64_t>(types.byteSize(b.elemType)))));
     }
+    for (const std::string& v : sizeParams) {
+        params.push_back("const int " + v);
+        KernelArg a = bufferArg(KernelArg::Kind::Size, v, types.scalar(lift::ScalarKind::Int), 4);
+        a.isBuffer = false;
+        info.args.push_back(std::move(a));
+    }
+    std::string s = "__kernel void " + info.name + "(";
     for (size_t i = 0; i < params.size(); ++i) {
         s += (i ? ",\n    " : "\n    ") + params[i];
     }
     return s + ")";
+}
+
+// What the kernels of one program share at the top of the .cl file.
+struct Shared {
+    std::vector<TypeId> tuples;
+    std::vector<std::pair<int, int>> userFuns; // (user function, vector width), first use first
+    bool padHelpers = false;
+    bool fp64 = false;
+
+    void add(Generator& g, const lift::TypeArena& types) {
+        auto addUnique = [](auto& list, const auto& item) {
+            if (std::find(list.begin(), list.end(), item) == list.end()) {
+                list.push_back(item);
+            }
+        };
+        for (TypeId t : g.tupleTypes()) {
+            addUnique(tuples, t);
+        }
+        for (const auto& f : g.userFuns()) {
+            addUnique(userFuns, f);
+        }
+        padHelpers = padHelpers || g.usesPadHelpers();
+        fp64 = fp64 || usesDouble(types, g.buffers());
+    }
+
+    std::string header(lift::Program& p, const arith::Bindings& sizes) const {
+        detail::SizeMap sm;
+        for (const auto& [k, v] : sizes) {
+            sm.emplace(k, Size(v));
+        }
+        detail::TypeInference infer(p, sm);
+        std::string s = fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+        s += typedefs(p.types, tuples);
+        s += padHelpers ? kPadHelpers : "";
+        return s + userFunctions(p, infer, userFuns);
+    }
+};
+
+// One kernel: two generation passes (extents, then code with the launch known).
+struct Built {
+    KernelInfo info;
+    std::string text; // signature and body
+    lift::TypeId outputType = 0;
+};
+
+Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
+                  const detail::KernelSpec& spec, const Options& options, std::string name,
+                  int producing, const std::vector<std::string>& sizeParams, Shared& shared) {
+    Generator probe(program, sizes, detail::ThreadPlan{});
+    probe.run(spec);
+    Built b;
+    b.info.name = std::move(name);
+    b.info.launch = chooseLaunch(probe.extents(), options);
+    Generator g(program, sizes, planFor(b.info.launch));
+    g.run(spec);
+    b.info.barriers = g.barriers();
+    b.outputType = g.outputType();
+    auto& types = program.types;
+    b.text = kernelSignature(g, b.info, program, producing, sizeParams) + " {\n";
+    for (auto l : g.locals()) {
+        const Buffer& buf = g.buffers().at(l);
+        auto count = static_cast<size_t>(buf.count.constant().value_or(1));
+        b.text += "  __local " + types.cName(buf.elemType) + " " + buf.name + "[" +
+                  std::to_string(count) + "];\n";
+        b.info.localBytes += count * types.byteSize(buf.elemType);
+    }
+    b.text += g.body() + "}\n";
+    shared.add(g, types);
+    return b;
 }
 
 } // namespace
@@ -171,86 +285,64 @@ GeneratedCode generate(lift::Program& program, const lift::TypeInfo& info,
     if (program.root == lift::kNoNode || info.resultType == lift::kNoType) {
         badInput("codegen: the program has not been type-checked", program.fileName);
     }
+    GeneratedCode code;
     for (const std::string& v : program.sizeVars) {
         if (!sizes.contains(v)) {
-            badInput("codegen: no value for the size variable " + v + ": pass --size " + v +
-                         "=<value>",
-                     program.fileName);
+            code.sizeParams.push_back(v);
         }
     }
-    Generator probe(program, sizes, detail::ThreadPlan{});
-    probe.run();
-    LaunchConfig launch = chooseLaunch(probe.extents(), options);
-    Generator g(program, sizes, planFor(launch));
-    g.run();
-
-    GeneratedCode code;
-    code.kernel.name = options.kernelName;
-    code.kernel.launch = launch;
-    code.kernel.barriers = g.barriers();
-    code.outputType = g.outputType();
-    auto& types = program.types;
-    // Input argument types with concrete lengths, for the host side.
-    detail::SizeMap sm;
-    for (const auto& [k, v] : sizes) {
-        sm.emplace(k, arith::Size(v));
+    detail::StagePlan plan = detail::planStages(program);
+    size_t count = plan.stages.size() + 1;
+    Shared shared;
+    std::vector<detail::Materialized> done;
+    std::string kernels;
+    for (size_t k = 0; k < count; ++k) {
+        bool last = k + 1 == count;
+        lift::NodeId root = last ? program.lambdaBody(program.root) : plan.stages[k];
+        detail::KernelUses uses = detail::usesOf(program, root, plan, k);
+        detail::KernelSpec spec;
+        spec.root = root;
+        spec.outputName = last ? "out" : "tmp" + std::to_string(k);
+        spec.params = uses.params;
+        if (count == 1) {
+            spec.params.clear(); // one kernel: every parameter is an argument, as declared
+            for (lift::NodeId p : program.lambdaParams(program.root)) {
+                spec.params.push_back(program.node(p).ival);
+            }
+        }
+        for (size_t s : uses.stages) {
+            spec.inputs.push_back(done.at(s));
+        }
+        spec.lets = uses.lets;
+        std::string name =
+            count == 1 ? options.kernelName : options.kernelName + "_" + std::to_string(k);
+        Built b = buildKernel(program, sizes, spec, options, std::move(name),
+                              last ? -1 : static_cast<int>(k), code.sizeParams, shared);
+        kernels += (k ? "\n" : "") + b.text;
+        if (!last) {
+            Size bytes = byteSizeOf(program.types, b.outputType);
+            code.intermediates.push_back(
+                {spec.outputName, b.outputType, bytes, constantBytes(bytes), static_cast<int>(k)});
+            done.push_back({root, spec.outputName, b.outputType, static_cast<int>(k)});
+        }
+        code.outputType = b.outputType;
+        code.kernels.push_back(std::move(b.info));
     }
-    detail::TypeInference infer(program, sm);
-    std::string sig = kernelSignature(g, code.kernel, program);
-    for (KernelArg& a : code.kernel.args) {
-        if (a.kind == KernelArg::Kind::Input) {
-            a.type =
-                infer.concrete(program.params.at(static_cast<size_t>(a.paramIndex)).declaredType);
-            a.bytes = a.isBuffer ? bytesOf(types, a.type) : types.byteSize(a.type);
+    // Intermediate arguments of readers carry the buffer's type and size.
+    for (KernelInfo& k : code.kernels) {
+        for (KernelArg& a : k.args) {
+            if (a.kind == KernelArg::Kind::Intermediate && !a.writes) {
+                const Intermediate& m = code.intermediates.at(static_cast<size_t>(a.intermediate));
+                a.type = m.type;
+                a.byteSize = m.byteSize;
+                a.bytes = m.bytes;
+            }
         }
     }
-    std::string& s = code.source;
-    s = "// Generated by egopt from " + program.fileName + "\n";
-    if (usesDouble(types, g.buffers())) {
-        s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    }
-    s += typedefs(types, g.tupleTypes());
-    s += g.usesPadHelpers() ? kPadHelpers : "";
-    s += userFunctions(program, infer, g.userFuns());
-    s += sig + " {\n";
-    for (auto l : g.locals()) {
-        const Buffer& b = g.buffers().at(l);
-        auto count = static_cast<size_t>(b.count.constant().value_or(1));
-        s += "  __local " + types.cName(b.elemType) + " " + b.name + "[" + std::to_string(count) +
-             "];\n";
-        code.kernel.localBytes += count * types.byteSize(b.elemType);
-    }
-    s += g.body() + "}\n";
+    code.kernel = code.kernels.back();
+    code.source = "// Generated by egopt from " + program.fileName + "\n" +
+                  shared.header(program, sizes) + kernels;
     return code;
-}
-
-std::string GeneratedCode::launchJson() const {
-    nlohmann::json j;
-    const LaunchConfig& l = kernel.launch;
-    j["kernel"] = kernel.name;
-    j["dims"] = l.dims;
-    j["global"] = std::vector<size_t>(l.global.begin(), l.global.begin() + l.dims);
-    if (l.driverLocal) {
-        j["local"] = nullptr;
-    } else {
-        j["local"] = std::vector<size_t>(l.local.begin(), l.local.begin() + l.dims);
-    }
-    j["local_memory_bytes"] = kernel.localBytes;
-    j["barriers"] = kernel.barriers;
-    nlohmann::json args = nlohmann::json::array();
-    for (const KernelArg& a : kernel.args) {
-        const char* kind = a.kind == KernelArg::Kind::Input    ? "input"
-                           : a.kind == KernelArg::Kind::Output ? "output"
-                                                               : "temp";
-        nlohmann::json e{{"name", a.name}, {"kind", kind}, {"bytes", a.bytes}};
-        if (a.kind == KernelArg::Kind::Input) {
-            e["param"] = a.paramIndex;
-            e["buffer"] = a.isBuffer;
-        }
-        args.push_back(e);
-    }
-    j["args"] = args;
-    return j.dump(2) + "\n";
 }
 
 } // namespace egopt::codegen

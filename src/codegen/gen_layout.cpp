@@ -83,6 +83,9 @@ ViewId Generator::layoutView(NodeId fun, const std::vector<ViewId>& args) {
         v.kind = ViewKind::AsScalar;
         v.ival = static_cast<int32_t>(types.at(types.elemOf(argTypes[0])).width);
         break;
+    case Op::Filter:
+        v.kind = ViewKind::Filter;
+        break;
     default:
         failAt(program_, fun, "not supported by the code generator");
     }

@@ -22,7 +22,27 @@ int64_t Generator::upperBound(const Size& s) const {
             return *c;
         }
     }
-    badInput("codegen: cannot bound the size " + s.toString() + " (a size without a value?)");
+    badInput("codegen: the size " + s.toString() +
+             " must be a constant here (private and local memory, iterate lengths): pass --size "
+             "for the size variables it uses");
+}
+
+Size Generator::sizeBound(const Size& s) const {
+    auto onlySizes = [&](const Size& e) {
+        auto vars = e.variables();
+        return std::all_of(vars.begin(), vars.end(),
+                           [&](const std::string& v) { return sizeVars_.contains(v); });
+    };
+    if (onlySizes(s)) {
+        return s;
+    }
+    if (auto b = arith::bounds(s, env_)) {
+        Size max = arith::simplify(b->max, env_);
+        if (onlySizes(max)) {
+            return max;
+        }
+    }
+    badInput("codegen: cannot bound the size " + s.toString() + " by the program's sizes");
 }
 
 void Generator::checkLowered(NodeId fun, const Ctx& ctx) const {
@@ -39,8 +59,11 @@ void Generator::checkLowered(NodeId fun, const Ctx& ctx) const {
         notLowered(plainMap);
         break;
     case Op::Reduce:
-    case Op::PartRed:
         notLowered(plainReduce);
+        break;
+    case Op::PartRed:
+        notLowered("a partial reduction has no OpenCL mapping (write it as Join() o "
+                   "MapX(ReduceSeq(f, init)) o Split(n/m))");
         break;
     case Op::MapGlb:
         if (ctx.inWrg() || ctx.lclDepth > 0) {
@@ -77,9 +100,19 @@ void Generator::checkLowered(NodeId fun, const Ctx& ctx) const {
 
 void Generator::recordExtent(Op op, int dim, const Size& n) {
     auto d = static_cast<size_t>(dim);
-    int64_t e = upperBound(n);
-    auto& slot = op == Op::MapGlb ? extents_.glb : op == Op::MapWrg ? extents_.wrg : extents_.lcl;
-    slot[d] = std::max(slot[d], e);
+    Size e = sizeBound(n);
+    Size& slot = (op == Op::MapGlb   ? extents_.glb
+                  : op == Op::MapWrg ? extents_.wrg
+                                     : extents_.lcl)[d];
+    if (slot == Size(0) || arith::provablyLess(slot, e, env_)) {
+        slot = e;
+    } else if (!arith::provablyLess(e, slot + 1, env_)) {
+        // Two maps of one kind and dimension whose extents cannot be ordered symbolically.
+        failAt(program_, program_.root,
+               std::string(lift::opName(op)) + "(" + std::to_string(dim) + ") extents " +
+                   slot.toString() + " and " + e.toString() +
+                   " cannot share one launch size: bind the sizes with --size");
+    }
 }
 
 int Generator::openThreadLoop(const std::string& var, const std::string& first, const Size& threads,
@@ -107,7 +140,9 @@ Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx
     for (TypeId t = type; types.isArray(t); t = types.elemOf(t)) {
         count = count * types.lengthOf(t);
     }
-    int64_t elems = upperBound(count);
+    // Private and local arrays need constant sizes; global memory is sized by the host, so it
+    // may depend on symbolic sizes.
+    Size elems = space == AddrSpace::Global ? sizeBound(count) : Size(upperBound(count));
     Buffer b;
     b.space = space;
     b.elemType = types.scalarBase(type);
@@ -117,9 +152,9 @@ Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx
     switch (space) {
     case AddrSpace::Private:
         b.name = fresh("p");
-        b.scalarVar = elems == 1;
-        code_.line(ctype(b.elemType) + " " + b.name +
-                   (b.scalarVar ? "" : "[" + std::to_string(elems) + "]") + ";");
+        b.scalarVar = elems == Size(1);
+        code_.line(ctype(b.elemType) + " " + b.name + (b.scalarVar ? "" : "[" + elems.toC() + "]") +
+                   ";");
         break;
     case AddrSpace::Local:
         if (ctx.lclDepth > 0) {
@@ -132,7 +167,7 @@ Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx
         b.name = fresh("g");
         Size slices = 1;
         for (const auto& [index, extent] : ctx.loops) {
-            Size e = upperBound(extent);
+            Size e = sizeBound(extent);
             offset = offset * e + index;
             slices = slices * e;
         }

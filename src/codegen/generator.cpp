@@ -28,7 +28,15 @@ SizeMap toSizeMap(const arith::Bindings& b) {
 
 Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan)
     : program_(program), infer_(program, toSizeMap(sizes)), plan_(std::move(plan)),
-      views_(program.types, buffers_) {}
+      views_(program.types, buffers_) {
+    // Unbound sizes stay symbolic: kernel arguments, at least 1 (index simplification).
+    for (const std::string& v : program.sizeVars) {
+        if (!sizes.contains(v)) {
+            env_.declareSize(v);
+            sizeVars_.insert(v);
+        }
+    }
+}
 
 BufferId Generator::addBuffer(Buffer b) {
     buffers_.push_back(std::move(b));
@@ -36,7 +44,10 @@ BufferId Generator::addBuffer(Buffer b) {
 }
 
 void Generator::bindParam(NodeId param, ViewId view) {
-    auto idx = static_cast<size_t>(program_.node(param).ival);
+    bindParamIndex(static_cast<size_t>(program_.node(param).ival), view);
+}
+
+void Generator::bindParamIndex(size_t idx, ViewId view) {
     paramViews_.at(idx) = view;
     paramTypes_.at(idx) = view == kUnbound ? lift::kNoType : typeOf(view);
 }
@@ -63,13 +74,11 @@ std::vector<TypeId> Generator::tupleTypes() const {
     return out;
 }
 
-void Generator::run() {
-    NodeId root = program_.root;
+void Generator::run(const KernelSpec& spec) {
     paramViews_.assign(program_.params.size(), kUnbound);
     paramTypes_.assign(program_.params.size(), lift::kNoType);
-    auto params = program_.lambdaParams(root);
-    for (NodeId p : params) {
-        auto idx = static_cast<size_t>(program_.node(p).ival);
+    for (int index : spec.params) {
+        auto idx = static_cast<size_t>(index);
         const lift::ParamInfo& info = program_.params.at(idx);
         TypeId t = infer_.concrete(info.declaredType);
         Buffer b;
@@ -77,24 +86,40 @@ void Generator::run() {
         b.readOnly = true;
         if (program_.types.isArray(t)) {
             b.elemType = program_.types.scalarBase(t);
-            bindParam(p, views_.mem(addBuffer(std::move(b)), t));
+            bindParamIndex(idx, views_.mem(addBuffer(std::move(b)), t));
         } else {
             b.elemType = t;
             b.scalarVar = true;
-            bindParam(p, views_.expr(info.name, t));
+            bindParamIndex(idx, views_.expr(info.name, t));
             addBuffer(std::move(b));
         }
         paramBuffers_.push_back(static_cast<BufferId>(buffers_.size() - 1));
-        paramIndex_.push_back(static_cast<int>(idx));
+        paramIndex_.push_back(index);
     }
-    outputType_ = infer_.expr(program_.lambdaBody(root), paramTypes_);
+    for (const Materialized& m : spec.inputs) {
+        Buffer b{m.name, AddrSpace::Global, program_.types.scalarBase(m.type), 0, false, true};
+        BufferId id = addBuffer(std::move(b));
+        inputs_.emplace_back(id, m.index);
+        materialized_.emplace_back(m.node, views_.mem(id, m.type));
+        infer_.setKnown(m.node, m.type);
+    }
+    // Let parameters are views of inputs and earlier results (stages.hpp): no code.
+    for (const auto& [param, arg] : spec.lets) {
+        bindParam(param, produce(arg, Ctx{}, nullptr));
+    }
+    outputType_ = infer_.expr(spec.root, paramTypes_);
     if (!program_.types.isArray(outputType_)) {
-        failAt(program_, root, "the program's result must be an array");
+        failAt(program_, spec.root, "the program's result must be an array");
     }
-    Buffer out{"out", AddrSpace::Global, program_.types.scalarBase(outputType_), 0, false, false};
+    Buffer out{spec.outputName,
+               AddrSpace::Global,
+               program_.types.scalarBase(outputType_),
+               0,
+               false,
+               false};
     output_ = addBuffer(std::move(out));
     Dest dest{views_.mem(output_, outputType_), true};
-    produce(program_.lambdaBody(root), Ctx{}, &dest);
+    produce(spec.root, Ctx{}, &dest);
 }
 
 ViewId Generator::produce(NodeId expr, const Ctx& ctx, const Dest* dest) {
@@ -127,8 +152,14 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
         }
         return views_.expr(text, t);
     }
-    case Op::Apply:
+    case Op::Apply: {
+        for (const auto& [node, view] : materialized_) {
+            if (node == e) {
+                return view; // computed by an earlier kernel
+            }
+        }
         return genApply(e, ctx, dest, wrote);
+    }
     default:
         failAt(program_, e, "a function used as data");
     }

@@ -42,8 +42,27 @@ struct ThreadPlan {
     bool known = false;
     std::array<arith::Size, 3> glb{1, 1, 1}, wrg{1, 1, 1}, lcl{1, 1, 1};
 };
+// The largest extent of each kind of thread-mapped map per dimension (0: none); expressions over
+// unbound size variables in symbolic kernels.
 struct Extents {
-    std::array<int64_t, 3> glb{0, 0, 0}, wrg{0, 0, 0}, lcl{0, 0, 0};
+    std::array<arith::Size, 3> glb{0, 0, 0}, wrg{0, 0, 0}, lcl{0, 0, 0};
+};
+
+// A top-level result computed by an earlier kernel, read from an intermediate buffer.
+struct Materialized {
+    lift::NodeId node = lift::kNoNode;
+    std::string name;
+    lift::TypeId type = 0;
+    int index = 0; // in GeneratedCode::intermediates
+};
+
+// What one kernel computes (SPEC §8: kernels split at work-group boundaries, stages.hpp).
+struct KernelSpec {
+    lift::NodeId root = lift::kNoNode; // the expression computed
+    std::string outputName = "out";
+    std::vector<int> params;                                 // top-level parameters it reads
+    std::vector<Materialized> inputs;                        // earlier kernels' results it reads
+    std::vector<std::pair<lift::NodeId, lift::NodeId>> lets; // let parameter -> argument
 };
 
 class Code {
@@ -68,8 +87,8 @@ class Generator {
 public:
     Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan);
 
-    // Generates the kernel body for the top-level lambda; fills buffers(), code(), ...
-    void run();
+    // Generates the body of the kernel computing `spec.root`; fills buffers(), code(), ...
+    void run(const KernelSpec& spec);
 
     const std::vector<Buffer>& buffers() const { return buffers_; }
     const std::vector<BufferId>& params() const { return paramBuffers_; }
@@ -77,6 +96,8 @@ public:
     BufferId output() const { return output_; }
     lift::TypeId outputType() const { return outputType_; }
     const std::vector<BufferId>& temps() const { return temps_; }
+    // Buffers of earlier kernels' results, as (buffer, index in intermediates).
+    const std::vector<std::pair<BufferId, int>>& inputs() const { return inputs_; }
     const std::vector<BufferId>& locals() const { return locals_; }
     const std::string& body() const { return code_.text(); }
     const Extents& extents() const { return extents_; }
@@ -86,6 +107,7 @@ public:
     std::vector<lift::TypeId> tupleTypes() const;
     bool usesPadHelpers() const { return padHelpers_; }
     lift::TypeArena& types() { return program_.types; }
+    TypeInference& inference() { return infer_; }
 
 private:
     // --- expressions and application (generator.cpp)
@@ -115,6 +137,8 @@ private:
                        const arith::Size& n);
     Dest allocate(lift::NodeId at, lift::TypeId type, AddrSpace space, const Ctx& ctx);
     int64_t upperBound(const arith::Size& s) const;
+    // An upper bound over the size variables only (no thread or loop indices).
+    arith::Size sizeBound(const arith::Size& s) const;
     void recordExtent(lift::Op op, int dim, const arith::Size& n);
 
     // --- helpers
@@ -123,6 +147,7 @@ private:
         return views_.read(v, std::move(path), env_);
     }
     void bindParam(lift::NodeId param, ViewId view);
+    void bindParamIndex(size_t index, ViewId view);
     BufferId addBuffer(Buffer b);
     std::string ctype(lift::TypeId t) const { return program_.types.cName(t); }
     lift::TypeId typeOf(ViewId v) const { return views_.at(v).type; }
@@ -132,13 +157,16 @@ private:
     ThreadPlan plan_;
     std::vector<Buffer> buffers_;
     ViewArena views_;
-    arith::RangeEnv env_;
+    arith::RangeEnv env_; // ranges of unbound sizes, thread and loop indices
+    std::set<std::string, std::less<>> sizeVars_; // unbound size variables
     Code code_;
     std::vector<ViewId> paramViews_;       // by parameter index (kNone if unbound)
     std::vector<lift::TypeId> paramTypes_; // by parameter index, for type inference
     std::vector<BufferId> paramBuffers_;   // kernel input buffers (and scalars), in order
     std::vector<int> paramIndex_;          // parameter index of each kernel input
     std::vector<BufferId> temps_, locals_;
+    std::vector<std::pair<BufferId, int>> inputs_;
+    std::vector<std::pair<lift::NodeId, ViewId>> materialized_; // earlier kernels' results
     BufferId output_ = 0;
     lift::TypeId outputType_ = 0;
     Extents extents_;

@@ -49,6 +49,11 @@ TypeId TypeInference::vectorize(TypeId lane, uint32_t width) {
 }
 
 TypeId TypeInference::expr(NodeId e, std::vector<TypeId>& env) {
+    for (const auto& [node, type] : known_) {
+        if (node == e) {
+            return type;
+        }
+    }
     const lift::Node& n = program_.node(e);
     switch (n.op) {
     case Op::Param:

@@ -38,11 +38,15 @@ public:
 
     lift::Program& program() { return program_; }
 
+    // The type of an expression computed by an earlier kernel (its parameters may be unbound).
+    void setKnown(lift::NodeId e, lift::TypeId t) { known_.emplace_back(e, t); }
+
 private:
     lift::TypeId mapLike(lift::NodeId fun, lift::TypeId arg, std::vector<lift::TypeId>& env);
 
     lift::Program& program_;
     SizeMap sizes_;
+    std::vector<std::pair<lift::NodeId, lift::TypeId>> known_;
 };
 
 } // namespace egopt::codegen::detail

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace egopt::codegen {
@@ -127,6 +129,135 @@ void setScalarArg(runtime::Kernel& k, cl_uint index, const lift::TypeArena& type
     }
 }
 
+runtime::NDRange ndRange(uint32_t dims, const std::array<size_t, 3>& s) {
+    return dims == 1   ? runtime::NDRange(s[0])
+           : dims == 2 ? runtime::NDRange(s[0], s[1])
+                       : runtime::NDRange(s[0], s[1], s[2]);
+}
+
+struct Launch {
+    runtime::Kernel kernel;
+    runtime::NDRange global, local;
+};
+
+// The device side of one run: inputs uploaded once, intermediates and the output allocated once,
+// every kernel built with its arguments set.
+class Plan {
+public:
+    Plan(runtime::Session& s, lift::Program& p, const arith::Bindings& sizes,
+         const std::vector<Value>& inputs, const std::string& buildOptions)
+        : session_(s), program_(p), sizes_(sizes), inputs_(inputs), buildOptions_(buildOptions) {
+        for (const auto& [k, v] : sizes) {
+            sizeMap_.emplace(k, arith::Size(v));
+        }
+        uploaded_.resize(p.params.size());
+    }
+
+    void addKernel(const std::string& source, const KernelInfo& info, const GeneratedCode& code) {
+        Launch l{session_.build(source, info.name, buildOptions_), {}, {}};
+        for (size_t i = 0; i < info.args.size(); ++i) {
+            setArg(l.kernel, static_cast<cl_uint>(i), info.args[i], code);
+        }
+        LaunchConfig c = info.launch.bind(sizes_);
+        l.global = ndRange(c.dims, c.global);
+        l.local = c.driverLocal ? runtime::NDRange() : ndRange(c.dims, c.local);
+        launches.push_back(std::move(l));
+    }
+
+    lift::TypeId concrete(lift::TypeId t) { return program_.types.substitute(t, sizeMap_); }
+
+    std::vector<Launch> launches;
+    runtime::Buffer output;
+    size_t bytes = 0; // inputs + output
+
+private:
+    void setArg(runtime::Kernel& k, cl_uint index, const KernelArg& a, const GeneratedCode& code) {
+        switch (a.kind) {
+        case KernelArg::Kind::Input:
+            if (!a.isBuffer) {
+                setScalarArg(k, index, program_.types, concrete(a.type),
+                             inputs_.at(static_cast<size_t>(a.paramIndex)));
+                return;
+            }
+            k.setArg(index, input(a));
+            return;
+        case KernelArg::Kind::Size:
+            k.setArg(index, static_cast<int32_t>(evaluateSize(arith::Size::var(a.name), sizes_)));
+            return;
+        case KernelArg::Kind::Intermediate: {
+            auto i = static_cast<size_t>(a.intermediate);
+            intermediates_.resize(code.intermediates.size());
+            if (!intermediates_[i]) {
+                intermediates_[i] = allocate(code.intermediates[i].byteSize);
+            }
+            k.setArg(index, *intermediates_[i]);
+            return;
+        }
+        case KernelArg::Kind::Output:
+            output = allocate(a.byteSize);
+            bytes += output.bytes();
+            k.setArg(index, output);
+            return;
+        case KernelArg::Kind::Temp:
+            k.setArg(index, allocate(a.byteSize));
+            return;
+        }
+    }
+
+    runtime::Buffer allocate(const arith::Size& bytes) {
+        return session_.allocate(std::max<size_t>(evaluateSize(bytes, sizes_), 4));
+    }
+
+    runtime::Buffer input(const KernelArg& a) {
+        auto p = static_cast<size_t>(a.paramIndex);
+        if (!uploaded_.at(p)) {
+            std::vector<double> flat;
+            flatten(inputs_.at(p), flat);
+            std::vector<ScalarKind> kinds;
+            scalarLayout(program_.types, concrete(a.type), kinds);
+            uploaded_[p] = session_.upload(encode(flat, kinds));
+            bytes += evaluateSize(a.byteSize, sizes_);
+        }
+        return *uploaded_[p];
+    }
+
+    runtime::Session& session_;
+    lift::Program& program_;
+    const arith::Bindings& sizes_;
+    const std::vector<Value>& inputs_;
+    std::string buildOptions_;
+    std::map<std::string, arith::Size, std::less<>> sizeMap_;
+    std::vector<std::optional<runtime::Buffer>> uploaded_;      // by parameter index
+    std::vector<std::optional<runtime::Buffer>> intermediates_; // by intermediate index
+};
+
+// Runs the sequence `warmup` times untimed, then `runs` times; each kernel waits for the
+// previous one (in-order queue), so every run recomputes the output from the inputs.
+void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
+                  const RunOptions& options, RunResult& r) {
+    std::vector<std::vector<uint64_t>> perKernel(launches.size());
+    std::vector<uint64_t> totals;
+    int runs = std::max(1, options.runs);
+    for (int run = 0; run < options.warmup + runs; ++run) {
+        uint64_t total = 0;
+        for (size_t k = 0; k < launches.size(); ++k) {
+            Launch& l = launches[k];
+            uint64_t ns = session.launch(l.kernel, l.global, l.local, options.timeout).kernelNs;
+            total += ns;
+            if (run >= options.warmup) {
+                perKernel[k].push_back(ns);
+            }
+        }
+        if (run >= options.warmup) {
+            totals.push_back(total);
+        }
+    }
+    r.medianNs = runtime::medianOf(totals);
+    for (size_t k = 0; k < launches.size(); ++k) {
+        r.kernelMedianNs.emplace_back(launches[k].kernel.name(), runtime::medianOf(perKernel[k]));
+    }
+}
+
 void compare(const std::vector<double>& got, const std::vector<double>& want, double tol,
              RunResult& r) {
     r.elements = want.size();
@@ -163,6 +294,12 @@ std::string RunResult::summary() const {
     }
     s << "; median kernel time " << static_cast<double>(medianNs) / 1e3 << " us, " << gbPerSec
       << " GB/s (" << bytes << " bytes)";
+    if (kernelMedianNs.size() > 1) {
+        s << "; " << kernelMedianNs.size() << " kernels:";
+        for (const auto& [name, ns] : kernelMedianNs) {
+            s << " " << name << " " << static_cast<double>(ns) / 1e3 << " us";
+        }
+    }
     return s.str();
 }
 
@@ -173,56 +310,20 @@ RunResult runAndValidate(runtime::Session& session, lift::Program& program,
     interp::Interpreter interpreter(program, info, sizes);
     Value reference = interpreter.run(inputs);
 
-    runtime::Kernel kernel = session.build(code.source, code.kernel.name, options.buildOptions);
-    const auto& types = program.types;
+    Plan plan(session, program, sizes, inputs, options.buildOptions);
+    for (const KernelInfo& k : code.kernels) {
+        plan.addKernel(code.source, k, code);
+    }
     RunResult r;
-    runtime::Buffer output;
-    for (size_t i = 0; i < code.kernel.args.size(); ++i) {
-        const KernelArg& a = code.kernel.args[i];
-        auto index = static_cast<cl_uint>(i);
-        if (a.kind == KernelArg::Kind::Input) {
-            const Value& v = inputs.at(static_cast<size_t>(a.paramIndex));
-            if (!a.isBuffer) {
-                setScalarArg(kernel, index, types, a.type, v);
-                continue;
-            }
-            std::vector<double> flat;
-            flatten(v, flat);
-            std::vector<ScalarKind> kinds;
-            scalarLayout(types, a.type, kinds);
-            kernel.setArg(index, session.upload(encode(flat, kinds)));
-            r.bytes += a.bytes;
-        } else {
-            runtime::Buffer b = session.allocate(std::max<size_t>(a.bytes, 4));
-            kernel.setArg(index, b);
-            if (a.kind == KernelArg::Kind::Output) {
-                output = b;
-                r.bytes += a.bytes;
-            }
-        }
-    }
-    const LaunchConfig& l = code.kernel.launch;
-    runtime::NDRange global(l.global[0]), local;
-    if (l.dims == 2) {
-        global = runtime::NDRange(l.global[0], l.global[1]);
-    } else if (l.dims == 3) {
-        global = runtime::NDRange(l.global[0], l.global[1], l.global[2]);
-    }
-    if (!l.driverLocal) {
-        local = l.dims == 1   ? runtime::NDRange(l.local[0])
-                : l.dims == 2 ? runtime::NDRange(l.local[0], l.local[1])
-                              : runtime::NDRange(l.local[0], l.local[1], l.local[2]);
-    }
-    runtime::TimingResult t = runtime::timeKernel(session, kernel, global, local, options.warmup,
-                                                  std::max(1, options.runs), options.timeout);
-    r.medianNs = t.medianNs;
-    r.gbPerSec = t.medianNs ? static_cast<double>(r.bytes) / static_cast<double>(t.medianNs) : 0;
+    timeSequence(session, plan.launches, options, r);
+    r.bytes = plan.bytes;
+    r.gbPerSec = r.medianNs ? static_cast<double>(r.bytes) / static_cast<double>(r.medianNs) : 0;
 
     std::vector<ScalarKind> outKinds;
-    scalarLayout(types, code.outputType, outKinds);
+    scalarLayout(program.types, plan.concrete(code.outputType), outKinds);
     std::vector<double> want;
     flatten(reference, want);
-    compare(decode(session.download(output), outKinds), want, options.tolerance, r);
+    compare(decode(session.download(plan.output), outKinds), want, options.tolerance, r);
     r.ok = r.mismatches == 0;
     return r;
 }

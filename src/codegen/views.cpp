@@ -244,6 +244,13 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             pushIndex(path, popIndex(path, "asVector") * v.ival);
             r.vectorWidth = v.ival;
             break;
+        case ViewKind::Filter: {
+            // The index is read from memory: an opaque variable printed verbatim by toC.
+            Size i = popIndex(path, "Filter");
+            pushIndex(path,
+                      Size::var("(int)(" + read(v.kids.at(1), Path{Step{false, i, 0}}, env) + ")"));
+            break;
+        }
         case ViewKind::AsScalar: {
             Size i = popIndex(path, "asScalar");
             pushIndex(path, floorDiv(i, v.ival));

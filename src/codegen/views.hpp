@@ -47,6 +47,7 @@ enum class ViewKind : uint8_t {
     Pad,       // kids[0] padded by `a` left and `b` right, boundary `ival`, length `n`
     AsVector,  // kids[0] ([S]n) as [S<ival>]n/ival
     AsScalar,  // kids[0] ([S<ival>]n) as [S]n*ival
+    Filter,    // element i of kids[0] at the index kids[1][i] (a data-dependent gather)
 };
 
 struct View {

@@ -38,11 +38,27 @@ TEST_CASE("non-lowered programs are rejected with the node named", "[codegen]") 
                Catch::Contains("MapGlb inside MapWrg"));
 }
 
-TEST_CASE("missing size values are bad input", "[codegen]") {
+TEST_CASE("PartRed is rejected with the node named", "[codegen]") {
+    const std::string pre = "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ";
+    CHECK_THAT(errorOf(pre + "MapGlb(0)(id) o PartRed(add, 0.0f, 4) $ xs)"),
+               Catch::Contains("PartRed") && Catch::Contains("partial reduction"));
+}
+
+TEST_CASE("a top-level Iterate of a parallel function is rejected", "[codegen]") {
+    const std::string pre = "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ";
+    CHECK_THAT(errorOf(pre + "Iterate(3)(MapGlb(0)(plusOne)) $ xs)"),
+               Catch::Contains("Iterate") && Catch::Contains("one kernel per iteration"));
+}
+
+TEST_CASE("symbolic sizes that must be constant are bad input", "[codegen]") {
+    // A private array of N elements per thread cannot be declared in OpenCL C.
     auto p = egopt::lift::parseProgram(
-        "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs)", "t.lift");
+        "val N = SizeVar(\"N\")\nval M = SizeVar(\"M\")\nfun(ArrayType(ArrayType(Float, N), M), "
+        "a => MapGlb(0)(MapSeq(id) o toPrivate(MapSeq(id))) $ a)",
+        "t.lift");
     auto info = egopt::lift::typecheck(p);
-    CHECK_THROWS_WITH(egopt::codegen::generate(p, info, {}), Catch::Contains("--size N"));
+    CHECK_THROWS_WITH(egopt::codegen::generate(p, info, {}),
+                      Catch::Contains("must be a constant") && Catch::Contains("--size"));
 }
 
 TEST_CASE("launch configuration JSON", "[codegen]") {

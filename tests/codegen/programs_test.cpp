@@ -82,3 +82,8 @@ TEST_CASE("zips, tuples, scalars and intermediate memory", "[codegen]") {
     auto g = check("global_temp", {{"N", 64}});
     CHECK(g.code.kernel.args.size() == 3);
 }
+
+TEST_CASE("filter: indices read from an input array", "[codegen]") {
+    auto g = check("filter_glb", {{"N", 16}, {"M", 40}});
+    CHECK(has(g, "xs[(int)(ids[gid_0])]"));
+}

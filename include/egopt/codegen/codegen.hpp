@@ -1,14 +1,21 @@
 // The OpenCL code generator (CGO'17 §5): from a typechecked, fully lowered Lift program to
-// OpenCL C source plus the launch configuration and buffer layout the host side needs.
+// OpenCL C source plus the host-side plan: the kernels in launch order, their launch
+// configurations, and the buffers (inputs, intermediates, output) each one reads and writes.
 //
 //     lift::Program p = lift::parseFile("copy_vec4.lift");
 //     lift::TypeInfo info = lift::typecheck(p);
 //     codegen::GeneratedCode code = codegen::generate(p, info, {{"N", 1024}});
-//     // code.source: one .cl text; code.kernel: name, arguments, NDRange sizes
+//     // code.source: one .cl text; code.kernels: names, arguments, NDRange sizes
 //
-// Sizes are substituted by their concrete values before generation, so every array length and
-// launch size is a constant; thread and loop indices stay symbolic and index expressions are
-// simplified with their ranges (so transposition indices need no `/` or `%`).
+// Bound sizes are substituted before generation, so array lengths and launch sizes are
+// constants; an unbound size variable stays symbolic: every kernel takes it as an `int`
+// argument, and lengths, buffer sizes and launch sizes are expressions over it (evaluate them
+// with `bind`). Thread and loop indices are always symbolic and index expressions are simplified
+// with their ranges (so transposition indices need no `/` or `%`).
+//
+// A program whose top level needs global synchronisation (a top-level parallel pattern consuming
+// the result of another) is split into several kernels at those work-group boundaries; the
+// results passed between kernels live in intermediate buffers that the host allocates.
 #pragma once
 
 #include "egopt/arith/size.hpp"
@@ -25,23 +32,32 @@ namespace egopt::codegen {
 // One kernel argument, in argument order.
 struct KernelArg {
     enum class Kind : uint8_t {
-        Input,  // a top-level parameter (array: a __global buffer; scalar: passed by value)
-        Output, // the program's result
-        Temp,   // an intermediate __global buffer allocated by the host
+        Input,        // a top-level parameter (array: a __global buffer; scalar: passed by value)
+        Output,       // the program's result
+        Temp,         // scratch __global memory of this kernel, allocated by the host
+        Intermediate, // a result passed between kernels (GeneratedCode::intermediates)
+        Size,         // an unbound size variable, passed as `int` (symbolic kernels)
     };
     Kind kind = Kind::Input;
     std::string name;
     int paramIndex = -1;   // Input: position in the top-level lambda's parameters
-    lift::TypeId type = 0; // the (concrete) Lift type of the data
-    size_t bytes = 0;      // buffer size (Output, Temp, array Input)
-    bool isBuffer = true;  // false for a scalar Input passed by value
+    lift::TypeId type = 0; // the Lift type of the data (lengths symbolic where sizes are unbound)
+    size_t bytes = 0;      // buffer size (Output, Temp, Intermediate, array Input); 0 if symbolic
+    bool isBuffer = true;  // false for a scalar Input and a Size
+    arith::Size byteSize;  // the buffer size as an expression over unbound sizes
+    int intermediate = -1; // Intermediate: index in GeneratedCode::intermediates
+    bool writes = false;   // Intermediate: this kernel produces it (else reads it)
 };
 
 struct LaunchConfig {
     uint32_t dims = 1;
-    std::array<size_t, 3> global{1, 1, 1};
+    std::array<size_t, 3> global{1, 1, 1}; // 0 where the size is symbolic (see globalSize)
     std::array<size_t, 3> local{1, 1, 1};
     bool driverLocal = true; // no MapWrg/MapLcl: let the driver pick the work-group size
+    std::array<arith::Size, 3> globalSize{1, 1, 1}; // the global size as expressions
+    bool symbolic() const;
+    // The configuration at concrete sizes (BadInput when a size has no value).
+    LaunchConfig bind(const arith::Bindings& sizes) const;
 };
 
 struct KernelInfo {
@@ -52,24 +68,45 @@ struct KernelInfo {
     int barriers = 0;      // barrier() calls emitted
 };
 
+// A top-level result passed from one kernel to later ones, in a buffer the host allocates.
+struct Intermediate {
+    std::string name;
+    lift::TypeId type = 0;
+    arith::Size byteSize;
+    size_t bytes = 0; // 0 if symbolic
+    int producer = 0; // index of the kernel that writes it
+};
+
 struct Options {
     // Upper bound for the work-group size chosen from MapLcl extents: larger MapLcl extents run
     // in a loop over the local threads.
     size_t maxLocalSize = 256;
+    // The kernel's name; with several kernels, NAME_0, NAME_1, ... in launch order.
     std::string kernelName = "KERNEL";
 };
 
 struct GeneratedCode {
-    std::string source; // the whole .cl text (typedefs, user functions, kernel)
+    std::string source; // the whole .cl text (typedefs, user functions, kernels)
+    // Every kernel in launch order; all but the last write intermediates, the last the output.
+    std::vector<KernelInfo> kernels;
+    // The last kernel (the only one for single-kernel programs); kept for single-kernel callers.
     KernelInfo kernel;
+    std::vector<Intermediate> intermediates;
+    std::vector<std::string> sizeParams; // unbound size variables, passed as `int` arguments
     lift::TypeId outputType = 0;
-    // The launch configuration and arguments as JSON (written beside the .cl).
+    // The host-side plan as JSON (written beside the .cl): kernels with launch configurations and
+    // arguments, intermediate buffers, symbolic size parameters.
     std::string launchJson() const;
 };
 
+// The value of a buffer-size or launch-size expression at concrete sizes; BadInput naming the
+// missing size variable when one has no value.
+size_t evaluateSize(const arith::Size& s, const arith::Bindings& sizes);
+
 // Throws egopt::Error (BadInput) naming the node (pattern name and source location) when the
-// program is not fully lowered (a Map or Reduce outside sequential context, MapLcl outside
-// MapWrg, nested parallel maps of one kind and dimension) or uses something not supported.
+// program is not fully lowered (a Map, Reduce or PartRed outside sequential context, MapLcl
+// outside MapWrg, nested parallel maps of one kind and dimension) or uses something not
+// supported. Size variables without a value in `sizes` stay symbolic.
 GeneratedCode generate(lift::Program& program, const lift::TypeInfo& info,
                        const arith::Bindings& sizes, const Options& options = {});
 

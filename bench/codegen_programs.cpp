@@ -1,0 +1,186 @@
+// The benchmarked programs and their host references. The references restate what each program
+// computes, including the chunk sizes written in the .lift files (asum_gpu's 262144 and 128,
+// partial_dot's 128): a change to a program without its reference shows as a failed check.
+#include "codegen_programs.hpp"
+
+#include "blas_rows.hpp"
+
+#include <array>
+#include <cmath>
+
+namespace egopt::bench {
+
+namespace {
+
+int64_t sizeOf(const arith::Bindings& sizes, const char* name) {
+    return sizes.at(name);
+}
+
+double copyVec4(const arith::Bindings&, size_t i) {
+    return inputValue(0, i);
+}
+
+// (xs, alpha): out = alpha * xs.
+double scal(const arith::Bindings&, size_t i) {
+    return double(kScalarInput) * inputValue(0, i);
+}
+
+// scalar_param.lift, (alpha, x, y): out = alpha * x + y.
+double saxpy(const arith::Bindings&, size_t i) {
+    return double(kScalarInput) * inputValue(0, i) + inputValue(1, i);
+}
+
+// Work-groups of 262144 elements, 128 threads each; Gather(ReorderWithStride(128)) then
+// Split(2048) gives thread t the elements t + 128 j, j < 2048.
+double asumGpu(const arith::Bindings&, size_t i) {
+    const size_t group = i / 128, thread = i % 128;
+    double sum = 0;
+    for (size_t j = 0; j < 2048; ++j) {
+        sum += std::abs(double(inputValue(0, group * 262144 + thread + 128 * j)));
+    }
+    return sum;
+}
+
+// One partial sum per chunk of 128 pairs.
+double partialDot(const arith::Bindings&, size_t i) {
+    double sum = 0;
+    for (size_t k = i * 128; k < (i + 1) * 128; ++k) {
+        sum += double(inputValue(0, k)) * inputValue(1, k);
+    }
+    return sum;
+}
+
+// (m: M x N, v: N): out[i] = row i of m times v.
+double matVec(const arith::Bindings& sizes, size_t i) {
+    const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
+    double sum = 0;
+    for (size_t k = 0; k < n; ++k) {
+        sum += double(inputValue(0, i * n + k)) * inputValue(1, k);
+    }
+    return sum;
+}
+
+// The input has N rows of M; the output M rows of N: out[r][c] = a[c][r].
+double transpose(const arith::Bindings& sizes, size_t i) {
+    const auto m = static_cast<size_t>(sizeOf(sizes, "M"));
+    const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
+    return inputValue(0, (i % n) * m + i / n);
+}
+
+// A: M x K, B: K x N, out: M x N.
+double matMul(const arith::Bindings& sizes, size_t i) {
+    const auto k = static_cast<size_t>(sizeOf(sizes, "K"));
+    const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
+    const size_t row = i / n, col = i % n;
+    double sum = 0;
+    for (size_t j = 0; j < k; ++j) {
+        sum += double(inputValue(0, row * k + j)) * inputValue(1, j * n + col);
+    }
+    return sum;
+}
+
+const std::array<ProgramSpec, 8>& specs() {
+    static const std::array<ProgramSpec, 8> table{{
+        {"copy_vec4",
+         "copy_vec4",
+         Shape::Vector,
+         Anchor::Copy,
+         {{"N", 4096}},
+         false,
+         "out = xs with float4 loads and stores",
+         copyVec4},
+        {"scal",
+         "scal",
+         Shape::Vector,
+         Anchor::Scal,
+         {{"N", 4096}},
+         false,
+         "out = alpha xs, out of place (CLBlast's sscal works in place)",
+         scal},
+        {"saxpy",
+         "scalar_param",
+         Shape::Vector,
+         Anchor::Axpy,
+         {{"N", 4096}},
+         false,
+         "out = alpha x + y, out of place (CLBlast's saxpy updates y in place)",
+         saxpy},
+        {"asum_gpu",
+         "asum_gpu",
+         Shape::Vector,
+         Anchor::Asum,
+         {{"N", 524288}},
+         false,
+         "first stage only: N/2048 partial sums of |x| (CLBlast's row: the whole sasum, main "
+         "and epilogue kernel); bytes N*4 + N/2048*4",
+         asumGpu},
+        {"partial_dot",
+         "partial_dot",
+         Shape::Vector,
+         Anchor::Dot,
+         {{"N", 4096}},
+         false,
+         "first stage only: N/128 partial sums of x*y in local memory (CLBlast's row: the whole "
+         "sdot); bytes 2N*4 + N/128*4",
+         partialDot},
+        {"mat_vec",
+         "mat_vec",
+         Shape::MatVec,
+         Anchor::Gemv,
+         {{"M", 64}, {"N", 96}},
+         false,
+         "y = A x, one row per work-item; bytes (MN + N + M)*4",
+         matVec},
+        {"transpose",
+         "transpose",
+         Shape::Transpose,
+         Anchor::Transpose,
+         {{"M", 64}, {"N", 48}},
+         false,
+         "out = A^T, a work-group per output row; bytes 2MN*4",
+         transpose},
+        {"mm_funcall",
+         "mm_funcall",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 32}, {"K", 48}, {"N", 40}},
+         true,
+         "C = A B, naive: one output per work-item, no tiling; 2MNK flops",
+         matMul},
+    }};
+    return table;
+}
+
+} // namespace
+
+float inputValue(unsigned arrayParam, size_t i) {
+    return patternValue(i, 1 + arrayParam);
+}
+
+std::span<const ProgramSpec> programSpecs() {
+    return specs();
+}
+
+std::string anchorName(Anchor anchor) {
+    switch (anchor) {
+    case Anchor::Copy:
+        return "copy";
+    case Anchor::Scal:
+        return "scal";
+    case Anchor::Axpy:
+        return "axpy";
+    case Anchor::Asum:
+        return "asum";
+    case Anchor::Dot:
+        return "dot";
+    case Anchor::Gemv:
+        return "gemv";
+    case Anchor::Transpose:
+        return "transpose";
+    case Anchor::Gemm:
+        return "sgemm";
+    }
+    return "?";
+}
+
+} // namespace egopt::bench

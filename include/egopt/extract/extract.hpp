@@ -1,0 +1,124 @@
+// Extraction of the K best distinct candidates that the code generator accepts (SPEC §7,
+// docs/extraction.md): a K-best search over (e-class, thread-hierarchy context) states, to a
+// fixed point (cycles allowed), under a pluggable cost function; then a filter that runs the
+// code generator on each candidate and keeps the first K that it accepts.
+//
+//     extract::ExtractOptions opt;
+//     opt.sizes = {{"N", 1024}};
+//     extract::StructuralCost cost;
+//     auto r = extract::extractCandidates(g, root, signature, cost, opt);
+//     for (auto& c : r.candidates) { c.text, c.cost, c.tuning, c.tuningValues, c.program ... }
+#pragma once
+
+#include "egopt/codegen/codegen.hpp"
+#include "egopt/egraph/convert.hpp"
+#include "egopt/extract/cost.hpp"
+#include "egopt/runtime/session.hpp"
+
+#include <string>
+#include <vector>
+
+namespace egopt::extract {
+
+struct ExtractOptions {
+    size_t k = 16;
+    // The search keeps k terms per state and k * poolFactor at the root, which the code
+    // generator filter then goes through in cost order (it rejects some).
+    size_t poolFactor = 4;
+    arith::Bindings sizes; // concrete sizes for the code generator check and the cost function
+    bool checkCodegen = true;
+    // Values for tuning variables in the code generator check; missing ones get a default
+    // (chooseTuningValues).
+    arith::Bindings tuningValues;
+    int64_t tuningTarget = 64;
+    // Bound on state updates of the fixed-point search (0: 64 per state); the result says
+    // whether it was reached.
+    size_t maxUpdates = 0;
+    codegen::Options codegen;
+    // Candidates may consist of several kernels (results passed between kernels through global
+    // memory; the code generator splits the program at those boundaries). Off: one kernel.
+    bool multipleKernels = false;
+    // When set, the filter also compiles each candidate's OpenCL source on this session, so that
+    // candidates the device compiler rejects are dropped too.
+    runtime::Session* buildOn = nullptr;
+};
+
+// A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
+// divide (constraints recorded by the `tuning` generator).
+struct TuningVar {
+    std::string name;
+    std::vector<arith::Size> divides;
+};
+
+struct Candidate {
+    lift::Program program; // parameters as the signature names them; tuning vars in sizeVars
+    double cost = 0;
+    size_t rank = 0;  // position in the ranked list before the code generator filter
+    std::string text; // Lift-like text
+    std::vector<TuningVar> tuning;
+    arith::Bindings tuningValues; // the values used for the code generator check
+};
+
+struct Rejection {
+    size_t rank = 0;
+    double cost = 0;
+    std::string text;
+    std::string reason; // the code generator's (or type checker's) message
+};
+
+struct ExtractStats {
+    size_t states = 0;      // (class, context, argument types) states reachable from the root
+    size_t edges = 0;       // (state, node, child contexts) alternatives
+    size_t terms = 0;       // distinct terms built
+    size_t updates = 0;     // state list recomputations
+    size_t cutCycles = 0;   // terms dropped because an e-node repeated on a path
+    bool truncated = false; // maxUpdates reached before the fixed point
+    double seconds = 0;
+};
+
+struct ExtractResult {
+    std::vector<Candidate> candidates; // at most k, non-decreasing cost
+    std::vector<Rejection> rejected;
+    ExtractStats stats;
+};
+
+// A ranked term of the root state (before the code generator filter).
+struct RankedTerm {
+    egraph::TermArena terms;
+    egraph::TermId root = 0;
+    double cost = 0;
+};
+
+// The `count` best distinct terms of `root` that are fully lowered and valid at the top level
+// of a program, in non-decreasing cost order (ties broken by structure, so the order does not
+// depend on e-class ids or hashing).
+struct SearchOptions {
+    size_t count = 16;   // terms of the root
+    size_t perState = 0; // terms kept per inner state (0: count)
+    arith::Bindings sizes;
+    bool multipleKernels = false;
+    size_t maxUpdates = 0;
+};
+std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
+                                     const CostFunction& cost, const SearchOptions& options,
+                                     ExtractStats* stats = nullptr);
+
+// extractTerms, conversion to programs, and the code generator filter.
+ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
+                                const egraph::Signature& sig, const CostFunction& cost,
+                                const ExtractOptions& options = {});
+
+// The tuning variables a program uses, with their constraints from the e-graph.
+std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Program& program);
+
+// Values for the tuning variables: `fixed` where given, else the largest divisor of the
+// constrained lengths (evaluated under `sizes` and the values chosen so far) that is at most
+// `target`. Throws egopt::Error (BadInput) when a length cannot be evaluated.
+arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const arith::Bindings& sizes,
+                                   const arith::Bindings& fixed, int64_t target);
+
+// A copy of the program with the given size variables replaced by values (in every size
+// argument and type) and removed from its size variables.
+lift::Program substituteSizes(const lift::Program& program, const arith::Bindings& values);
+
+} // namespace egopt::extract

@@ -1,0 +1,269 @@
+// Which nodes are acceptable in which thread-hierarchy context, and the contexts of their
+// children (docs/extraction.md has the table).
+#include "egopt/extract/context.hpp"
+
+namespace egopt::extract {
+
+using egraph::ENode;
+using lift::Op;
+
+uint32_t Context::key() const {
+    return static_cast<uint32_t>(level) | uint32_t(glb) << 4 | uint32_t(wrg) << 8 |
+           uint32_t(lcl) << 12 | uint32_t(seq) << 16 | uint32_t(top) << 17;
+}
+
+std::string Context::show() const {
+    switch (level) {
+    case Level::Host:
+        return "host";
+    case Level::HostInput:
+        return "host-input";
+    case Level::KernelFn:
+        return "kernel-fn";
+    case Level::LayoutFn:
+        return "layout-fn";
+    case Level::LambdaFn:
+        return "lambda-fn";
+    case Level::Device:
+        break;
+    }
+    std::string s;
+    auto dims = [&](const char* name, uint8_t mask) {
+        if (mask == 0) {
+            return;
+        }
+        s += (s.empty() ? "" : ".") + std::string(name) + "{";
+        for (int d = 0; d < 3; ++d) {
+            if (mask & (1u << d)) {
+                s += std::to_string(d);
+            }
+        }
+        s += "}";
+    };
+    dims("glb", glb);
+    dims("wrg", wrg);
+    dims("lcl", lcl);
+    for (auto [flag, name] : {std::pair{seq, "seq"}, std::pair{top, "top"}}) {
+        if (flag) {
+            s += (s.empty() ? "" : ".") + std::string(name);
+        }
+    }
+    return s.empty() ? "device" : s;
+}
+
+namespace {
+
+bool isLayout(Op op) {
+    switch (op) {
+    case Op::Split:
+    case Op::Join:
+    case Op::Transpose:
+    case Op::TransposeW:
+    case Op::Zip:
+    case Op::Unzip:
+    case Op::Tuple:
+    case Op::Get:
+    case Op::AsVector:
+    case Op::AsScalar:
+    case Op::Slide:
+    case Op::Pad:
+    case Op::At:
+    case Op::Id:
+    case Op::Reorder:
+    case Op::Gather:
+    case Op::Scatter:
+    case Op::ReorderStride:
+    case Op::Reverse:
+    case Op::Shift:
+        return true;
+    default:
+        return false;
+    }
+}
+
+uint8_t dimBit(const ENode& n) {
+    return n.ival >= 0 && n.ival <= 2 ? static_cast<uint8_t>(1u << n.ival) : 0;
+}
+
+// A thread map (MapGlb/MapWrg/MapLcl) in a device context: the context of its body, or nothing.
+// A map nested in one of the same kind must be at the top of the enclosing body; MapLcl at
+// work-group level need not (a barrier follows it).
+std::vector<ChildContexts> threadMap(const ENode& n, Context c) {
+    uint8_t bit = dimBit(n);
+    if (bit == 0) {
+        return {};
+    }
+    Context inner = c;
+    inner.seq = false;
+    inner.top = true;
+    bool ok = false;
+    switch (n.op) {
+    case Op::MapGlb: // nested in MapGlb of other dimensions only, never in MapWrg/MapLcl
+        ok = c.glb != 0 && c.wrg == 0 && c.lcl == 0 && !c.seq && c.top && !(c.glb & bit);
+        inner.glb |= bit;
+        break;
+    case Op::MapWrg:
+        ok = c.wrg != 0 && c.glb == 0 && c.lcl == 0 && !c.seq && c.top && !(c.wrg & bit);
+        inner.wrg |= bit;
+        break;
+    case Op::MapLcl: // at work-group level (also in uniform loops), or at the top of a MapLcl
+        ok = c.wrg != 0 && c.glb == 0 && !(c.lcl & bit) && (c.lcl == 0 || (!c.seq && c.top));
+        inner.lcl |= bit;
+        break;
+    default:
+        break;
+    }
+    return ok ? std::vector<ChildContexts>{{inner}} : std::vector<ChildContexts>{};
+}
+
+// An application inside a kernel. At the top of a thread map's body, the result of a layout
+// function stays at the top; the arguments of anything else are computed by the thread.
+std::vector<ChildContexts> deviceApply(const ENode& n, Context c) {
+    size_t args = n.children.size() - 1;
+    Context inThread = c;
+    inThread.top = false;
+    auto with = [&](Context fn, Context arg) {
+        ChildContexts cs(1, fn);
+        cs.insert(cs.end(), args, arg);
+        return cs;
+    };
+    if (!c.top) {
+        return {with(c, c)};
+    }
+    Context layout = Context::at(Level::LayoutFn);
+    return {with(layout, args == 1 ? c : inThread), with(c, inThread)};
+}
+
+std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
+    size_t k = n.children.size();
+    switch (n.op) {
+    case Op::Map:
+    case Op::Reduce:
+    case Op::PartRed:
+    case Op::Filter:
+        return {}; // not lowered (Filter: no OpenCL mapping yet)
+    case Op::MapGlb:
+    case Op::MapWrg:
+    case Op::MapLcl:
+        return threadMap(n, c);
+    case Op::MapSeq:
+    case Op::ReduceSeq:
+    case Op::Iterate: {
+        Context inner = c;
+        inner.seq = true;
+        inner.top = false;
+        return {ChildContexts(k, inner)};
+    }
+    case Op::Apply:
+        return k >= 1 ? deviceApply(n, c) : std::vector<ChildContexts>{};
+    case Op::ToLocal: // local memory belongs to a work-group
+        return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                          : std::vector<ChildContexts>{};
+    case Op::ToPrivate: // private memory belongs to one thread
+        return c.glb || c.lcl || c.seq ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                                       : std::vector<ChildContexts>{};
+    default:
+        return {ChildContexts(k, c)}; // expressions, lambdas, user functions, layout, toGlobal
+    }
+}
+
+// An application outside a kernel.
+std::vector<ChildContexts> hostApply(const ENode& n, Context c, bool multi) {
+    size_t args = n.children.size() - 1;
+    auto with = [&](Level fn, Context arg) {
+        ChildContexts cs(1, Context::at(fn));
+        cs.insert(cs.end(), args, arg);
+        return cs;
+    };
+    // One kernel: its input is a view of the parameters. Several: any earlier kernel's result.
+    Context input = multi ? Context::host() : Context::at(Level::HostInput);
+    if (c.level == Level::HostInput) {
+        return {with(Level::LayoutFn, input)};
+    }
+    std::vector<ChildContexts> alts;
+    alts.push_back(with(Level::KernelFn, input)); // launches a kernel
+    alts.push_back(with(Level::LayoutFn, args == 1 ? Context::host() : input));
+    alts.push_back(with(Level::LambdaFn, input));
+    ChildContexts single(n.children.size(), Context::singleThread()); // a one-thread kernel
+    alts.push_back(single);
+    if (multi) { // a one-thread kernel reading earlier kernels' results
+        single.assign(n.children.size(), Context::host());
+        single[0] = Context::singleThread();
+        alts.push_back(single);
+    }
+    return alts;
+}
+
+} // namespace
+
+std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipleKernels) {
+    size_t k = n.children.size();
+    switch (c.level) {
+    case Level::Device:
+        return inDevice(n, c);
+    case Level::Host:
+    case Level::HostInput:
+        if (n.op == Op::Apply && k >= 1) {
+            return hostApply(n, c, multipleKernels);
+        }
+        if (n.op == Op::Param || n.op == Op::Literal) {
+            return {ChildContexts{}};
+        }
+        return {};
+    case Level::KernelFn:
+        if (n.op == Op::MapGlb || n.op == Op::MapWrg) {
+            uint8_t bit = dimBit(n);
+            Context inner = Context::at(Level::Device);
+            (n.op == Op::MapGlb ? inner.glb : inner.wrg) = bit;
+            inner.top = true;
+            return bit ? std::vector<ChildContexts>{{inner}} : std::vector<ChildContexts>{};
+        }
+        if (n.op == Op::ToGlobal) {
+            return {ChildContexts(k, c)};
+        }
+        return {};
+    case Level::LayoutFn:
+        return isLayout(n.op) ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                              : std::vector<ChildContexts>{};
+    case Level::LambdaFn:
+        if (n.op == Op::Lambda) {
+            return {ChildContexts(k, Context::host())};
+        }
+        return {};
+    }
+    return {};
+}
+
+std::vector<lift::TypeId> childArgTypes(const egraph::EGraph& g, const ENode& n,
+                                        std::span<const lift::TypeId> types) {
+    const auto& arena = g.types;
+    auto elem = [&](lift::TypeId t) {
+        return t != lift::kNoType && arena.isArray(t) ? arena.elemOf(t) : lift::kNoType;
+    };
+    switch (n.op) {
+    case Op::Map:
+    case Op::MapSeq:
+    case Op::MapGlb:
+    case Op::MapWrg:
+    case Op::MapLcl:
+        if (types.size() == 1 && elem(types[0]) != lift::kNoType) {
+            return {elem(types[0])};
+        }
+        return {};
+    case Op::Reduce:
+    case Op::ReduceSeq:
+        if (types.size() == 2 && elem(types[1]) != lift::kNoType) {
+            return {types[0], elem(types[1])};
+        }
+        return {};
+    case Op::Iterate:
+    case Op::ToGlobal:
+    case Op::ToLocal:
+    case Op::ToPrivate:
+        return {types.begin(), types.end()};
+    default:
+        return {};
+    }
+}
+
+} // namespace egopt::extract

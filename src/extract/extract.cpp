@@ -1,0 +1,198 @@
+// Ranked terms to candidates: conversion to programs, tuning variables, and the code
+// generator filter.
+#include "egopt/extract/extract.hpp"
+
+#include "egopt/lift/typecheck.hpp"
+#include "egopt/support/diagnostic.hpp"
+#include "search.hpp"
+
+#include <chrono>
+#include <numeric>
+#include <set>
+
+namespace egopt::extract {
+
+std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
+                                     const CostFunction& cost, const SearchOptions& opt,
+                                     ExtractStats* stats) {
+    auto start = std::chrono::steady_clock::now();
+    ExtractStats local;
+    ExtractStats& st = stats ? *stats : local;
+    detail::Search search(g, cost, opt);
+    std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates);
+    std::vector<RankedTerm> out;
+    for (size_t i = 0; i < best.size() && i < opt.count; ++i) {
+        RankedTerm r;
+        r.root = search.terms().toTerm(best[i].term, r.terms);
+        r.cost = best[i].cost;
+        out.push_back(std::move(r));
+    }
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
+namespace {
+
+void typeVariables(const lift::TypeArena& types, lift::TypeId t, std::set<std::string>& out) {
+    if (t == lift::kNoType) {
+        return;
+    }
+    const lift::TypeNode& n = types.at(t);
+    if (n.kind == lift::TypeKind::Array) {
+        for (const std::string& v : n.length.variables()) {
+            out.insert(v);
+        }
+    }
+    for (lift::TypeId e : n.elems) {
+        typeVariables(types, e, out);
+    }
+}
+
+std::set<std::string> usedVariables(const lift::Program& p) {
+    std::set<std::string> vars;
+    for (lift::NodeId id = 0; id < p.numNodes(); ++id) {
+        for (const arith::Size& s : p.sizes(id)) {
+            for (const std::string& v : s.variables()) {
+                vars.insert(v);
+            }
+        }
+    }
+    for (const lift::ParamInfo& param : p.params) {
+        typeVariables(p.types, param.declaredType, vars);
+    }
+    return vars;
+}
+
+bool isTuningName(const std::string& v) {
+    return v.rfind("v__", 0) == 0;
+}
+
+} // namespace
+
+std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Program& program) {
+    std::set<std::string> used = usedVariables(program);
+    // Constraints may mention earlier tuning variables (a split of a split): close over them.
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& c : g.constraints()) {
+            if (!used.contains(c.var)) {
+                continue;
+            }
+            for (const std::string& v : c.divides.variables()) {
+                grew = (isTuningName(v) && used.insert(v).second) || grew;
+            }
+        }
+    }
+    std::vector<TuningVar> out;
+    std::set<std::string> listed;
+    for (const auto& c : g.constraints()) { // creation order: dependencies first
+        if (!used.contains(c.var)) {
+            continue;
+        }
+        if (listed.insert(c.var).second) {
+            out.push_back({c.var, {}});
+        }
+        for (TuningVar& t : out) {
+            if (t.name == c.var) {
+                t.divides.push_back(c.divides);
+            }
+        }
+    }
+    for (const std::string& v : used) {
+        if (isTuningName(v) && listed.insert(v).second) {
+            out.push_back({v, {}});
+        }
+    }
+    return out;
+}
+
+arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const arith::Bindings& sizes,
+                                   const arith::Bindings& fixed, int64_t target) {
+    arith::Bindings env = sizes;
+    arith::Bindings out;
+    for (const TuningVar& t : vars) {
+        int64_t value = 0;
+        if (auto it = fixed.find(t.name); it != fixed.end()) {
+            value = it->second;
+        } else {
+            int64_t common = 0;
+            for (const arith::Size& d : t.divides) {
+                auto n = d.evaluate(env);
+                if (!n || *n <= 0) {
+                    badInput("cannot choose a value for the tuning variable " + t.name +
+                             ": the length " + d.toString() + " has no value");
+                }
+                common = std::gcd(common, *n);
+            }
+            value = 1;
+            for (int64_t v = std::min(common == 0 ? target : common, target); v >= 1; --v) {
+                if (common == 0 || common % v == 0) {
+                    value = v;
+                    break;
+                }
+            }
+        }
+        env[t.name] = value;
+        out[t.name] = value;
+    }
+    return out;
+}
+
+namespace {
+
+// Generates code for a candidate at the given sizes; returns the reason it was rejected.
+std::optional<std::string> codegenCheck(Candidate& c, const ExtractOptions& opt) {
+    try {
+        c.tuningValues =
+            chooseTuningValues(c.tuning, opt.sizes, opt.tuningValues, opt.tuningTarget);
+        arith::Bindings sizes = opt.sizes;
+        sizes.insert(c.tuningValues.begin(), c.tuningValues.end());
+        lift::Program p = c.program;
+        lift::TypeInfo info = lift::typecheck(p);
+        codegen::GeneratedCode code = codegen::generate(p, info, sizes, opt.codegen);
+        if (opt.buildOn) {
+            opt.buildOn->build(code.source, code.kernel.name);
+        }
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+}
+
+} // namespace
+
+ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
+                                const egraph::Signature& sig, const CostFunction& cost,
+                                const ExtractOptions& opt) {
+    ExtractResult result;
+    SearchOptions search{opt.k * std::max<size_t>(opt.poolFactor, 1), opt.k, opt.sizes,
+                         opt.multipleKernels, opt.maxUpdates};
+    auto ranked = extractTerms(g, root, cost, search, &result.stats);
+    for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
+        const RankedTerm& r = ranked[rank];
+        Candidate c;
+        c.cost = r.cost;
+        c.rank = rank;
+        c.text = egraph::showTerm(g, r.terms, r.root, sig.names);
+        try {
+            c.program = egraph::termToProgram(g, r.terms, r.root, sig);
+        } catch (const std::exception& e) {
+            result.rejected.push_back({rank, r.cost, c.text, e.what()});
+            continue;
+        }
+        c.tuning = tuningVariables(g, c.program);
+        for (const TuningVar& t : c.tuning) {
+            c.program.sizeVars.push_back(t.name);
+        }
+        if (opt.checkCodegen) {
+            if (auto why = codegenCheck(c, opt)) {
+                result.rejected.push_back({rank, r.cost, c.text, *why});
+                continue;
+            }
+        }
+        result.candidates.push_back(std::move(c));
+    }
+    return result;
+}
+
+} // namespace egopt::extract

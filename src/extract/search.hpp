@@ -1,0 +1,93 @@
+// Internal to extraction: the K-best search over (e-class, context, argument types) states.
+#pragma once
+
+#include "egopt/extract/extract.hpp"
+#include "terms.hpp"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace egopt::extract::detail {
+
+struct Entry {
+    double cost = 0;
+    TermRef term = 0;
+    friend bool operator==(const Entry&, const Entry&) = default;
+};
+
+class Search {
+public:
+    Search(const egraph::EGraph& g, const CostFunction& cost, const SearchOptions& opt)
+        : g_(g), cost_(cost), k_(std::max<size_t>(opt.perState ? opt.perState : opt.count, 1)),
+          rootK_(std::max<size_t>(opt.count, 1)), sizes_(opt.sizes), multi_(opt.multipleKernels),
+          terms_(g) {}
+
+    // The K best terms of `root` at the top level of a program, cheapest first.
+    std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates);
+    const TermStore& terms() const { return terms_; }
+
+private:
+    struct State {
+        egraph::EClassId eclass;
+        Context ctx;
+        uint32_t types; // index into types_ (0: none)
+        uint32_t firstEdge = 0, numEdges = 0;
+    };
+    struct Edge {
+        egraph::ENodeId node;
+        uint32_t firstChild, numChildren;
+    };
+    struct StateKey {
+        egraph::EClassId eclass;
+        uint32_t ctx, types;
+        friend bool operator==(const StateKey&, const StateKey&) = default;
+    };
+    struct StateKeyHash {
+        size_t operator()(const StateKey& k) const noexcept {
+            return (size_t(k.eclass) * 0x9e3779b97f4a7c15ull) ^ (size_t(k.ctx) << 20) ^ k.types;
+        }
+    };
+
+    // The terms one state's recomputation produces, and the cost of the limit-th best distinct
+    // one so far (a bound for the enumeration of the remaining edges).
+    struct Pool {
+        size_t limit = 0;
+        std::vector<Entry> entries;
+        std::unordered_set<TermRef> distinct;
+        std::priority_queue<double> best; // the `limit` smallest costs of distinct terms
+        void add(Entry e);
+        bool full() const { return best.size() == limit; }
+        double bound() const { return best.top(); }
+    };
+
+    uint32_t stateFor(egraph::EClassId c, Context ctx, std::vector<lift::TypeId> types);
+    void expand(uint32_t s);
+    void discover(egraph::EClassId root);
+    std::vector<lift::TypeId> childTypes(const State& s, const egraph::ENode& n, size_t i) const;
+    void combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
+    double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
+                  std::vector<ChildChoice>& scratch) const;
+    bool recompute(uint32_t s, ExtractStats& stats);
+
+    const egraph::EGraph& g_;
+    const CostFunction& cost_;
+    size_t k_;     // terms per state
+    size_t rootK_; // terms of the root state
+    const arith::Bindings& sizes_;
+    bool multi_;
+    TermStore terms_;
+    std::vector<ChildChoice> scratch_;
+    std::vector<State> states_;
+    std::vector<Edge> edges_;
+    std::vector<uint32_t> childStates_;
+    std::vector<std::vector<uint32_t>> parents_;
+    std::vector<std::vector<Entry>> lists_;
+    std::unordered_map<StateKey, uint32_t, StateKeyHash> stateIndex_;
+    std::vector<std::vector<lift::TypeId>> types_{{}};
+    std::map<std::vector<lift::TypeId>, uint32_t> typesIndex_{{{}, 0}};
+};
+
+} // namespace egopt::extract::detail

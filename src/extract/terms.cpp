@@ -1,0 +1,142 @@
+// Hash-consed candidate terms with an id-independent structural order.
+#include "terms.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace egopt::extract::detail {
+
+namespace {
+
+// FNV-1a and a mixer: stable across runs and platforms, unlike std::hash.
+uint64_t fnv(const std::string& s, uint64_t h = 1469598103934665603ull) {
+    for (unsigned char c : s) {
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+} // namespace
+
+TermStore::Bloom TermStore::bit(egraph::ENodeId n) {
+    Bloom b{};
+    uint64_t h = mix(0, n);
+    b[h & 3] |= uint64_t(1) << ((h >> 2) & 63);
+    return b;
+}
+
+uint64_t TermStore::nodeHash(egraph::ENodeId id) {
+    if (auto it = nodeHashes_.find(id); it != nodeHashes_.end()) {
+        return it->second;
+    }
+    const egraph::ENode& n = g_.node(id);
+    uint64_t h = mix(static_cast<uint64_t>(n.op), n.children.size());
+    if (n.op == lift::Op::UserFun) {
+        const auto& d = g_.userFuns.at(static_cast<size_t>(n.ival));
+        h = fnv(d.name + "\n" + d.body, h);
+    } else if (n.op == lift::Op::Literal) {
+        const auto& l = g_.literals.at(static_cast<size_t>(n.ival));
+        h = fnv(g_.types.show(l.type) + ":" + l.text, h);
+    } else {
+        h = mix(h, static_cast<uint64_t>(static_cast<int64_t>(n.ival)));
+    }
+    const egraph::Attr& a = g_.attrOf(n);
+    for (const arith::Size& s : a.sizes) {
+        h = fnv(s.toString(), mix(h, 1));
+    }
+    for (lift::TypeId t : a.types) {
+        h = fnv(t == lift::kNoType ? "?" : g_.types.show(t), mix(h, 2));
+    }
+    nodeHashes_.emplace(id, h);
+    return h;
+}
+
+TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children) {
+    uint64_t key = mix(node, children.size());
+    for (TermRef c : children) {
+        key = mix(key, c);
+    }
+    for (auto [it, end] = index_.equal_range(key); it != end; ++it) {
+        auto kids = this->children(it->second);
+        if (recs_[it->second].node == node &&
+            std::equal(kids.begin(), kids.end(), children.begin(), children.end())) {
+            return it->second;
+        }
+    }
+    Rec r{node, static_cast<uint32_t>(kids_.size()), static_cast<uint32_t>(children.size()),
+          nodeHash(node), bit(node)};
+    for (TermRef c : children) {
+        r.shash = mix(r.shash, recs_[c].shash);
+        for (size_t i = 0; i < r.nodes.size(); ++i) {
+            r.nodes[i] |= recs_[c].nodes[i];
+        }
+    }
+    kids_.insert(kids_.end(), children.begin(), children.end());
+    auto id = static_cast<TermRef>(recs_.size());
+    recs_.push_back(r);
+    index_.emplace(key, id);
+    return id;
+}
+
+bool TermStore::contains(std::span<const TermRef> terms, egraph::ENodeId n) const {
+    Bloom b = bit(n);
+    std::vector<TermRef> stack;
+    for (TermRef t : terms) {
+        for (size_t i = 0; i < b.size(); ++i) {
+            if (b[i] & recs_[t].nodes[i]) {
+                stack.push_back(t);
+            }
+        }
+    }
+    std::unordered_set<TermRef> seen;
+    while (!stack.empty()) { // exact check on a bloom hit
+        TermRef t = stack.back();
+        stack.pop_back();
+        if (!seen.insert(t).second) {
+            continue;
+        }
+        if (recs_[t].node == n) {
+            return true;
+        }
+        for (TermRef c : children(t)) {
+            bool maybe = false;
+            for (size_t i = 0; i < b.size(); ++i) {
+                maybe = maybe || (b[i] & recs_[c].nodes[i]) != 0;
+            }
+            if (maybe) {
+                stack.push_back(c);
+            }
+        }
+    }
+    return false;
+}
+
+bool TermStore::structurallyLess(TermRef a, TermRef b) const {
+    if (a == b) {
+        return false;
+    }
+    if (recs_[a].shash != recs_[b].shash) {
+        return recs_[a].shash < recs_[b].shash;
+    }
+    return a < b; // a hash collision of different structures: practically never
+}
+
+egraph::TermId TermStore::toTerm(TermRef t, egraph::TermArena& out) const {
+    const egraph::ENode& n = g_.node(recs_[t].node);
+    egraph::TermNode tn;
+    tn.op = n.op;
+    tn.ival = n.ival;
+    tn.sizes = g_.attrOf(n).sizes;
+    tn.types = g_.attrOf(n).types;
+    for (TermRef c : children(t)) {
+        tn.children.push_back(toTerm(c, out));
+    }
+    return out.add(std::move(tn));
+}
+
+} // namespace egopt::extract::detail
