@@ -6,6 +6,7 @@
 //   a = x*b + y, b | x*b, y >= 0  a / b -> x + y / b     a % b -> y % b
 //   0 <= y < b                    y / b -> 0             y % b -> y
 //   v in [c, c]                   v -> c
+//   c >= 1 (in a sum)             k*c*(x/c) + k*(x%c) -> k*x
 // The split requires y >= 0 (unless a itself is not provably >= 0) so that an operand that was
 // non-negative stays so: toC() prints C's truncating / and %, which agree with floor division
 // only on non-negative operands.
@@ -145,6 +146,47 @@ Size simplifyMod(const Size& a, const Size& b, const RangeEnv& env) {
     return mod(a, b);
 }
 
+// Folds one pair k*m*c*(x/c) + k*m*(x%c) of the sum e into k*m*x (nullopt if there is none).
+// x == c*(x/c) + x%c holds for every x and c != 0, for floor division with the divisor's modulo
+// and for C's truncating / and % alike; c >= 1 is required so that no division by zero (an
+// undefined value) disappears. Reading through Join gives such pairs: 4*(i/4) + i%4 -> i.
+std::optional<Size> foldDivModPair(const Size& e, const RangeEnv& env) {
+    const Node& n = e.node();
+    for (const Term& t : n.terms) {
+        Monomial m = n.monomial(t);
+        for (size_t f = 0; f < m.size(); ++f) {
+            const Atom& a = *m[f].atom;
+            if (a.kind != AtomKind::Mod || m[f].exp != 1 || !positive(a.rhs, env)) {
+                continue;
+            }
+            std::vector<Factor> others(m.begin(), m.end());
+            others.erase(others.begin() + static_cast<std::ptrdiff_t>(f));
+            Size k = termSize(t.coeff, others);
+            Size partner = k * a.rhs * floorDiv(a.lhs, a.rhs);
+            Size rest = e - termSize(t.coeff, m) - partner;
+            // Every term of the partner occurs in e with its exact coefficient iff subtracting
+            // it removes as many terms as it has (a differing or missing term removes none).
+            if (rest.node().terms.size() + partner.node().terms.size() + 1 == n.terms.size()) {
+                return rest + k * a.lhs;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// Each fold removes a modulo atom from the sum and may only bring in those of its (smaller)
+// operand, so this terminates; the cap bounds the work on very large sums.
+Size foldDivMod(Size e, const RangeEnv& env) {
+    for (size_t i = 0, cap = 2 * e.node().terms.size(); i < cap; ++i) {
+        auto folded = foldDivModPair(e, env);
+        if (!folded) {
+            break;
+        }
+        e = *folded;
+    }
+    return e;
+}
+
 Size simplifyOnce(const Size& e, const RangeEnv& env);
 
 Size simplifyAtom(const Atom& a, const RangeEnv& env) {
@@ -187,7 +229,7 @@ Size simplifyOnce(const Size& e, const RangeEnv& env) {
         }
         sum = sum + term;
     }
-    return sum;
+    return foldDivMod(sum, env);
 }
 
 // A rewrite can enable another one level up (a quotient that became exact); a few rounds

@@ -54,14 +54,22 @@ void Generator::bindParamIndex(size_t idx, ViewId view) {
 
 std::vector<TypeId> Generator::tupleTypes() const {
     // Every tuple type reachable from buffers, views and user functions, fields before tuples.
+    // A tuple with an array component is never stored: it is a view (a zip of arrays, whose
+    // fields resolve to the arrays themselves), so it gets no struct (C has no array fields).
     std::vector<TypeId> out;
     const auto& types = program_.types;
+    auto hasArray = [&](auto&& self, TypeId t) -> bool {
+        const lift::TypeNode& n = types.at(t);
+        return n.kind == lift::TypeKind::Array ||
+               std::any_of(n.elems.begin(), n.elems.end(), [&](TypeId e) { return self(self, e); });
+    };
     auto visit = [&](auto&& self, TypeId t) -> void {
         const lift::TypeNode& n = types.at(t);
         for (TypeId e : n.elems) {
             self(self, e);
         }
-        if (n.kind == lift::TypeKind::Tuple && std::find(out.begin(), out.end(), t) == out.end()) {
+        if (n.kind == lift::TypeKind::Tuple && !hasArray(hasArray, t) &&
+            std::find(out.begin(), out.end(), t) == out.end()) {
             out.push_back(t);
         }
     };

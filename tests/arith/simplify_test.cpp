@@ -148,3 +148,36 @@ TEST_CASE("cyclic ranges terminate and prove nothing false", "[arith]") {
     CHECK_FALSE(provablyLess(i, j, env));
     CHECK(simplify(floorDiv(i, Size(4)), env) == floorDiv(i, Size(4)));
 }
+
+TEST_CASE("simplify: c*(x/c) + x%c -> x (reading through Join)", "[arith]") {
+    RangeEnv env = loopEnv();
+    Size c4(4);
+    CHECK(simplify(4 * floorDiv(i, c4) + mod(i, c4), env) == i);
+    CHECK(simplify(floorDiv(i, c4) * 4 + mod(i, c4), env).toC() == "i");
+    // Symbolic divisors, a common factor and other terms around the pair.
+    CHECK(simplify(N * floorDiv(i, N) + mod(i, N), env) == i); // i < N: already 0 + i
+    CHECK(simplify(M * floorDiv(i, M) + mod(i, M), env) == i);
+    CHECK(simplify(3 * M * floorDiv(i, M) + 3 * mod(i, M) + j, env) == 3 * i + j);
+    CHECK(simplify(j * 4 * floorDiv(i, c4) + j * mod(i, c4), env) == j * i);
+    CHECK(simplify(2 * N * (4 * floorDiv(i + j, c4) + mod(i + j, c4)) + 7, env) ==
+          2 * N * (i + j) + 7);
+    // Nested: the folded operand of another division.
+    CHECK(simplify(floorDiv(4 * floorDiv(i, c4) + mod(i, c4), Size(8)), env) ==
+          floorDiv(i, Size(8)));
+    // Floor semantics: the identity holds for negative x too.
+    CHECK(simplify(4 * floorDiv(x, c4) + mod(x, c4), env) == x);
+}
+
+TEST_CASE("simplify: c*(x/c) + x%c is kept without its exact partner", "[arith]") {
+    RangeEnv env = loopEnv();
+    Size c4(4);
+    Size twice = 8 * floorDiv(i, c4) + mod(i, c4);
+    CHECK(simplify(twice, env) == twice);
+    Size other = 4 * floorDiv(i, Size(8)) + mod(i, c4);
+    CHECK(simplify(other, env) == other);
+    Size otherOperand = 4 * floorDiv(i + 1, c4) + mod(i, c4);
+    CHECK(simplify(otherOperand, env) == otherOperand);
+    // A divisor not provably >= 1 (x may be 0): the division by zero is kept.
+    Size byX = x * floorDiv(i, x) + mod(i, x);
+    CHECK(simplify(byX, env) == byX);
+}

@@ -99,3 +99,19 @@ TEST_CASE("the plan JSON lists kernels and intermediates", "[codegen]") {
                       Catch::Contains("\"intermediates\"") && Catch::Contains("\"written_by\"") &&
                       Catch::Contains("\"access\": \"write\"") && Catch::Contains("\"tmp1\""));
 }
+
+TEST_CASE("reading an intermediate through Join: the index has no division or modulo",
+          "[codegen]") {
+    // Join's index pair (i/4, i%4) flattens to 4*(i/4) + i%4, which arith::simplify folds to i.
+    for (const egopt::arith::Bindings& sizes :
+         {egopt::arith::Bindings{{"N", 64}}, egopt::arith::Bindings{}}) {
+        Generated g = generateFile(testProgram("mk_join_read"), sizes);
+        const std::string& s = g.code.source;
+        std::string body = s.substr(s.find("__kernel void KERNEL_1"));
+        INFO(body);
+        CHECK(body.find('/') == std::string::npos);
+        CHECK(body.find('%') == std::string::npos);
+        CHECK(body.find("tmp0[gid_0]") != std::string::npos);
+    }
+    check("mk_join_read", {{"N", 64}}, 2);
+}

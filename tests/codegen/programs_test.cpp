@@ -87,3 +87,18 @@ TEST_CASE("filter: indices read from an input array", "[codegen]") {
     auto g = check("filter_glb", {{"N", 16}, {"M", 40}});
     CHECK(has(g, "xs[(int)(ids[gid_0])]"));
 }
+
+TEST_CASE("gemv: tuples with array components are views, not structs", "[codegen]") {
+    // Zip(a, y) pairs each row with a scalar: Get(rowAndY, 0) is the row of `a` itself.
+    for (const char* name : {"gemv_glb", "gemv_wrg_local"}) {
+        for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 64}, {5, 128}}) {
+            auto g = check(name, {{"M", m}, {"N", n}});
+            CHECK_FALSE(has(g, "*_"));       // no Tuple_float*_float
+            CHECK_FALSE(has(g, "float* _")); // no array field in a struct
+            CHECK(has(g, "typedef struct { float _0; float _1; } Tuple_float_float;"));
+        }
+    }
+    auto w = check("gemv_wrg_local", {{"M", 4}, {"N", 64}});
+    CHECK(w.code.kernel.launch.local[0] == 16);
+    CHECK(w.code.kernel.barriers == 1);
+}

@@ -59,6 +59,14 @@ TEST_CASE("a symbolic global map and a symbolic multi-kernel program", "[codegen
     }
 }
 
+TEST_CASE("symbolic gemv: a zip of rows and scalars at several sizes", "[codegen]") {
+    Generated g = generateFile(testProgram("gemv_glb"), {});
+    CHECK(g.code.sizeParams.size() == 2);
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{1, 1}, {7, 33}, {64, 16}}) {
+        validateAt(g, {{"M", m}, {"N", n}});
+    }
+}
+
 TEST_CASE("running a symbolic kernel without a size value is bad input", "[codegen]") {
     Generated g = generateFile(testProgram("glb_1d"), {});
     CHECK_THROWS_WITH(g.code.kernel.launch.bind({}), Catch::Contains("no value for N"));
