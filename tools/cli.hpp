@@ -50,5 +50,6 @@ int runCodegen(const Args& args);
 int runRun(const Args& args);
 int runSaturate(const Args& args);
 int runProve(const Args& args);
+int runRules(const Args& args);
 
 } // namespace egopt::cli

@@ -38,11 +38,13 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runInterp},
         {"codegen",
-         "codegen FILE [--size N=v ...] [--output out.cl] [--kernel-name NAME]",
-         "Generate the OpenCL kernel of a lowered program. With --output, write the .cl and the "
-         "launch configuration as JSON beside it (out.json); otherwise print both.",
+         "codegen FILE [--size N=v ...] [-o|--output out.cl] [--kernel-name NAME]",
+         "Generate the OpenCL kernel(s) of a lowered program (several where the top level needs "
+         "global synchronisation). With --output, write the .cl and the host plan (kernels, "
+         "launch configurations, buffers) as JSON beside it (out.json); otherwise print both. "
+         "Sizes without a value stay symbolic: kernels take them as int arguments.",
          {kSizeOption,
-          {"output", true, "write the kernel to this .cl file (launch JSON beside it)"},
+          {"output", true, "write the kernels to this .cl file (plan JSON beside it); also -o"},
           {"kernel-name", true, "name of the generated kernel (default KERNEL)"},
           kHelpOption},
          1,
@@ -50,8 +52,9 @@ std::vector<Command> commands() {
          egopt::cli::runCodegen},
         {"run",
          "run FILE [--size N=v ...] [--device D] [--seed S] [--runs R]",
-         "Generate, build and run the kernel on random inputs, compare with the interpreter "
-         "(relative 1e-3), print OK/FAIL, the largest error, the median kernel time and GB/s. "
+         "Generate, build and run the kernel(s) on random inputs, compare with the interpreter "
+         "(relative 1e-3), print OK/FAIL, the largest error, the median time (total and per "
+         "kernel) and GB/s. "
          "Exit 0 on OK, 4 on FAIL.",
          {kSizeOption,
           {"device", true, "device index or name substring (default: PoCL)"},
@@ -92,6 +95,23 @@ std::vector<Command> commands() {
          2,
          2,
          egopt::cli::runProve},
+        {"rules",
+         "rules check FILE... [--instances N] [--seed S] [--rule NAME] [--attempts N] "
+         "[--allow-unchecked] [--show-instances N]",
+         "Soundness of rules by random testing: random well-typed instances of each rule's "
+         "left-hand side, rewritten by the engine, interpreted before and after. Prints PASS, "
+         "FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed or "
+         "could not be checked.",
+         {{"instances", true, "instances that must agree per rule (default 50)"},
+          {"seed", true, "seed of the random instances and inputs (default 1)"},
+          {"rule", true, "check only the rule of this name"},
+          {"attempts", true, "random instantiations tried per rule at most (default 50000)"},
+          {"allow-unchecked", false, "do not fail for rules without enough instances"},
+          {"show-instances", true, "print the first N checked instances of each rule"},
+          kHelpOption},
+         2,
+         SIZE_MAX,
+         egopt::cli::runRules},
         {"devices",
          "devices [--help]",
          "List the OpenCL platforms and devices; the index or a name substring selects one with "
@@ -112,7 +132,8 @@ std::string mainHelp() {
         left.resize(12, ' ');
         out += left + c.synopsis.substr(std::min(c.synopsis.size(), c.name.size() + 1)) + "\n";
     }
-    out += "\nexit codes: 0 success, 2 bad input, 3 internal error\n";
+    out +=
+        "\nexit codes: 0 success, 2 bad input, 3 internal or device error, 4 no valid candidate\n";
     return out;
 }
 

@@ -149,9 +149,12 @@ void EGraph::repairParents(EClassId c) {
     classes_[c].parents.clear();
     for (ENodeId p : parents) {
         auto it = memo_.find(canon_[p]);
-        if (it != memo_.end() && it->second == p) {
-            memo_.erase(it);
+        if (it == memo_.end() || it->second != p) {
+            // A duplicate: an equal node owns its form (and is in this list too). Giving the
+            // duplicate the form back would revive a node that other parent lists dropped.
+            continue;
         }
+        memo_.erase(it);
         canon_[p] = canonicalize(canon_[p]);
         auto [slot, inserted] = memo_.try_emplace(canon_[p], p);
         if (!inserted && find(slot->second) != find(p)) {

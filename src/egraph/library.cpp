@@ -1,17 +1,20 @@
 // The built-in conditions, generators and appliers that rule files refer to by name.
-#include "egopt/egraph/rewrite.hpp"
+#include "library_parts.hpp"
 
 namespace egopt::egraph {
 
-namespace {
-
-std::optional<arith::Size> outerLength(const EGraph& g, EClassId c) {
+std::optional<arith::Size> detail::outerLength(const EGraph& g, EClassId c) {
     const ClassData& d = g.data(c);
     if (!d.isData() || !g.types.isArray(d.type)) {
         return std::nullopt;
     }
     return g.types.lengthOf(d.type);
 }
+
+namespace {
+
+using detail::outerLength;
+using Args = std::span<const ArgValue>;
 
 bool divides(const arith::Size& d, const arith::Size& n) {
     auto cd = d.constant();
@@ -39,6 +42,41 @@ TermId substitute(const TermArena& in, TermId id, std::span<const ArgValue> args
         c = substitute(in, c, args, inner, out);
     }
     return out.add(std::move(n));
+}
+
+// Conditions on sizes and shapes that the catalogue's rules state.
+void addShapeConditions(Library& lib) {
+    lib.conditions["same"] = {{"cc", "both variables denote the same e-class"},
+                              [](const EGraph& g, Args a) {
+                                  return g.findConst(a[0].eclass) == g.findConst(a[1].eclass);
+                              }};
+    lib.conditions["lengthIs"] = {{"cs", "the array's outer length is this size"},
+                                  [](const EGraph& g, Args a) {
+                                      auto n = outerLength(g, a[0].eclass);
+                                      return n && *n == a[1].size;
+                                  }};
+    lib.conditions["innerLengthKnown"] = {
+        {"c", "the class is an array of arrays"}, [](const EGraph& g, Args a) {
+            const ClassData& d = g.data(a[0].eclass);
+            return d.isData() && g.types.isArray(d.type) && g.types.isArray(g.types.elemOf(d.type));
+        }};
+    lib.conditions["sizeDivides"] = {
+        {"ss", "the first size provably divides the second"},
+        [](const EGraph&, Args a) { return divides(a[0].size, a[1].size); }};
+    lib.conditions["atLeast"] = {{"sn", "the size is a constant >= n"}, [](const EGraph&, Args a) {
+                                     auto c = a[0].size.constant();
+                                     return c && *c >= a[1].number;
+                                 }};
+    lib.conditions["vectorsOf"] = {
+        {"cs", "the class is an array of vectors of this width"}, [](const EGraph& g, Args a) {
+            const ClassData& d = g.data(a[0].eclass);
+            if (!d.isData() || !g.types.isArray(d.type)) {
+                return false;
+            }
+            const auto& e = g.types.at(g.types.elemOf(d.type));
+            auto w = a[1].size.constant();
+            return e.kind == lift::TypeKind::Vector && w && *w == static_cast<int64_t>(e.width);
+        }};
 }
 
 void addConditions(Library& lib) {
@@ -81,6 +119,7 @@ void addConditions(Library& lib) {
                                        }
                                        return false;
                                    }};
+    addShapeConditions(lib);
 }
 
 } // namespace
@@ -88,12 +127,34 @@ void addConditions(Library& lib) {
 Library Library::standard() {
     Library lib;
     addConditions(lib);
+    // One tuning variable per divided length (not per match): every split of an array of
+    // length N shares a factor, which keeps the number of variables, and so of distinct e-nodes,
+    // proportional to the lengths in the program instead of to the number of matches.
     lib.generators["tuning"] = {
         {"c", "a fresh tuning variable that divides the outer length of the array"},
-        [](EGraph& g, const std::string& key, std::span<const ArgValue> a) {
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
             auto n = outerLength(g, a[0].eclass);
-            return g.tuningVar(key, n ? *n : arith::Size(1));
+            arith::Size len = n ? *n : arith::Size(1);
+            return g.tuningVar("split " + len.toString(), len);
         }};
+    lib.generators["tuningInner"] = {
+        {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            const ClassData& d = g.data(a[0].eclass);
+            arith::Size len(1);
+            if (d.isData() && g.types.isArray(d.type) && g.types.isArray(g.types.elemOf(d.type))) {
+                len = g.types.lengthOf(g.types.elemOf(d.type));
+            }
+            return g.tuningVar("split " + len.toString(), len);
+        }};
+    lib.generators["lengthOf"] = {{"c", "the outer length of the array (not a fresh variable)"},
+                                  [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+                                      auto n = outerLength(g, a[0].eclass);
+                                      return n ? *n : arith::Size(1);
+                                  }};
+    detail::addFunctionConditions(lib);
+    detail::addStructuralAppliers(lib);
+    addUserFunConditions(lib);
     lib.appliers["beta"] = {
         {"c+", "beta-reduction: the body of a k-ary lambda with its k arguments substituted"},
         [](EGraph& g, std::span<const ArgValue> a) -> std::optional<EClassId> {

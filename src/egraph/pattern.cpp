@@ -20,6 +20,10 @@ public:
             const std::function<void(const Subst&)>& onMatch)
         : g_(g), p_(p), onMatch_(onMatch) {
         s_.classes.assign(slots, kNoClass);
+        binder_.assign(p.nodes.size(), {0, -1});
+        lambdaTypes_.assign(p.nodes.size(), nullptr);
+        std::vector<std::pair<PatId, int32_t>> scope;
+        findBinders(p.root, scope);
     }
 
     void run(EClassId c) {
@@ -28,6 +32,40 @@ public:
     }
 
 private:
+    // For each bound variable of the pattern, the lambda that binds it and its position there.
+    void findBinders(PatId id, std::vector<std::pair<PatId, int32_t>>& scope) {
+        const PatNode& pn = p_.nodes[id];
+        if (pn.kind == PatNode::Kind::BoundVar) {
+            if (pn.ival >= 0 && static_cast<size_t>(pn.ival) < scope.size()) {
+                binder_[id] = scope[scope.size() - 1 - static_cast<size_t>(pn.ival)];
+            }
+            return;
+        }
+        size_t before = scope.size();
+        if (pn.kind == PatNode::Kind::Node && pn.op == Op::Lambda) {
+            for (int32_t i = 0; i < pn.ival; ++i) {
+                scope.emplace_back(id, i);
+            }
+        }
+        for (PatId c : pn.children) {
+            findBinders(c, scope);
+        }
+        scope.resize(before);
+    }
+
+    // A variable node matches a bound variable only if its type is the binder's parameter type:
+    // a class shared between contexts (a closed class after beta) may hold a variable of the
+    // same index from another lambda.
+    bool binderTypeMatches(PatId pid, const ENode& n) const {
+        auto [lam, pos] = binder_[pid];
+        const std::vector<TypeId>* types = pos >= 0 ? lambdaTypes_[lam] : nullptr;
+        const Attr& a = g_.attrOf(n);
+        if (!types || static_cast<size_t>(pos) >= types->size() || a.types.empty()) {
+            return true;
+        }
+        return a.types[0] == (*types)[static_cast<size_t>(pos)];
+    }
+
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
@@ -49,15 +87,16 @@ private:
             }
         } else {
             for (ENodeId n : g_.eclass(cls).nodes) {
-                tryNode(pn, g_.node(n), todo);
+                tryNode(pid, g_.node(n), todo);
             }
         }
         todo.emplace_back(pid, cls);
     }
 
-    void tryNode(const PatNode& pn, const ENode& n, std::vector<std::pair<PatId, EClassId>>& todo) {
+    void tryNode(PatId pid, const ENode& n, std::vector<std::pair<PatId, EClassId>>& todo) {
+        const PatNode& pn = p_.nodes[pid];
         if (pn.kind == PatNode::Kind::BoundVar) {
-            if (n.op == Op::Param && n.ival == pn.ival) {
+            if (n.op == Op::Param && n.ival == pn.ival && binderTypeMatches(pid, n)) {
                 step(todo);
             }
             return;
@@ -87,12 +126,17 @@ private:
             }
         }
         if (ok) {
+            const std::vector<TypeId>* saved = lambdaTypes_[pid];
+            if (pn.op == Op::Lambda) {
+                lambdaTypes_[pid] = &a.types;
+            }
             size_t before = todo.size();
             for (size_t i = pn.children.size(); i-- > 0;) {
                 todo.emplace_back(pn.children[i], n.children[i]);
             }
             step(todo);
             todo.resize(before);
+            lambdaTypes_[pid] = saved;
         }
         for (const auto& name : newlyBound) {
             s_.sizes.erase(name);
@@ -103,6 +147,8 @@ private:
     const Pattern& p_;
     const std::function<void(const Subst&)>& onMatch_;
     Subst s_;
+    std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
+    std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
 };
 
 } // namespace

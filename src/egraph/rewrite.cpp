@@ -21,6 +21,9 @@ std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
         case CallArg::Kind::Number:
             v.number = a.number;
             break;
+        case CallArg::Kind::Text:
+            v.text = a.text;
+            break;
         }
         out.push_back(std::move(v));
     }
@@ -35,14 +38,23 @@ std::string where(const Rule& rule) {
     return at;
 }
 
+// `s`, when given, is the match of a right-hand side that could not be built: its variables'
+// terms and types stand in for the missing right-hand term.
 [[noreturn]] void ruleBug(const EGraph& g, const Rule& rule, const TypeError& e, EClassId lhs,
-                          EClassId rhs) {
+                          EClassId rhs, const Subst* s = nullptr) {
     std::string msg = "rule '" + rule.name + "' (" + where(rule) + ") is ill-typed: " + e.what();
     if (lhs != kNoClass) {
         msg += "\n  left:  " + g.show(lhs) + " : " + g.showType(lhs);
     }
     if (rhs != kNoClass) {
         msg += "\n  right: " + g.show(rhs) + " : " + g.showType(rhs);
+    } else if (s) {
+        msg += "\n  right: the right-hand side, with";
+        for (size_t i = 0; i < s->classes.size(); ++i) {
+            EClassId c = s->classes[i];
+            msg += (i ? ", " : " ") + rule.vars.names.at(i) + " = " + g.show(c) + " : " +
+                   g.showType(c);
+        }
     }
     throw Error(ErrorKind::BadInput, msg, rule.file, rule.loc);
 }
@@ -62,8 +74,19 @@ void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId
     });
 }
 
-bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
-    Subst s = m.subst;
+namespace {
+
+// The parameter types of a function class with a known signature: they type a lambda at the
+// root of an instantiated side (`fun(x => ?f $ x)`), which no application surrounds.
+std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
+    const FunSig& f = g.data(c).fun;
+    return f.kind == FunSig::Kind::Mono ? f.params : std::vector<TypeId>{};
+}
+
+// The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
+// when the rule does not apply to this match.
+std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
+                                 Subst& s) {
     for (auto& c : s.classes) {
         c = g.find(c);
     }
@@ -74,33 +97,48 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m)
     for (const auto& [var, call] : rule.generators) {
         s.sizes[var] = lib.generators.at(call.name).second(g, key, resolve(call, s));
     }
-    EClassId lhs = g.find(m.eclass);
-    EClassId rhs = kNoClass;
     try {
         if (rule.applier) {
-            auto r = lib.appliers.at(rule.applier->name).second(g, resolve(*rule.applier, s));
-            if (!r) {
-                return false;
-            }
-            rhs = *r;
-        } else {
-            TermArena t;
-            TermId root = instantiate(*rule.rhs, rule.vars, s, t);
-            rhs = g.addTerm(t, root);
+            return lib.appliers.at(rule.applier->name).second(g, resolve(*rule.applier, s));
         }
-        if (g.explanations) { // the exact left-hand term, so the derivation can show it
-            TermArena t;
-            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t));
-        }
+        TermArena t;
+        TermId root = instantiate(*rule.rhs, rule.vars, s, t);
+        return g.addTerm(t, root, paramTypes(g, m.eclass));
     } catch (const ScopeError&) {
-        return false; // a variable would escape its binder: the rule does not apply here
+        return std::nullopt; // a variable would escape its binder: the rule does not apply here
     } catch (const TypeError& e) {
-        ruleBug(g, rule, e, lhs, e.a != kNoClass ? e.a : kNoClass);
+        ruleBug(g, rule, e, g.find(m.eclass), e.a != kNoClass ? e.a : kNoClass, &s);
+    }
+}
+
+} // namespace
+
+std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
+    Subst s = m.subst;
+    return buildRhs(g, rule, lib, m, s);
+}
+
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
+    Subst s = m.subst;
+    std::optional<EClassId> rhs = buildRhs(g, rule, lib, m, s);
+    if (!rhs) {
+        return false;
+    }
+    EClassId lhs = g.find(m.eclass);
+    if (g.explanations) { // the exact left-hand term, so the derivation can show it
+        try {
+            TermArena t;
+            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t), paramTypes(g, lhs));
+        } catch (const TypeError&) {
+            // The matched term is well-typed, but a lambda inside a length-polymorphic
+            // function (Map(fun(x => ...)) unapplied) cannot be retyped from the pattern: the
+            // derivation then starts from the class's own term rather than the exact one.
+        }
     }
     try {
-        return g.merge(lhs, rhs, {Justification::Kind::Rule, g.ruleIndex(rule.name)});
+        return g.merge(lhs, *rhs, {Justification::Kind::Rule, g.ruleIndex(rule.name)});
     } catch (const TypeError& e) {
-        ruleBug(g, rule, e, lhs, rhs);
+        ruleBug(g, rule, e, lhs, *rhs);
     }
 }
 

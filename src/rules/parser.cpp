@@ -3,6 +3,7 @@
 
 #include "egopt/rules/loader.hpp"
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,15 @@ void Parser::fail(const std::string& message, SourceLoc loc) const {
 
 void Parser::failHere(const std::string& message) const {
     fail(message, peek().loc);
+}
+
+int64_t Parser::number(const Token& t, int64_t max) const {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || end != t.text.data() + t.text.size() || v > max) {
+        fail("number " + t.text + " is out of range", t.loc);
+    }
+    return v;
 }
 
 std::vector<Rule> Parser::parseFile() {
@@ -146,12 +156,12 @@ void Parser::parseRule(std::vector<Rule>& out) {
         }
     }
     r.vars = vars_;
-    checkRule(r, both);
+    checkRule(r, both, r.name);
     if (both) {
         Rule rev = r;
         rev.name = r.name + "-rev";
         std::swap(*rev.rhs, rev.lhs);
-        checkRule(rev, true);
+        checkRule(rev, true, r.name + " (right to left)");
         out.push_back(std::move(r));
         out.push_back(std::move(rev));
     } else {
@@ -211,7 +221,14 @@ CallArg Parser::parseArg(char kind) {
         if (t.kind != Token::Kind::Number) {
             fail("expected a number", loc);
         }
-        a.number = std::stoll(t.text);
+        a.number = number(t);
+    } else if (kind == 't') {
+        a.kind = CallArg::Kind::Text;
+        const Token& t = take();
+        if (t.kind != Token::Kind::String) {
+            fail("expected a quoted text", loc);
+        }
+        a.text = t.text;
     } else {
         a.kind = CallArg::Kind::Size;
         lhs_ = false;
@@ -221,13 +238,13 @@ CallArg Parser::parseArg(char kind) {
 }
 
 // The checks that can be decided without knowing the types the variables will stand for.
-void Parser::checkRule(const Rule& r, bool bidirectional) const {
+void Parser::checkRule(const Rule& r, bool bidirectional, const std::string& shown) const {
     const PatNode& root = r.lhs.nodes[r.lhs.root];
     if (root.kind != PatNode::Kind::Node) {
-        fail("rule " + r.name + ": the left-hand side must not be a lone variable", r.loc);
+        fail("rule " + shown + ": the left-hand side must not be a lone variable", r.loc);
     }
     if (r.rhs && r.rhs->sortKnown() && r.lhs.isFunction() != r.rhs->isFunction()) {
-        fail("rule " + r.name + " is ill-typed: one side is a function and the other a value",
+        fail("rule " + shown + " is ill-typed: one side is a function and the other a value",
              r.loc);
     }
     // Each variable must be bound at one binder depth on the left.
@@ -237,7 +254,7 @@ void Parser::checkRule(const Rule& r, bool bidirectional) const {
             continue;
         }
         if (depth[n.slot] >= 0 && depth[n.slot] != n.depth) {
-            fail("rule " + r.name + ": variable " + r.vars.names[n.slot] +
+            fail("rule " + shown + ": variable " + r.vars.names[n.slot] +
                      " occurs under different numbers of binders",
                  n.loc);
         }
@@ -245,13 +262,13 @@ void Parser::checkRule(const Rule& r, bool bidirectional) const {
     }
     for (size_t i = 0; i < depth.size(); ++i) {
         if (depth[i] < 0 && bidirectional) {
-            fail("rule " + r.name + ": variable " + r.vars.names[i] +
+            fail("rule " + shown + ": variable " + r.vars.names[i] +
                      " must occur on both sides of '<=>'",
                  r.loc);
         }
     }
     if (bidirectional && (r.applier || !r.generators.empty())) {
-        fail("rule " + r.name + ": '<=>' rules cannot use appliers or generators", r.loc);
+        fail("rule " + shown + ": '<=>' rules cannot use appliers or generators", r.loc);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "egopt/egraph/rewrite.hpp"
 #include "lexer.hpp"
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ private:
     void expect(const char* punct);
     [[noreturn]] void fail(const std::string& message, SourceLoc loc) const;
     [[noreturn]] void failHere(const std::string& message) const;
+    // The value of a Number token; out-of-range numbers are errors at the token.
+    int64_t number(const Token& t, int64_t max = INT64_MAX) const;
 
     // --- rules (parser.cpp)
     void parseRule(std::vector<egraph::Rule>& out);
@@ -35,7 +38,8 @@ private:
     egraph::Call parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
                            const char* what);
     egraph::CallArg parseArg(char kind);
-    void checkRule(const egraph::Rule& rule, bool bidirectional) const;
+    // `shown` names the rule in errors ("a", or "a (right to left)" for the reverse of a <=>).
+    void checkRule(const egraph::Rule& rule, bool bidirectional, const std::string& shown) const;
 
     // --- patterns (pattern_parser.cpp)
     egraph::Pattern parsePattern(bool lhs);

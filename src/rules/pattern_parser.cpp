@@ -214,7 +214,7 @@ PatId Parser::parseOp(const Token& name) {
             if (num.kind != Token::Kind::Number) {
                 fail(name.text + " expects an integer here", num.loc);
             }
-            n.ival = std::stoi(num.text);
+            n.ival = static_cast<int32_t>(number(num, INT32_MAX));
         }
     }
     if (!is(")")) {
@@ -247,7 +247,7 @@ arith::Size Parser::parseSizeProduct() {
 arith::Size Parser::parseSizeAtom() {
     const Token& t = take();
     if (t.kind == Token::Kind::Number) {
-        return arith::Size(std::stoll(t.text));
+        return arith::Size(number(t));
     }
     if (t.text == "(") {
         arith::Size s = parseSize();

@@ -14,12 +14,14 @@
 
 namespace egopt::egraph {
 
-// An argument of a condition, generator or applier call: a class variable, a size or a number.
+// An argument of a condition, generator or applier call: a class variable, a size, a number
+// or a quoted text (e.g. the name of a user function).
 struct CallArg {
-    enum class Kind : uint8_t { Class, Size, Number } kind = Kind::Number;
+    enum class Kind : uint8_t { Class, Size, Number, Text } kind = Kind::Number;
     uint32_t slot = 0;  // Class
     arith::Size size;   // Size (may mention size variables)
     int64_t number = 0; // Number
+    std::string text;   // Text
 };
 
 struct Call {
@@ -33,6 +35,7 @@ struct ArgValue {
     EClassId eclass = kNoClass;
     arith::Size size;
     int64_t number = 0;
+    std::string text;
 };
 
 using Condition = std::function<bool(const EGraph&, std::span<const ArgValue>)>;
@@ -44,7 +47,7 @@ using Applier = std::function<std::optional<EClassId>(EGraph&, std::span<const A
 
 struct Library {
     struct Entry {
-        std::string kinds; // argument kinds: 'c' class, 's' size, 'n' number
+        std::string kinds; // argument kinds: 'c' class, 's' size, 'n' number, 't' text
         std::string help;
     };
     std::map<std::string, std::pair<Entry, Condition>> conditions;
@@ -53,6 +56,10 @@ struct Library {
     // The built-in predicates, generators and appliers (docs/rules.md lists them).
     static Library standard();
 };
+
+// Conditions on the user functions and literals a class holds (library_userfun.cpp), so rule
+// files can state arithmetic identities: isFun(?f, "add"), isLiteral(?c, "1.0f").
+void addUserFunConditions(Library& lib);
 
 struct Rule {
     std::string name;
@@ -78,5 +85,11 @@ void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId
 // Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
 // naming the rule and showing both terms and their types.
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m);
+
+// What applyMatch would union with the match's class: the right-hand side, added to the e-graph
+// but not merged (soundness checking compares the two). nullopt when the rule does not apply to
+// this match (an applier declined, or a variable would escape its binder). Ill-typed right-hand
+// sides are BadInput errors naming the rule, as in applyMatch.
+std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m);
 
 } // namespace egopt::egraph

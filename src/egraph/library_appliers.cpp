@@ -1,0 +1,186 @@
+// Appliers for right-hand sides that patterns cannot express: inserting a copy (a map of the
+// identity user function, needed before a result can be placed in local or global memory) and
+// map-map interchange of a body that uses both lambda parameters (De Bruijn indices swap).
+#include "library_parts.hpp"
+
+namespace egopt::egraph::detail {
+
+namespace {
+
+using Args = std::span<const ArgValue>;
+
+// The builtin identity user function on a scalar or float4 element, if there is one.
+std::optional<lift::UserFunDecl> identityFor(lift::TypeArena& t, TypeId elem) {
+    const auto& n = t.at(elem);
+    const char* name = nullptr;
+    if (n.kind == lift::TypeKind::Scalar && n.scalar == lift::ScalarKind::Float) {
+        name = "id";
+    } else if (n.kind == lift::TypeKind::Scalar && n.scalar == lift::ScalarKind::Int) {
+        name = "idI";
+    } else if (n.kind == lift::TypeKind::Vector && n.scalar == lift::ScalarKind::Float &&
+               n.width == 4) {
+        name = "idF4";
+    } else {
+        return std::nullopt;
+    }
+    lift::UserFunDecl d;
+    d.name = name;
+    d.paramNames = {"x"};
+    d.paramTypes = {elem};
+    d.returnType = elem;
+    d.body = "{ return x; }";
+    d.builtin = true;
+    return d;
+}
+
+// copyOf(?g, ?args...): Map(...Map(id)) $ (?g $ ?args), copying every element of the result.
+std::optional<EClassId> copyOf(EGraph& g, Args a) {
+    TermArena t;
+    std::vector<TermId> args;
+    for (size_t i = 1; i < a.size(); ++i) {
+        args.push_back(t.ref(a[i].eclass));
+    }
+    EClassId result = g.addTerm(t, t.apply(t.ref(a[0].eclass), args));
+    TypeId ty = g.data(result).type;
+    if (!g.data(result).isData() || !g.types.isArray(ty)) {
+        return std::nullopt;
+    }
+    int depth = 0;
+    for (; g.types.isArray(ty); ty = g.types.elemOf(ty)) {
+        ++depth;
+    }
+    auto id = identityFor(g.types, ty);
+    if (!id) {
+        return std::nullopt;
+    }
+    TermArena c;
+    TermNode fun;
+    fun.op = Op::UserFun;
+    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
+    TermId f = c.add(std::move(fun));
+    for (int i = 0; i < depth; ++i) {
+        TermNode m;
+        m.op = Op::Map;
+        m.children = {f};
+        f = c.add(std::move(m));
+    }
+    TermId arg = c.ref(result);
+    return g.addTerm(c, c.apply(f, std::span<const TermId>(&arg, 1)));
+}
+
+// A copy of a term with De Bruijn variables `depth` and `depth + 1` exchanged.
+TermId swapInner(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
+    TermNode n = in.at(id);
+    if (n.op == Op::Param && n.eclass == kNoClass) {
+        if (n.ival == depth) {
+            n.ival = depth + 1;
+        } else if (n.ival == depth + 1) {
+            n.ival = depth;
+        }
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (TermId& c : n.children) {
+        c = swapInner(in, c, inner, out);
+    }
+    return out.add(std::move(n));
+}
+
+TermId mapOf(TermArena& t, TermId body, TermId arg) {
+    TermNode m;
+    m.op = Op::Map;
+    m.children = {t.lambda({}, 1, body)};
+    TermId fn = t.add(std::move(m));
+    return t.apply(fn, std::span<const TermId>(&arg, 1));
+}
+
+// interchange(?body, ?x, ?y) for Map(fun(a => Map(fun(b => ?body)) $ ?y)) $ ?x:
+// Transpose $ (Map(fun(b => Map(fun(a => ?body')) $ ?x)) $ ?y), ?body' with a and b swapped.
+// Declines when ?y uses a (the inner array must exist outside the outer lambda).
+std::optional<EClassId> interchange(EGraph& g, Args a) {
+    EClassId y = kNoClass;
+    try {
+        y = g.shift(a[2].eclass, -1);
+    } catch (const ScopeError&) {
+        return std::nullopt;
+    }
+    TermArena body;
+    TermId root = g.extract(a[0].eclass, body);
+    TermArena t;
+    TermId swapped = swapInner(body, root, 0, t);
+    TermId inner = mapOf(t, swapped, t.ref(a[1].eclass, 1));
+    TermId outer = mapOf(t, inner, t.ref(y));
+    TermNode tr;
+    tr.op = Op::Transpose;
+    TermId trId = t.add(std::move(tr));
+    return g.addTerm(t, t.apply(trId, std::span<const TermId>(&outer, 1)));
+}
+
+// A copy of a term without the binder of De Bruijn index `depth + 1` (which must not occur):
+// the variable at `depth` stays, those above the dropped one move down by one.
+std::optional<TermId> dropSecond(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
+    TermNode n = in.at(id);
+    if (n.op == Op::Param && n.eclass == kNoClass) {
+        if (n.ival == depth + 1) {
+            return std::nullopt;
+        }
+        if (n.ival > depth + 1) {
+            --n.ival;
+        }
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (TermId& c : n.children) {
+        auto r = dropSecond(in, c, inner, out);
+        if (!r) {
+            return std::nullopt;
+        }
+        c = *r;
+    }
+    return out.add(std::move(n));
+}
+
+// reduceFission(?f, ?e, ?z, ?x) for ReduceSeq(fun((a, y) => ?f $ (a, ?e))) $ (?z, ?x) where ?e
+// uses y but not a: ReduceSeq(?f) $ (?z, MapSeq(fun(y => ?e)) $ ?x). The reverse of
+// reduce-map-fusion after the fused function was beta-reduced (its body is no longer ?g $ y).
+std::optional<EClassId> reduceFission(EGraph& g, Args a) {
+    EClassId f = kNoClass;
+    try {
+        f = g.shift(a[0].eclass, -2);
+    } catch (const ScopeError&) {
+        return std::nullopt;
+    }
+    TermArena body;
+    TermId root = g.extract(a[1].eclass, body);
+    TermArena t;
+    auto e = dropSecond(body, root, 0, t);
+    if (!e) {
+        return std::nullopt;
+    }
+    TermNode ms;
+    ms.op = Op::MapSeq;
+    ms.children = {t.lambda({}, 1, *e)};
+    TermId msId = t.add(std::move(ms));
+    TermId x = t.ref(a[3].eclass);
+    TermId mapped = t.apply(msId, std::span<const TermId>(&x, 1));
+    TermNode rs;
+    rs.op = Op::ReduceSeq;
+    rs.children = {t.ref(f)};
+    TermId rsId = t.add(std::move(rs));
+    std::vector<TermId> args{t.ref(a[2].eclass), mapped};
+    return g.addTerm(t, t.apply(rsId, args));
+}
+
+} // namespace
+
+void addStructuralAppliers(Library& lib) {
+    lib.appliers["copyOf"] = {
+        {"c+", "Map(..Map(id)) $ (?g $ ?args): a copy of the result (float, int, float4 data)"},
+        copyOf};
+    lib.appliers["interchange"] = {
+        {"ccc", "map-map interchange through Transpose of a body using both parameters"},
+        interchange};
+    lib.appliers["reduceFission"] = {
+        {"cccc", "reduce-map fission of a fused function whose second argument is used once"},
+        reduceFission};
+}
+
+} // namespace egopt::egraph::detail

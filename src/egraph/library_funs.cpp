@@ -1,0 +1,244 @@
+// Conditions on user functions and function classes: the algebraic properties that reduce rules
+// need (associativity, commutativity, a neutral initial value), identity functions (copies),
+// and vectorizable functions. Properties are recognised from the C body, not from the name, so
+// a user-declared `add` with another body is not mistaken for addition.
+#include "library_parts.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace egopt::egraph::detail {
+
+namespace {
+
+enum class BinOp : uint8_t { None, Add, Mul, Max, Min };
+
+std::string squeeze(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+// The operator a two-parameter user function computes, if it is one of the associative and
+// commutative ones (x + y, x * y, fmax, fmin, in either argument order).
+BinOp binOp(const lift::UserFunDecl& d) {
+    if (d.paramNames.size() != 2 || d.paramTypes[0] != d.paramTypes[1] ||
+        d.paramTypes[0] != d.returnType) {
+        return BinOp::None;
+    }
+    std::string body = squeeze(d.body);
+    const std::string& a = d.paramNames[0];
+    const std::string& b = d.paramNames[1];
+    auto either = [&](const std::string& pre, const std::string& mid, const std::string& post) {
+        return body == "{return" + pre + a + mid + b + post + ";}" ||
+               body == "{return" + pre + b + mid + a + post + ";}";
+    };
+    if (either("", "+", "")) {
+        return BinOp::Add;
+    }
+    if (either("", "*", "")) {
+        return BinOp::Mul;
+    }
+    if (either("fmax(", ",", ")") || either("max(", ",", ")")) {
+        return BinOp::Max;
+    }
+    if (either("fmin(", ",", ")") || either("min(", ",", ")")) {
+        return BinOp::Min;
+    }
+    return BinOp::None;
+}
+
+BinOp classOp(const EGraph& g, EClassId c) {
+    for (ENodeId n : g.eclass(c).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op == Op::UserFun) {
+            BinOp op = binOp(g.userFuns.at(static_cast<size_t>(e.ival)));
+            if (op != BinOp::None) {
+                return op;
+            }
+        }
+    }
+    return BinOp::None;
+}
+
+// The numeric value of a literal such as 0.0f, 1, 0.0.
+std::optional<double> literalValue(const std::string& text) {
+    std::string t = text;
+    if (!t.empty() && (t.back() == 'f' || t.back() == 'F')) {
+        t.pop_back();
+    }
+    if (t.empty()) {
+        return std::nullopt;
+    }
+    char* end = nullptr;
+    double v = std::strtod(t.c_str(), &end);
+    if (end != t.c_str() + t.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+bool isNeutral(const EGraph& g, EClassId z, BinOp op) {
+    if (op != BinOp::Add && op != BinOp::Mul) {
+        return false; // max/min have no literal neutral element we can recognise
+    }
+    double want = op == BinOp::Add ? 0.0 : 1.0;
+    for (ENodeId n : g.eclass(z).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op == Op::Literal) {
+            auto v = literalValue(g.literals.at(static_cast<size_t>(e.ival)).text);
+            if (v && *v == want) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool isIdentityUserFun(const lift::UserFunDecl& d) {
+    return d.paramNames.size() == 1 && d.paramTypes[0] == d.returnType &&
+           squeeze(d.body) == "{return" + d.paramNames[0] + ";}";
+}
+
+bool isCopyFun(const EGraph& g, EClassId c, int depth);
+
+// fun(x => x) or fun(x => f $ x) with f a copy.
+bool isCopyLambda(const EGraph& g, const ENode& lam, int depth) {
+    if (lam.ival != 1) {
+        return false;
+    }
+    for (ENodeId n : g.eclass(lam.children[0]).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op == Op::Param && e.ival == 0) {
+            return true;
+        }
+        if (e.op == Op::Apply && e.children.size() == 2 && isCopyFun(g, e.children[0], depth + 1)) {
+            for (ENodeId m : g.eclass(e.children[1]).nodes) {
+                if (g.node(m).op == Op::Param && g.node(m).ival == 0) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+// The function class computes the identity (possibly copying): Id, an identity user function,
+// maps of copies, memory placement of copies, or a lambda wrapping one. Lowered variants of a
+// map share their child class, so each distinct child is examined once.
+bool isCopyFun(const EGraph& g, EClassId c, int depth) {
+    if (depth > 4) {
+        return false; // a bound on the search; deeper copies are not recognised
+    }
+    std::vector<EClassId> inner;
+    for (ENodeId n : g.eclass(c).nodes) {
+        const ENode& e = g.node(n);
+        switch (e.op) {
+        case Op::Id:
+            return true;
+        case Op::UserFun:
+            if (isIdentityUserFun(g.userFuns.at(static_cast<size_t>(e.ival)))) {
+                return true;
+            }
+            break;
+        case Op::Map:
+        case Op::MapSeq:
+        case Op::MapGlb:
+        case Op::MapWrg:
+        case Op::MapLcl:
+        case Op::ToGlobal:
+        case Op::ToLocal:
+        case Op::ToPrivate: {
+            EClassId child = g.findConst(e.children[0]);
+            if (std::find(inner.begin(), inner.end(), child) == inner.end()) {
+                inner.push_back(child);
+            }
+            break;
+        }
+        case Op::Lambda:
+            if (isCopyLambda(g, e, depth)) {
+                return true;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return std::any_of(inner.begin(), inner.end(),
+                       [&](EClassId i) { return isCopyFun(g, i, depth + 1); });
+}
+
+bool hasOp(const EGraph& g, EClassId c, std::initializer_list<Op> ops) {
+    for (ENodeId n : g.eclass(c).nodes) {
+        for (Op op : ops) {
+            if (g.node(n).op == op) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool isNumericScalar(const lift::TypeArena& t, TypeId ty) {
+    const auto& n = t.at(ty);
+    return n.kind == lift::TypeKind::Scalar &&
+           (n.scalar == lift::ScalarKind::Float || n.scalar == lift::ScalarKind::Int);
+}
+
+// ?f maps one numeric scalar to a numeric scalar and ?x is an array of that scalar: f can be
+// applied lane-wise to vectors (MapVec).
+bool vectorizable(const EGraph& g, EClassId f, EClassId x) {
+    const ClassData& xd = g.data(x);
+    if (!xd.isData() || !g.types.isArray(xd.type)) {
+        return false;
+    }
+    TypeId elem = g.types.elemOf(xd.type);
+    const FunSig& sig = g.data(f).fun;
+    return isNumericScalar(g.types, elem) && sig.kind == FunSig::Kind::Mono &&
+           sig.params.size() == 1 && sig.params[0] == elem && isNumericScalar(g.types, sig.result);
+}
+
+} // namespace
+
+void addFunctionConditions(Library& lib) {
+    using Args = std::span<const ArgValue>;
+    lib.conditions["associative"] = {
+        {"c", "the function is an associative user function (x+y, x*y, fmax, fmin)"},
+        [](const EGraph& g, Args a) { return classOp(g, a[0].eclass) != BinOp::None; }};
+    lib.conditions["commutative"] = {
+        {"c", "the function is a commutative user function (x+y, x*y, fmax, fmin)"},
+        [](const EGraph& g, Args a) { return classOp(g, a[0].eclass) != BinOp::None; }};
+    lib.conditions["neutral"] = {
+        {"cc", "the value is a literal neutral element of the function (0 for +, 1 for *)"},
+        [](const EGraph& g, Args a) { return isNeutral(g, a[0].eclass, classOp(g, a[1].eclass)); }};
+    lib.conditions["isCopy"] = {
+        {"c", "the function computes the identity (a copy)"},
+        [](const EGraph& g, Args a) { return isCopyFun(g, a[0].eclass, 0); }};
+    lib.conditions["isReduce"] = {
+        {"c", "the function class holds a reduction"}, [](const EGraph& g, Args a) {
+            return hasOp(g, a[0].eclass, {Op::Reduce, Op::ReduceSeq, Op::PartRed});
+        }};
+    lib.conditions["isLayout"] = {
+        {"c", "the function class holds a data-layout pattern (a view worth materialising)"},
+        [](const EGraph& g, Args a) {
+            return hasOp(g, a[0].eclass,
+                         {Op::Split, Op::Transpose, Op::Gather, Op::Slide, Op::Pad});
+        }};
+    lib.conditions["monomorphic"] = {
+        {"c", "the function class has one signature (a lambda or user function)"},
+        [](const EGraph& g, Args a) { return g.data(a[0].eclass).fun.kind == FunSig::Kind::Mono; }};
+    lib.conditions["notReordered"] = {
+        {"c", "the class holds no Gather, Scatter or Reorder (a reordering is not stacked)"},
+        [](const EGraph& g, Args a) {
+            return !hasOp(g, a[0].eclass, {Op::Gather, Op::Scatter, Op::Reorder});
+        }};
+    lib.conditions["vectorizable"] = {
+        {"cc", "the function maps a numeric scalar to a numeric scalar, the array holds them"},
+        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a[1].eclass); }};
+}
+
+} // namespace egopt::egraph::detail
