@@ -51,5 +51,6 @@ int runRun(const Args& args);
 int runSaturate(const Args& args);
 int runProve(const Args& args);
 int runRules(const Args& args);
+int runFit(const Args& args);
 
 } // namespace egopt::cli

@@ -112,6 +112,18 @@ std::vector<Command> commands() {
          2,
          SIZE_MAX,
          egopt::cli::runRules},
+        {"fit",
+         "fit DATA.jsonl... -o MODEL.json [--ridge R] [--features a,b,...]",
+         "Fit the learned cost model (log-linear in the features, ridge regression) to records "
+         "written by --record; print the weights and Kendall's tau between predicted and "
+         "measured times. docs/cost-models.md lists the features.",
+         {{"output", true, "the model file to write; also -o"},
+          {"ridge", true, "L2 penalty on standardised features (default 0.001)"},
+          {"features", true, "comma-separated feature names (default: all)"},
+          kHelpOption},
+         1,
+         SIZE_MAX,
+         egopt::cli::runFit},
         {"devices",
          "devices [--help]",
          "List the OpenCL platforms and devices; the index or a name substring selects one with "

@@ -1,0 +1,91 @@
+// The analytic model: per kernel, the larger of memory time and compute time, each scaled by
+// how much of the device the launch can use, plus work-group scheduling, barrier and launch
+// overheads (docs/cost-models.md gives the formula and the constants).
+#include "detail.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace egopt::costmodel {
+
+AnalyticModel::AnalyticModel(std::vector<Calibration> classes) : classes_(std::move(classes)) {}
+
+namespace {
+
+constexpr double kOverlap = 0.25;
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+} // namespace
+
+// The first calibration whose `match` occurs in the device's description; the last entry is the
+// fallback when none does.
+namespace detail {
+DeviceProfile profileFrom(const std::vector<Calibration>& classes, const runtime::Device& device) {
+    std::string desc = lower(device.platformName + "|" + device.platformVendor + "|" + device.name +
+                             "|" + device.vendor + "|" + device.type);
+    for (const auto& c : classes) {
+        if (c.match.empty() || desc.find(lower(c.match)) != std::string::npos) {
+            DeviceProfile p = queryProfile(device, c.constants);
+            p.deviceClass = c.deviceClass;
+            return p;
+        }
+    }
+    DeviceProfile base;
+    base.gpu = device.type.find("GPU") != std::string::npos;
+    base.deviceClass = "default";
+    return queryProfile(device, base);
+}
+} // namespace detail
+
+DeviceProfile queryProfile(const runtime::Device& device, DeviceProfile base) {
+    base.name = device.name;
+    base.computeUnits = std::max<double>(1, device.computeUnits);
+    base.maxWorkGroupSize = std::max<double>(1, static_cast<double>(device.maxWorkGroupSize));
+    base.localMemBytes = static_cast<double>(device.localMemBytes);
+    if (device.maxClockMHz > 0) {
+        base.clockHz = device.maxClockMHz * 1e6;
+    }
+    return base;
+}
+
+DeviceProfile AnalyticModel::profile(const runtime::Device& device) const {
+    return detail::profileFrom(classes_, device);
+}
+
+double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile& p) const {
+    double cus = std::max(1.0, p.computeUnits);
+    double usedCus = std::clamp(k.workGroups, 1.0, cus);
+    // Lanes a compute unit runs together (SIMD on CPUs, warps on GPUs) that the group fills.
+    double laneUse = std::clamp(k.workGroupSize / std::max(1.0, p.lanes), 1.0 / p.lanes, 1.0);
+    // Enough work-items in flight per compute unit to hide latency.
+    double saturation =
+        std::clamp(k.workItems / (usedCus * std::max(1.0, p.saturationItems)), 0.0, 1.0);
+    double memShare = std::max(usedCus / cus * std::max(saturation, 0.1), 1.0 / cus);
+    double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
+                         p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);
+    double memory = globalBytes / (p.globalBandwidth * memShare) +
+                    k.localBytes / (p.localBandwidth * usedCus / cus);
+    double rate = usedCus * p.clockHz * laneUse * std::max(saturation, 0.1);
+    double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +
+                     k.privateAccesses / (rate * p.stmtsPerCuPerCycle);
+    double waves = std::ceil(k.workGroups / cus);
+    double overhead =
+        waves * (p.groupOverhead + k.barriers * p.barrierCost) + k.launches * p.launchOverhead;
+    // Memory and computation overlap imperfectly: the larger dominates, a quarter of the smaller
+    // adds (which also keeps the prediction strictly increasing in both).
+    return std::max(memory, compute) + kOverlap * std::min(memory, compute) + overhead;
+}
+
+double AnalyticModel::predictSeconds(const Features& f, const DeviceProfile& p) const {
+    double sum = 0;
+    for (const auto& k : f.kernels) {
+        sum += kernelSeconds(k, p);
+    }
+    return f.kernels.empty() ? kernelSeconds(f.total, p) : sum;
+}
+
+} // namespace egopt::costmodel

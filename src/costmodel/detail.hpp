@@ -1,0 +1,21 @@
+// Internal helpers shared by the model files.
+#pragma once
+
+#include "egopt/costmodel/costmodel.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace egopt::costmodel::detail {
+
+// The calibration of the first class matching the device (the OpenCL properties filled in).
+DeviceProfile profileFrom(const std::vector<Calibration>& classes, const runtime::Device& device);
+
+// Calibration classes to and from JSON; errors name `file`.
+nlohmann::json calibrationsToJson(const std::vector<Calibration>& classes);
+std::vector<Calibration> calibrationsFromJson(const nlohmann::json& j, const std::string& file);
+
+// Feature values by name from a JSON object (missing names: 0); errors name `where`.
+KernelFeatures featuresFromJson(const nlohmann::json& j, const std::string& where);
+nlohmann::json featuresToJson(const KernelFeatures& k);
+
+} // namespace egopt::costmodel::detail

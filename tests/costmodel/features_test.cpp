@@ -1,0 +1,107 @@
+// Features of small kernels whose traffic and work are known by hand.
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+using namespace egopt::costmodel;
+using namespace egopt::costmodel::test;
+
+namespace {
+
+const char* kCopy = R"(val N = SizeVar("N")
+fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))";
+
+const char* kTranspose = R"(val M = SizeVar("M")
+val N = SizeVar("N")
+fun(ArrayType(ArrayType(Float, M), N), a => MapGlb(0)(MapSeq(id)) o Transpose() $ a))";
+
+const char* kRows = R"(val M = SizeVar("M")
+val N = SizeVar("N")
+fun(ArrayType(ArrayType(Float, M), N), a => MapGlb(0)(MapSeq(id)) $ a))";
+
+std::string mmFile(const std::string& name) {
+    return sourceDir() + "/tests/costmodel/data/mm/" + name + ".lift";
+}
+
+const arith::Bindings kMm{{"M", 64}, {"N", 32}, {"K", 16}};
+
+} // namespace
+
+TEST_CASE("a copy kernel reads and writes N floats coalesced", "[features]") {
+    Features f = featuresOf(kCopy, {{"N", 1024}});
+    REQUIRE(f.kernels.size() == 1);
+    const KernelFeatures& k = f.total;
+    CHECK(k.globalReadCoalesced == 4096);
+    CHECK(k.globalWriteCoalesced == 4096);
+    CHECK(k.globalReadStrided == 0);
+    CHECK(k.globalWriteStrided == 0);
+    CHECK(k.workItems == 1024);
+    CHECK(k.workGroups == 16); // driver-chosen groups of 64 (testProfile)
+    CHECK(k.userFunCalls == 1024);
+    CHECK(k.arithOps == 0); // id does no arithmetic
+    CHECK(k.launches == 1);
+}
+
+TEST_CASE("row-per-work-item reads are strided; through a transpose they coalesce", "[features]") {
+    // Work-item i reads a[i][j]: consecutive work-items are a row (M floats) apart.
+    Features rows = featuresOf(kRows, {{"M", 64}, {"N", 32}});
+    CHECK(rows.total.globalReadStrided == 64 * 32 * 4);
+    CHECK(rows.total.globalReadCoalesced == 0);
+    CHECK(rows.total.globalWriteStrided == 64 * 32 * 4);
+    CHECK(rows.total.loopTrips == 64);
+    // Work-item i reads a[j][i] (a transposed view): consecutive addresses; its writes out[i][j]
+    // are N floats apart.
+    Features f = featuresOf(kTranspose, {{"M", 64}, {"N", 32}});
+    const KernelFeatures& k = f.total;
+    CHECK(k.globalReadCoalesced == 64 * 32 * 4);
+    CHECK(k.globalReadStrided == 0);
+    CHECK(k.globalWriteStrided == 64 * 32 * 4);
+    CHECK(k.loopTrips == 32);
+}
+
+TEST_CASE("naive matrix product: 2MNK operations, coalescing follows the dimensions",
+          "[features]") {
+    Features good = featuresOfFile(mmFile("naive_glb10"), kMm);
+    CHECK(good.total.arithOps == 2.0 * 64 * 32 * 16);
+    CHECK(good.total.workItems == 64 * 32);
+    CHECK(good.total.globalReadStrided == 0); // A: uniform in dimension 0, B: consecutive
+    CHECK(good.total.globalReadCoalesced == 2.0 * 64 * 32 * 16 * 4);
+    CHECK(good.total.globalWriteCoalesced == 64 * 32 * 4);
+
+    Features bad = featuresOfFile(mmFile("naive_glb01"), kMm);
+    CHECK(bad.total.arithOps == good.total.arithOps);
+    CHECK(bad.total.globalReadStrided == 64.0 * 32 * 16 * 4); // A rows K apart
+    CHECK(bad.total.globalWriteStrided == 64 * 32 * 4);
+}
+
+TEST_CASE("work-groups, local memory and barriers of a staged kernel", "[features]") {
+    Features f = featuresOfFile(mmFile("local_row_t16"), kMm);
+    const KernelFeatures& k = f.total;
+    CHECK(k.workGroupSize == 16); // the K = 16 copy and the 16-column tile
+    CHECK(k.workGroups == 64 * 2);
+    CHECK(k.barriers == 1);
+    // Each group writes its row (K floats) to local memory and every work-item reads it.
+    CHECK(k.localBytes == 64 * 2 * (16 * 4 + 16 * 16 * 4));
+}
+
+TEST_CASE("iterate loops are followed iteration by iteration", "[features]") {
+    Features f =
+        featuresOfFile(sourceDir() + "/tests/codegen/programs/iterate_local.lift", {{"N", 1024}});
+    const KernelFeatures& k = f.total;
+    CHECK(k.globalReadCoalesced + k.globalReadStrided == 1024 * 4);
+    CHECK(k.barriers >= 4);
+    CHECK(k.localBytes > 0);
+}
+
+TEST_CASE("every hand-lowered test program has features", "[features]") {
+    for (const char* name : {"partial_dot", "copy_vec4", "asum_gpu", "transpose"}) {
+        INFO(name);
+        Features f = featuresOfFile(sourceDir() + "/examples/lowlevel/" + name + ".lift",
+                                    {{"N", 4096}, {"M", 64}});
+        CHECK(f.total.workItems >= 1);
+        CHECK(f.total.globalReadCoalesced + f.total.globalReadStrided > 0);
+    }
+    Features v = featuresOfFile(sourceDir() + "/examples/lowlevel/copy_vec4.lift", {{"N", 4096}});
+    CHECK(v.total.globalReadCoalesced == 4096 * 4); // vload4: 16 bytes per work-item, contiguous
+}

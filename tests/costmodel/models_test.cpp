@@ -1,0 +1,182 @@
+// The analytic model's shape, Kendall's tau, fitting, model files and the `egopt fit` command.
+#include "egopt/support/diagnostic.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace egopt;
+using namespace egopt::costmodel;
+using namespace egopt::costmodel::test;
+
+namespace {
+
+const char* kCopy = R"(val N = SizeVar("N")
+fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))";
+
+AnalyticModel shippedAnalytic() {
+    auto m = loadModel("analytic");
+    REQUIRE(m->kind() == "analytic");
+    return *dynamic_cast<AnalyticModel*>(m.get());
+}
+
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() /
+            ("egopt_costmodel_" + std::to_string(::getpid()) + "_" + name))
+        .string();
+}
+
+} // namespace
+
+TEST_CASE("analytic predictions grow with the size", "[models]") {
+    AnalyticModel m = shippedAnalytic();
+    DeviceProfile p = m.classes().front().constants;
+    p.computeUnits = 2;
+    double last = 0;
+    for (int64_t n : {1024, 4096, 16384, 65536, 262144}) {
+        double t = m.predictSeconds(featuresOf(kCopy, {{"N", n}}), p);
+        CHECK(t > last);
+        last = t;
+    }
+}
+
+TEST_CASE("analytic predictions penalise uncoalesced access", "[models]") {
+    AnalyticModel m = shippedAnalytic();
+    for (const auto& c : m.classes()) {
+        DeviceProfile p = c.constants;
+        arith::Bindings sizes{{"M", 256}, {"N", 256}, {"K", 256}};
+        std::string dir = sourceDir() + "/tests/costmodel/data/mm/";
+        double good = m.predictSeconds(featuresOfFile(dir + "naive_glb10.lift", sizes), p);
+        double bad = m.predictSeconds(featuresOfFile(dir + "naive_glb01.lift", sizes), p);
+        INFO(c.deviceClass);
+        CHECK(bad > good);
+        // Same features with the traffic moved to strided costs more.
+        KernelFeatures k;
+        k.globalReadCoalesced = 1e6;
+        k.workItems = 1e5;
+        k.workGroups = 1e3;
+        k.workGroupSize = 100;
+        KernelFeatures s = k;
+        std::swap(s.globalReadCoalesced, s.globalReadStrided);
+        CHECK(m.kernelSeconds(s, p) > m.kernelSeconds(k, p));
+    }
+}
+
+TEST_CASE("Kendall's tau-b on known rankings", "[tau]") {
+    CHECK(kendallTau({1, 2, 3, 4}, {10, 20, 30, 40}) == Approx(1.0));
+    CHECK(kendallTau({1, 2, 3, 4}, {40, 30, 20, 10}) == Approx(-1.0));
+    // One discordant pair of six: (5 - 1) / 6.
+    CHECK(kendallTau({1, 2, 3, 4}, {1, 3, 2, 4}) == Approx(4.0 / 6.0));
+    // Ties: x = (1,1,2), y = (1,2,3): 2 concordant, 1 tie in x; tau-b = 2 / sqrt(2 * 3).
+    CHECK(kendallTau({1, 1, 2}, {1, 2, 3}) == Approx(2.0 / std::sqrt(6.0)));
+    CHECK(kendallTau({1}, {2}) == 0.0);
+    CHECK(kendallTau({1, 1, 1}, {1, 2, 3}) == 0.0);
+    CHECK_THROWS_AS(kendallTau({1, 2}, {1}), Error);
+}
+
+TEST_CASE("fitting recovers known coefficients from synthetic records", "[fit]") {
+    // seconds = e^-3 * (1 + reads)^0.8 * (1 + ops)^0.3, with small multiplicative noise.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> logv(2, 14), noise(-0.01, 0.01);
+    std::vector<Record> records;
+    for (int i = 0; i < 200; ++i) {
+        Record r;
+        r.features.total.globalReadCoalesced = std::exp(logv(rng));
+        r.features.total.arithOps = std::exp(logv(rng));
+        r.measuredSeconds = std::exp(-3 + 0.8 * std::log1p(r.features.total.globalReadCoalesced) +
+                                     0.3 * std::log1p(r.features.total.arithOps) + noise(rng));
+        records.push_back(r);
+    }
+    FitOptions opt;
+    opt.ridge = 1e-6;
+    opt.features = {"global_read_coalesced", "arith_ops", "work_items"};
+    LearnedModel m = fitLearned(records, opt);
+    REQUIRE(m.weights.size() == 3);
+    CHECK(m.weights[0] == Approx(0.8).margin(0.01));
+    CHECK(m.weights[1] == Approx(0.3).margin(0.01));
+    CHECK(m.weights[2] == 0.0); // constant column
+    CHECK(m.bias == Approx(-3).margin(0.05));
+    CHECK(m.predictSeconds(records[0].features, {}) ==
+          Approx(records[0].measuredSeconds).epsilon(0.05));
+    // A model file round trip predicts the same.
+    auto back = parseModel(m.toJson(), "round-trip");
+    CHECK(back->predictSeconds(records[1].features, {}) ==
+          Approx(m.predictSeconds(records[1].features, {})));
+    CHECK_THROWS_AS(fitLearned({records[0]}), Error);
+}
+
+TEST_CASE("records round-trip through JSONL", "[fit]") {
+    std::string path = tempPath("records.jsonl");
+    std::remove(path.c_str());
+    Record r;
+    r.device = "dev";
+    r.sizes = {{"N", 1024}};
+    r.program = "MapGlb(0)(id) $ xs";
+    r.features = featuresOf(kCopy, {{"N", 1024}});
+    r.predicted = 1e-5;
+    r.measuredSeconds = 2e-5;
+    appendRecord(path, r);
+    appendRecord(path, r);
+    auto back = readRecords(path);
+    REQUIRE(back.size() == 2);
+    CHECK(back[1].sizes.at("N") == 1024);
+    CHECK(back[1].features.total.globalReadCoalesced == 4096);
+    CHECK(back[1].features.kernels.size() == 1);
+    CHECK(back[1].measuredSeconds == 2e-5);
+    std::ofstream(path, std::ios::app) << "{not json\n";
+    CHECK_THROWS_WITH(readRecords(path), Catch::Contains(path + ":3"));
+    std::remove(path.c_str());
+}
+
+TEST_CASE("model files: names, paths and clear errors", "[models]") {
+    CHECK(loadModel("analytic")->kind() == "analytic");
+    CHECK(loadModel("learned")->kind() == "learned");
+    CHECK_THROWS_WITH(loadModel("/nonexistent/model.json"), Catch::Contains("cannot read"));
+    CHECK_THROWS_WITH(parseModel("{", "f.json"), Catch::Contains("f.json: not valid JSON"));
+    CHECK_THROWS_WITH(parseModel(R"({"kind": "magic"})", "f.json"),
+                      Catch::Contains("unknown kind 'magic'"));
+    CHECK_THROWS_WITH(parseModel(R"({"kind": "analytic"})", "f.json"),
+                      Catch::Contains("needs 'classes'"));
+    CHECK_THROWS_WITH(
+        parseModel(R"({"kind": "analytic", "classes": [{"class": "x", "lanes": "many"}]})", "f"),
+        Catch::Contains("'lanes' must be a number"));
+    CHECK_THROWS_WITH(
+        parseModel(R"({"kind": "analytic", "classes": [{"class": "x", "lane": 4}]})", "f"),
+        Catch::Contains("unknown key 'lane'"));
+    CHECK_THROWS_WITH(parseModel(R"({"kind": "learned", "features": ["bogus"], "weights": [1],
+                                     "bias": 0})",
+                                 "f"),
+                      Catch::Contains("unknown feature \"bogus\""));
+    CHECK_THROWS_WITH(parseModel(R"({"kind": "learned", "features": ["arith_ops"], "weights": [],
+                                     "bias": 0})",
+                                 "f"),
+                      Catch::Contains("1 features but 0 weights"));
+}
+
+TEST_CASE("egopt fit: records in, model file out", "[fit]") {
+    std::string data = tempPath("fit.jsonl"), model = tempPath("fit_model.json");
+    std::remove(data.c_str());
+    for (int n : {1024, 2048, 4096, 8192, 16384}) {
+        Record r;
+        r.features = featuresOf(kCopy, {{"N", n}});
+        r.measuredSeconds = 1e-6 * n;
+        appendRecord(data, r);
+    }
+    std::string cmd = std::string(EGOPT_CLI) + " fit " + data + " -o " + model + " > " +
+                      tempPath("fit.out") + " 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    auto m = loadModel(model);
+    CHECK(m->kind() == "learned");
+    Features f = featuresOf(kCopy, {{"N", 4096}});
+    CHECK(m->predictSeconds(f, {}) == Approx(4096e-6).epsilon(0.2));
+    std::string bad =
+        std::string(EGOPT_CLI) + " fit /nonexistent.jsonl -o " + model + " 2>/dev/null";
+    CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+    std::remove(data.c_str());
+    std::remove(model.c_str());
+}

@@ -1,0 +1,41 @@
+// Shared helpers of the cost-model tests: generate a .lift program and compute its features.
+#pragma once
+
+#include "egopt/costmodel/costmodel.hpp"
+#include "egopt/lift/frontend.hpp"
+#include "egopt/lift/typecheck.hpp"
+
+#include <string>
+
+namespace egopt::costmodel::test {
+
+inline std::string sourceDir() {
+    return EGOPT_SOURCE_DIR;
+}
+
+// A profile with fixed constants (no device needed): 2 compute units, 64-wide driver groups.
+inline DeviceProfile testProfile() {
+    DeviceProfile p;
+    p.name = "test";
+    p.computeUnits = 2;
+    p.driverLocalSize = 64;
+    return p;
+}
+
+inline codegen::GeneratedCode generateText(const std::string& text, const arith::Bindings& sizes) {
+    lift::Program p = lift::parseProgram(text, "test.lift");
+    lift::TypeInfo info = lift::typecheck(p);
+    return codegen::generate(p, info, sizes);
+}
+
+inline Features featuresOf(const std::string& text, const arith::Bindings& sizes) {
+    return computeFeatures(generateText(text, sizes), sizes, testProfile());
+}
+
+inline Features featuresOfFile(const std::string& path, const arith::Bindings& sizes) {
+    lift::Program p = lift::parseFile(path);
+    lift::TypeInfo info = lift::typecheck(p);
+    return computeFeatures(codegen::generate(p, info, sizes), sizes, testProfile());
+}
+
+} // namespace egopt::costmodel::test
