@@ -52,5 +52,6 @@ int runSaturate(const Args& args);
 int runProve(const Args& args);
 int runRules(const Args& args);
 int runFit(const Args& args);
+int runOptimize(const Args& args);
 
 } // namespace egopt::cli

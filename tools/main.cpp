@@ -124,6 +124,38 @@ std::vector<Command> commands() {
          1,
          SIZE_MAX,
          egopt::cli::runFit},
+        {"optimize",
+         "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
+         "[--candidates K] [--tune-budget N] [--threads N] [--node-limit N] [--time-limit S] "
+         "[--output-dir DIR] [--record data.jsonl] [--runs R]",
+         "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
+         "candidates, predict with the cost model, tune their numeric parameters by measured "
+         "runs, validate against the interpreter and time them; write FILE.cl and "
+         "FILE.report.json and print the candidates. Ctrl-C keeps the best so far. Exit 4 when "
+         "no candidate is valid.",
+         {kSizeOption,
+          {"device", true, "device index or name substring (default: PoCL)"},
+          {"rules", true,
+           "comma-separated rule files saturated as one phase; repeat for more "
+           "phases (default: core+algorithmic, then opencl)"},
+          {"iterations", true, "iteration limit of each --rules phase (default 8)"},
+          {"cost-model", true, "analytic, learned or a model file (default analytic)"},
+          {"candidates", true, "candidates to extract and confirm (default 16)"},
+          {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
+          {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
+          {"threads", true, "saturation search threads"},
+          {"node-limit", true, "e-node limit of every phase"},
+          {"time-limit", true, "saturation seconds in all, shared by the phases"},
+          {"output-dir", true, "where FILE.cl and FILE.report.json go (default: beside FILE)"},
+          {"record", true, "append one record per measured configuration to this JSONL file"},
+          {"runs", true, "timed runs per measurement after one warm-up (default 5)"},
+          {"seed", true, "seed for random inputs (default 1)"},
+          {"explain", false, "print the derivation of the chosen candidate"},
+          {"no-derivation", false, "do not record explanations (saves e-graph memory)"},
+          kHelpOption},
+         1,
+         1,
+         egopt::cli::runOptimize},
         {"devices",
          "devices [--help]",
          "List the OpenCL platforms and devices; the index or a name substring selects one with "
@@ -137,7 +169,7 @@ std::vector<Command> commands() {
 
 std::string mainHelp() {
     std::string out = "egopt: an equality-saturation optimizing compiler for Lift programs\n\n"
-                      "usage: egopt PROGRAM.lift [--size N=v ...]   (default action: check)\n"
+                      "usage: egopt PROGRAM.lift [--size N=v ...]   (default action: optimize)\n"
                       "       egopt COMMAND [args] [--help]\n\ncommands:\n";
     for (const auto& c : commands()) {
         std::string left = "  " + c.name;
@@ -174,7 +206,11 @@ int dispatch(const std::vector<std::string>& argv) {
     }
     if (!command) {
         if (argv[0].size() > 5 && argv[0].ends_with(".lift")) {
-            command = &table[0]; // the default pipeline; for now: check
+            for (const auto& c : table) {
+                if (c.name == "optimize") {
+                    command = &c; // the default action: the whole pipeline
+                }
+            }
             rest = argv;
         } else {
             egopt::badInput("unknown command '" + argv[0] + "' (see egopt --help)");

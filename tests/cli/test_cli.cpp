@@ -2,6 +2,7 @@
 #include "run_cli.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
 using egopt::test::runCli;
@@ -32,10 +33,15 @@ TEST_CASE("check prints the symbolic and the concrete type", "[cli]") {
           std::string::npos);
 }
 
-TEST_CASE("the default action on a .lift file is check", "[cli]") {
-    auto r = runCli(kExamples + "scal.lift");
+TEST_CASE("the default action on a .lift file is the pipeline", "[cli]") {
+    auto dir = std::filesystem::temp_directory_path() / "egopt-cli-default";
+    std::filesystem::remove_all(dir);
+    auto r = runCli(kExamples + "scal.lift --size N=256 --candidates 1 --tune-budget 1 --runs 1 " +
+                    "--output-dir " + dir.string());
     CHECK(r.exitCode == 0);
-    CHECK(r.out.find("-> ArrayType(Float, N)") != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "scal.cl"));
+    CHECK(std::filesystem::exists(dir / "scal.report.json"));
+    CHECK(r.out.find("Kendall's tau") != std::string::npos);
 }
 
 TEST_CASE("interp computes the dot product of the issue's example", "[cli]") {

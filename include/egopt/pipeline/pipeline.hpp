@@ -1,0 +1,150 @@
+// The whole compiler (SPEC §2, §9, §10; docs/pipeline.md): `egopt program.lift` as a library
+// call. Stages: load the program and its sizes → insert it into an e-graph → saturate in rule
+// phases (algorithmic, then OpenCL lowering) under limits → extract the K best candidates →
+// predict each one's time with a cost model → tune the open numeric parameters by measured
+// execution within a budget → confirm (generate, build, run, validate against the interpreter,
+// time) → choose the fastest valid candidate. Progress is reported through a callback; a
+// StopToken (set from a SIGINT handler by the CLI) ends the work early, keeping the best so far.
+//
+//     pipeline::Options o;
+//     o.file = "examples/asum.lift";
+//     o.sizes = {{"N", 1 << 20}};
+//     pipeline::Result r = pipeline::run(o);
+//     pipeline::writeOutputs(r, o);      // program.cl and program.report.json (report.hpp)
+#pragma once
+
+#include "egopt/arith/size.hpp"
+#include "egopt/codegen/codegen.hpp"
+#include "egopt/egraph/runner.hpp"
+#include "egopt/extract/extract.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace egopt::pipeline {
+
+// A request to stop early, safe to set from a signal handler: a lock-free atomic flag and
+// nothing else (setting it is async-signal-safe; the pipeline polls it between steps).
+class StopToken {
+public:
+    constexpr StopToken() = default;
+    void request() noexcept { flag_.store(true, std::memory_order_relaxed); }
+    bool requested() const noexcept { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+    static_assert(std::atomic<bool>::is_always_lock_free);
+};
+
+// One saturation phase: rule files and the limits it runs under.
+struct Phase {
+    std::string name;
+    std::vector<std::string> ruleFiles;
+    egraph::Limits limits;
+};
+
+// The default phases: core + algorithmic rules, then the OpenCL lowering rules (SPEC §6: all at
+// once blows up on mm), found beside rules::defaultRulesPath(); only core.rules when the
+// catalogue is missing.
+std::vector<Phase> defaultPhases();
+
+struct Options {
+    std::string file;
+    arith::Bindings sizes; // explicit values (--size); the companion .json gives the rest
+    std::string device;    // runtime::selectDevice spec ("" = PoCL)
+    // Saturation phases; empty: defaultPhases(). nodeLimit/timeLimit, when set, override every
+    // phase's node limit and split the time over the phases.
+    std::vector<Phase> phases;
+    size_t nodeLimit = 0;
+    double timeLimit = 0;
+    size_t threads = 1;
+    std::string costModel = "analytic"; // costmodel::loadModel name or file
+    size_t candidates = 16;             // K
+    size_t tuneBudget = 0;              // measured configurations in all; 0: 3 * K
+    std::string tuner = "guided";       // "guided" or "random" (docs/tuning.md)
+    int runs = 5;                       // timed runs per measurement (after one warm-up)
+    uint64_t seed = 1;
+    bool explain = true;      // record the derivation of the chosen candidate
+    std::string recordPath;   // append one costmodel::Record per measured configuration
+    codegen::Options codegen; // passed to the code generator
+    const StopToken* stop = nullptr;
+    std::function<void(std::string_view)> progress; // one line per step (no newline)
+};
+
+// One measured configuration of a candidate.
+struct Measurement {
+    arith::Bindings values; // tuning variables
+    bool ok = false;        // built and ran
+    std::string error;      // why not
+    double seconds = 0;     // median of the timed runs
+    double predicted = 0;   // model's seconds (0 if it could not predict)
+};
+
+struct CandidateResult {
+    size_t index = 0;       // position in extraction order
+    std::string text;       // low-level expression, tuning variables symbolic
+    double extractCost = 0; // the extraction cost function's value
+    std::vector<extract::TuningVar> tuning;
+    arith::Bindings values;            // chosen tuning values
+    std::string lowered;               // the expression with the chosen values
+    double predicted = 0;              // model's seconds at the chosen values (0: none)
+    std::vector<Measurement> measured; // every configuration the tuner ran
+    enum class Status {
+        Unmeasured,
+        Failed,
+        Invalid,
+        Valid,
+        Unconfirmed
+    } status = Status::Unmeasured;
+    std::string reason;         // for Failed / Invalid / Unmeasured
+    double seconds = 0;         // median time at the chosen values
+    double gbPerSec = 0;        // input + output bytes / time
+    double gflops = 0;          // the model's arithmetic operations / time
+    double validationError = 0; // largest relative error against the interpreter
+    arith::Bindings validationSizes;
+    std::string launchJson; // codegen's plan at the real sizes
+    std::string source;     // the OpenCL source at the chosen values
+};
+std::string_view statusName(CandidateResult::Status s);
+
+struct PhaseResult {
+    std::string name;
+    std::vector<std::string> ruleFiles;
+    egraph::RunReport run;
+    size_t nodes = 0, classes = 0;
+    double seconds = 0;
+};
+
+struct Result {
+    std::string file;
+    arith::Bindings sizes;
+    std::string device;
+    std::string costModel;
+    std::string tuner;
+    size_t tuneBudget = 0, tuneUsed = 0;
+    std::string input; // the program as parsed
+    std::vector<PhaseResult> phases;
+    size_t nodes = 0, classes = 0;
+    extract::ExtractStats extractStats;
+    std::vector<extract::Rejection> rejected;
+    std::vector<CandidateResult> candidates;
+    std::optional<size_t> best;          // index into candidates
+    std::vector<std::string> derivation; // "rule: term" steps from the input to the best
+    std::string crossCheck;              // the real-size check of the best (docs/pipeline.md)
+    double tauCandidates = 0;            // Kendall's tau over the valid candidates
+    double tauMeasurements = 0;          // over every successful measurement
+    bool interrupted = false;
+    double seconds = 0;
+    std::vector<std::string> notes;
+};
+
+// Runs the pipeline. Throws egopt::Error for bad input (program, sizes, rules, options) and for
+// device failures; candidate failures are recorded, not thrown.
+Result run(const Options& options);
+
+} // namespace egopt::pipeline

@@ -1,0 +1,91 @@
+// Tuning the numeric parameters a candidate leaves open (split factors: the v__K tuning
+// variables with their recorded "divides" constraints) by measured execution within a budget
+// (docs/tuning.md). The search is independent of how a configuration is predicted or measured:
+// it calls an Objective, so it is tested with synthetic objectives and compared with random
+// sampling on real cases.
+#pragma once
+
+#include "egopt/arith/size.hpp"
+#include "egopt/extract/extract.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace egopt::pipeline {
+
+// The configurations of one candidate: every tuning variable takes a divisor of each length it
+// must divide (lengths evaluated at the concrete sizes and the values of earlier variables).
+class Space {
+public:
+    Space(std::vector<extract::TuningVar> vars, arith::Bindings sizes);
+
+    size_t numVars() const { return vars_.size(); }
+    const std::vector<extract::TuningVar>& vars() const { return vars_; }
+    // The allowed values of variable i given the values of variables before it (ascending).
+    std::vector<int64_t> domain(size_t i, const arith::Bindings& earlier) const;
+    // True when every variable has a value that satisfies its constraints.
+    bool valid(const arith::Bindings& values) const;
+    // The nearest valid configuration: each variable, in order, keeps its value when allowed,
+    // else takes the largest allowed value below it (the smallest allowed one if none).
+    arith::Bindings repair(const arith::Bindings& values) const;
+    // The default (extraction's): the largest allowed value <= target for each variable.
+    arith::Bindings initial(int64_t target) const;
+    // Coordinate neighbours: one variable moved to the next smaller or larger allowed value
+    // (later variables repaired).
+    std::vector<arith::Bindings> neighbours(const arith::Bindings& values) const;
+    // A uniformly random value for each variable in turn.
+    arith::Bindings random(std::mt19937_64& rng) const;
+    // The number of configurations (saturating at `cap`).
+    size_t count(size_t cap) const;
+
+private:
+    std::vector<extract::TuningVar> vars_;
+    arith::Bindings sizes_;
+};
+
+// What the search calls. `predict` is the cost model (free: no device time; nullopt when the
+// configuration cannot be generated); `measure` runs it on the device and costs one unit of
+// budget (nullopt when it fails). `stop` ends the search early.
+struct Objective {
+    std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> predict;
+    std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> measure;
+    std::function<bool()> stop;
+};
+
+struct Trial {
+    size_t candidate = 0;
+    arith::Bindings values;
+    std::optional<double> seconds; // nullopt: failed
+};
+
+struct TuneResult {
+    std::vector<Trial> trials; // in measurement order
+    // Per candidate: the fastest successful trial (index into trials), if any.
+    std::vector<std::optional<size_t>> best;
+    size_t used = 0; // measurements spent
+};
+
+// Model-seeded successive halving with coordinate descent (docs/tuning.md): the model picks a
+// starting configuration per candidate (a descent on predictions, up to `predictionsPerCandidate`
+// calls); round 0 measures every candidate's start in the given order; each later round keeps
+// the faster half of the candidates and moves each survivor's incumbent to its best measured
+// neighbour (neighbours ordered by prediction), until the budget is spent or every survivor
+// sits at a local minimum.
+struct GuidedOptions {
+    size_t budget = 48;
+    size_t predictionsPerCandidate = 24;
+    int64_t target = 64; // the descent's starting point (extraction's default values)
+};
+TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
+                      const Objective& objective, const GuidedOptions& options);
+
+// The baseline: `budget` configurations drawn uniformly (a random candidate, then random values),
+// without repetition where possible.
+TuneResult tuneRandom(const std::vector<Space>& spaces, const Objective& objective, size_t budget,
+                      uint64_t seed);
+
+} // namespace egopt::pipeline

@@ -1,0 +1,261 @@
+// Confirmation (SPEC §9, docs/pipeline.md): each candidate's fastest measured configurations are
+// validated against the interpreter at small sizes; the fastest valid candidate wins after a
+// cross-check of its output at the real sizes against another valid candidate's.
+#include "egopt/egraph/explain.hpp"
+#include "stages.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace egopt::pipeline {
+
+namespace {
+
+using Status = CandidateResult::Status;
+constexpr size_t kConfigsToValidate = 3; // fastest configurations tried per candidate
+constexpr double kTolerance = 1e-3;      // as codegen::RunOptions::tolerance
+constexpr const char* kNoSmallSizes =
+    "no sizes small enough for the interpreter at which this configuration generates";
+
+std::string firstLine(const std::string& s) {
+    return s.substr(0, s.find('\n'));
+}
+
+// The successful measurements of candidate c, fastest first.
+std::vector<std::pair<double, arith::Bindings>> fastest(const Work& w, size_t c) {
+    std::vector<std::pair<double, arith::Bindings>> out;
+    for (const auto& [key, run] : w.runs) {
+        if (key.first == c && run.timing) {
+            out.emplace_back(run.timing->seconds, key.second);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+CandidateResult describe(const Work& w, size_t c) {
+    CandidateResult cr;
+    const extract::Candidate& cand = w.candidates[c];
+    cr.index = c;
+    cr.text = cand.text;
+    cr.extractCost = cand.cost;
+    cr.tuning = cand.tuning;
+    for (const auto& [key, run] : w.runs) {
+        if (key.first == c) {
+            Measurement m{key.second, run.timing.has_value(), run.error,
+                          run.timing ? run.timing->seconds : 0, run.predicted};
+            cr.measured.push_back(std::move(m));
+            if (!run.timing && cr.reason.empty()) {
+                cr.reason = firstLine(run.error);
+            }
+        }
+    }
+    cr.status = cr.measured.empty() ? Status::Unmeasured : Status::Failed;
+    if (cr.measured.empty()) {
+        cr.reason = "not measured (tuning budget spent or interrupted)";
+    }
+    return cr;
+}
+
+// Validates one configuration at small sizes; empty on success, else the reason.
+std::string validate(Work& w, size_t c, const arith::Bindings& values, CandidateResult& cr) {
+    const lift::Program& p = w.candidates[c].program;
+    auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen);
+    if (!small) {
+        return kNoSmallSizes;
+    }
+    try {
+        auto b = buildAt(p, values, *small, w.options.codegen);
+        codegen::RunOptions ro;
+        ro.seed = w.options.seed;
+        ro.warmup = 0;
+        ro.runs = 1;
+        codegen::RunResult r =
+            codegen::runAndValidate(w.bench->session(), b->program, b->info, *small, b->code, ro);
+        cr.validationSizes = *small;
+        cr.validationError = r.maxError;
+        return r.ok ? "" : "wrong result at small sizes: " + r.summary();
+    } catch (const runtime::KernelTimeout& e) {
+        w.bench = std::make_unique<Bench>(w.bench->session().device(), w.original, w.sizes,
+                                          w.options.seed);
+        return std::string("validation timed out: ") + e.what();
+    } catch (const std::exception& e) {
+        return "validation failed: " + firstLine(e.what());
+    }
+}
+
+// Fills the chosen configuration's numbers (time, rates, source, plan).
+void choose(Work& w, size_t c, const arith::Bindings& values, CandidateResult& cr) {
+    const Work::Run& run = w.runs.at({c, values});
+    cr.status = Status::Valid;
+    cr.reason.clear();
+    cr.values = values;
+    cr.seconds = run.timing->seconds;
+    cr.predicted = run.predicted;
+    cr.gbPerSec = double(run.timing->bytes) / cr.seconds * 1e-9;
+    cr.launchJson = run.launchJson;
+    auto b = buildAt(w.candidates[c].program, values, w.sizes, w.options.codegen);
+    cr.source = b->code.source;
+    cr.lowered = b->program.show(b->program.root);
+}
+
+void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
+    size_t attempts = 0;
+    for (const auto& [seconds, values] : fastest(w, c)) {
+        std::string why = validate(w, c, values, cr);
+        if (why.empty()) {
+            choose(w, c, values, cr);
+            break;
+        }
+        cr.status = Status::Invalid;
+        cr.reason = why;
+        // Configurations without small validation sizes do not count as attempts.
+        if (why != kNoSmallSizes && ++attempts == kConfigsToValidate) {
+            break;
+        }
+    }
+    w.progress("confirm: candidate " + std::to_string(c) + ": " +
+               std::string(statusName(cr.status)) +
+               (cr.status == Status::Valid ? " " + std::to_string(cr.seconds * 1e3) + " ms, " +
+                                                 std::to_string(cr.gbPerSec) + " GB/s"
+                                           : ": " + firstLine(cr.reason)));
+}
+
+// The real-size output of a valid candidate's chosen configuration (empty if not floats).
+std::vector<float> outputOf(Work& w, const CandidateResult& cr) {
+    auto b = buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.options.codegen);
+    return w.bench->time(*b, 1, true).output;
+}
+
+// The fastest valid candidate whose real-size output agrees with another valid candidate's
+// (docs/pipeline.md); a candidate that disagrees with every other checked one is invalid.
+void pickBest(Work& w, Result& result) {
+    std::vector<size_t> valid;
+    for (size_t i = 0; i < result.candidates.size(); ++i) {
+        if (result.candidates[i].status == Status::Valid) {
+            valid.push_back(i);
+        }
+    }
+    std::stable_sort(valid.begin(), valid.end(), [&](size_t a, size_t b) {
+        return result.candidates[a].seconds < result.candidates[b].seconds;
+    });
+    for (size_t i = 0; i < valid.size(); ++i) {
+        CandidateResult& top = result.candidates[valid[i]];
+        std::vector<size_t> others(valid.begin() + long(i) + 1,
+                                   valid.begin() + long(std::min(valid.size(), i + 3)));
+        if (others.empty() || w.stopped()) {
+            result.best = valid[i];
+            result.crossCheck =
+                others.empty() ? "not possible: no other valid candidate" : "skipped: interrupted";
+            return;
+        }
+        try {
+            std::vector<float> mine = outputOf(w, top);
+            std::string log;
+            for (size_t o : others) {
+                double d = maxRelativeDifference(mine, outputOf(w, result.candidates[o]));
+                log += (log.empty() ? "" : "; ") + std::string("candidate ") + std::to_string(o) +
+                       ": largest relative difference " + std::to_string(d);
+                if (mine.empty() || d <= kTolerance) {
+                    result.best = valid[i];
+                    result.crossCheck =
+                        mine.empty() ? "skipped: output is not float data" : "agrees with " + log;
+                    return;
+                }
+            }
+            top.status = Status::Invalid;
+            top.reason =
+                "disagrees at the real sizes with the other valid candidates (" + log + ")";
+        } catch (const std::exception& e) {
+            top.status = Status::Invalid;
+            top.reason = "real-size cross-check failed: " + firstLine(e.what());
+        }
+        w.progress("confirm: candidate " + std::to_string(top.index) + ": " + top.reason);
+    }
+}
+
+// GFLOP/s counts the fewest arithmetic operations any measured candidate executes for the
+// program (the useful work): a candidate that recomputes values gets no credit for it.
+void usefulRates(const Work& w, Result& result) {
+    double useful = 0;
+    for (const auto& [key, run] : w.runs) {
+        if (run.timing && run.arithOps > 0 && (useful == 0 || run.arithOps < useful)) {
+            useful = run.arithOps;
+        }
+    }
+    for (auto& c : result.candidates) {
+        if (c.status == Status::Valid) {
+            c.gflops = useful / c.seconds * 1e-9;
+        }
+    }
+}
+
+void correlations(const Work& w, Result& result) {
+    std::vector<double> p, m;
+    for (const auto& c : result.candidates) {
+        if (c.status == Status::Valid && c.predicted > 0) {
+            p.push_back(c.predicted);
+            m.push_back(c.seconds);
+        }
+    }
+    result.tauCandidates = costmodel::kendallTau(p, m);
+    p.clear();
+    m.clear();
+    for (const auto& [key, run] : w.runs) {
+        if (run.timing && run.predicted > 0) {
+            p.push_back(run.predicted);
+            m.push_back(run.timing->seconds);
+        }
+    }
+    result.tauMeasurements = costmodel::kendallTau(p, m);
+}
+
+} // namespace
+
+void confirm(Work& w, const TuneResult& tuned, Result& result) {
+    for (size_t c = 0; c < w.candidates.size(); ++c) {
+        result.candidates.push_back(describe(w, c));
+    }
+    // Fastest first, so that an interruption still leaves the most promising one confirmed.
+    std::vector<size_t> order;
+    for (size_t c = 0; c < tuned.best.size(); ++c) {
+        if (tuned.best[c]) {
+            order.push_back(c);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
+    });
+    bool anyValid = false;
+    for (size_t c : order) {
+        if (w.stopped() && anyValid) {
+            result.candidates[c].status = Status::Unconfirmed;
+            result.candidates[c].reason = "measured but not validated: interrupted";
+            continue;
+        }
+        confirmCandidate(w, c, result.candidates[c]);
+        anyValid = anyValid || result.candidates[c].status == Status::Valid;
+    }
+    usefulRates(w, result);
+    pickBest(w, result);
+    correlations(w, result);
+}
+
+std::vector<std::string> derivation(egraph::EGraph& g, const egraph::Inserted& input,
+                                    const extract::Candidate& chosen) {
+    lift::Program p = chosen.program;
+    egraph::Inserted mine = egraph::insertProgram(g, p);
+    g.rebuild();
+    egraph::Explanation ex = egraph::explain(g, input.root, mine.root, input.signature.names);
+    std::vector<std::string> out;
+    if (!ex.equal) {
+        return {"(no derivation: the chosen term is not equal to the input in the e-graph)"};
+    }
+    out.push_back(ex.start);
+    for (const auto& s : ex.steps) {
+        out.push_back(s.rule + (s.forward ? "" : " (reversed)") + ": " + s.term);
+    }
+    return out;
+}
+
+} // namespace egopt::pipeline

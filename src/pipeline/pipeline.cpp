@@ -1,0 +1,218 @@
+// The pipeline (pipeline.hpp, docs/pipeline.md): load → insert → saturate → extract → predict →
+// tune → confirm → choose.
+#include "egopt/lift/frontend.hpp"
+#include "egopt/lift/sizes.hpp"
+#include "egopt/runtime/device.hpp"
+#include "stages.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+
+namespace egopt::pipeline {
+
+std::string_view statusName(CandidateResult::Status s) {
+    switch (s) {
+    case CandidateResult::Status::Valid:
+        return "valid";
+    case CandidateResult::Status::Invalid:
+        return "invalid";
+    case CandidateResult::Status::Failed:
+        return "failed";
+    case CandidateResult::Status::Unconfirmed:
+        return "unconfirmed";
+    case CandidateResult::Status::Unmeasured:
+        break;
+    }
+    return "unmeasured";
+}
+
+namespace {
+
+std::string showValues(const arith::Bindings& b) {
+    std::string out;
+    for (const auto& [k, v] : b) {
+        out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    }
+    return out.empty() ? "-" : out;
+}
+
+std::string fmt(const char* format, auto... args) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, format, args...);
+    return buf;
+}
+
+arith::Bindings resolve(const Options& o, const lift::Program& p) {
+    auto r = lift::resolveSizes(p, o.sizes, lift::readCompanionSizes(o.file));
+    if (!r.missing.empty()) {
+        std::string names;
+        for (const auto& m : r.missing) {
+            names += (names.empty() ? "" : ", ") + m;
+        }
+        badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", o.file);
+    }
+    return r.bindings;
+}
+
+extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
+                                    const Work& w, Result& result) {
+    extract::ExtractOptions eo;
+    eo.k = std::max<size_t>(1, w.options.candidates);
+    eo.sizes = w.sizes;
+    eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
+    eo.codegen = w.options.codegen;
+    extract::StructuralCost cost;
+    extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
+    result.extractStats = r.stats;
+    result.rejected = r.rejected;
+    w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator), %zu states, "
+                   "%.2f s",
+                   r.candidates.size(), r.rejected.size(), r.stats.states, r.stats.seconds));
+    return r;
+}
+
+// Candidates in order of predicted time at their default values (unpredictable ones last).
+std::vector<size_t> predictedOrder(Work& w) {
+    std::vector<std::pair<double, size_t>> keyed;
+    for (size_t c = 0; c < w.candidates.size(); ++c) {
+        Space s(w.candidates[c].tuning, w.sizes);
+        std::optional<double> p = w.predict(c, s.initial(64));
+        keyed.emplace_back(p.value_or(1e30), c);
+    }
+    std::stable_sort(keyed.begin(), keyed.end());
+    std::vector<size_t> order;
+    for (auto& [p, c] : keyed) {
+        order.push_back(c);
+    }
+    return order;
+}
+
+TuneResult tuneStage(Work& w, Result& result) {
+    std::vector<Space> spaces;
+    for (const auto& c : w.candidates) {
+        spaces.emplace_back(c.tuning, w.sizes);
+    }
+    Objective obj;
+    obj.predict = [&w](size_t c, const arith::Bindings& v) { return w.predict(c, v); };
+    obj.measure = [&w](size_t c, const arith::Bindings& v) { return w.measure(c, v); };
+    obj.stop = [&w] { return w.stopped(); };
+    size_t budget = w.options.tuneBudget ? w.options.tuneBudget : 3 * w.candidates.size();
+    result.tuneBudget = budget;
+    w.progress(fmt("tune: %s search, budget %zu measured configurations", w.options.tuner.c_str(),
+                   budget));
+    TuneResult t;
+    if (w.options.tuner == "random") {
+        t = tuneRandom(spaces, obj, budget, w.options.seed);
+    } else {
+        GuidedOptions go;
+        go.budget = budget;
+        t = tuneGuided(spaces, predictedOrder(w), obj, go);
+    }
+    result.tuneUsed = t.used;
+    return t;
+}
+
+} // namespace
+
+std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
+    try {
+        auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        return model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
+    Run run;
+    std::unique_ptr<Built> b;
+    costmodel::Features f;
+    try {
+        b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        f = costmodel::computeFeatures(b->code, sizes, profile);
+        run.predicted = model->predictSeconds(f, profile);
+        run.arithOps = f.total.arithOps;
+        run.launchJson = b->code.launchJson();
+        run.timing = bench->time(*b, options.runs, false);
+    } catch (const runtime::KernelTimeout& e) {
+        run.error = std::string("timed out: ") + e.what();
+        bench = std::make_unique<Bench>(bench->session().device(), original, sizes, options.seed);
+    } catch (const std::exception& e) {
+        run.error = e.what();
+    }
+    progress(fmt("tune: candidate %zu [%s]: %s", c, showValues(values).c_str(),
+                 run.timing ? fmt("%.3f ms (predicted %.3f ms)", run.timing->seconds * 1e3,
+                                  run.predicted * 1e3)
+                                  .c_str()
+                            : ("FAILED: " + run.error.substr(0, run.error.find('\n'))).c_str()));
+    if (run.timing && !options.recordPath.empty()) {
+        costmodel::Record r{profile.name,        sizes,
+                            candidates[c].text,  f,
+                            run.predicted,       run.timing->seconds,
+                            profile.deviceClass, options.file};
+        costmodel::appendRecord(options.recordPath, r);
+    }
+    std::optional<double> s;
+    if (run.timing) {
+        s = run.timing->seconds;
+    }
+    runs[{c, values}] = std::move(run);
+    return s;
+}
+
+Result run(const Options& options) {
+    auto start = std::chrono::steady_clock::now();
+    Progress progress = [&options](const std::string& line) {
+        if (options.progress) {
+            options.progress(line);
+        }
+    };
+    Result result;
+    result.file = options.file;
+    result.costModel = options.costModel;
+    result.tuner = options.tuner;
+    lift::Program program = lift::parseFile(options.file);
+    result.input = program.show(program.root);
+    Work w{options, program, resolve(options, program), {}, nullptr, {}, nullptr, progress, {}};
+    result.sizes = w.sizes;
+    // Everything that can fail for bad input or a missing device fails before saturation.
+    w.model = costmodel::loadModel(options.costModel);
+    runtime::Device device = runtime::selectDevice(options.device);
+    w.profile = w.model->profile(device);
+    result.device = device.describe();
+    w.bench = std::make_unique<Bench>(device, program, w.sizes, options.seed);
+    progress("load: " + options.file + " (" + lift::showBindings(program, w.sizes) + ") on " +
+             result.device);
+
+    egraph::EGraph g;
+    g.explanations = options.explain;
+    egraph::Inserted ins = egraph::insertProgram(g, program);
+    saturatePhases(g, options, result, progress);
+    result.nodes = g.numNodes();
+    result.classes = g.numClasses();
+    if (!w.stopped()) {
+        w.candidates = extractStage(g, ins, w, result).candidates;
+    }
+    if (!w.candidates.empty() && !w.stopped()) {
+        TuneResult tuned = tuneStage(w, result);
+        confirm(w, tuned, result);
+    } else {
+        for (size_t c = 0; c < w.candidates.size(); ++c) {
+            result.candidates.push_back({});
+            result.candidates.back().index = c;
+            result.candidates.back().text = w.candidates[c].text;
+            result.candidates.back().reason = "interrupted before tuning";
+        }
+    }
+    if (result.best && options.explain) {
+        result.derivation = derivation(g, ins, w.candidates[*result.best]);
+    }
+    result.interrupted = w.stopped();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+} // namespace egopt::pipeline

@@ -1,0 +1,214 @@
+// The report, the kernel file and the candidate table (report.hpp).
+#include "egopt/pipeline/report.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace egopt::pipeline {
+
+namespace {
+
+using nlohmann::json;
+
+json bindings(const arith::Bindings& b) {
+    json j = json::object();
+    for (const auto& [k, v] : b) {
+        j[k] = v;
+    }
+    return j;
+}
+
+json phaseJson(const PhaseResult& p) {
+    json rules = json::array();
+    for (const auto& r : p.run.rules) {
+        if (r.matches > 0) {
+            rules.push_back({{"name", r.name},
+                             {"matches", r.matches},
+                             {"applied", r.applications},
+                             {"new_nodes", r.newNodes},
+                             {"banned", r.timesBanned}});
+        }
+    }
+    return {{"name", p.name},
+            {"rule_files", p.ruleFiles},
+            {"stop", std::string(egraph::stopReasonName(p.run.stop))},
+            {"iterations", p.run.iterations.size()},
+            {"nodes", p.nodes},
+            {"classes", p.classes},
+            {"seconds", p.seconds},
+            {"rules", rules}};
+}
+
+json candidateJson(const CandidateResult& c) {
+    json tuning = json::array();
+    for (const auto& v : c.tuning) {
+        json divides = json::array();
+        for (const auto& d : v.divides) {
+            divides.push_back(d.toString());
+        }
+        tuning.push_back({{"name", v.name}, {"divides", divides}});
+    }
+    json measured = json::array();
+    for (const auto& m : c.measured) {
+        json e = {{"values", bindings(m.values)}, {"ok", m.ok}, {"predicted_seconds", m.predicted}};
+        e[m.ok ? "seconds" : "error"] = m.ok ? json(m.seconds) : json(m.error);
+        measured.push_back(e);
+    }
+    json j = {{"index", c.index},
+              {"expression", c.text},
+              {"extraction_cost", c.extractCost},
+              {"tuning_variables", tuning},
+              {"status", std::string(statusName(c.status))},
+              {"valid", c.status == CandidateResult::Status::Valid},
+              {"measurements", measured}};
+    if (!c.reason.empty()) {
+        j["reason"] = c.reason;
+    }
+    if (c.status == CandidateResult::Status::Valid) {
+        j["tuning_values"] = bindings(c.values);
+        j["lowered_expression"] = c.lowered;
+        j["predicted_seconds"] = c.predicted;
+        j["median_seconds"] = c.seconds;
+        j["gb_per_s"] = c.gbPerSec;
+        j["gflop_per_s"] = c.gflops;
+        j["validation"] = {{"sizes", bindings(c.validationSizes)},
+                           {"max_relative_error", c.validationError}};
+        j["launch"] = json::parse(c.launchJson);
+    }
+    return j;
+}
+
+std::string shorten(const std::string& s, size_t n) {
+    return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+std::string valuesText(const arith::Bindings& b) {
+    std::string out;
+    for (const auto& [k, v] : b) {
+        out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    }
+    return out.empty() ? "-" : out;
+}
+
+} // namespace
+
+std::string reportJson(const Result& r) {
+    json phases = json::array();
+    for (const auto& p : r.phases) {
+        phases.push_back(phaseJson(p));
+    }
+    json candidates = json::array();
+    for (const auto& c : r.candidates) {
+        candidates.push_back(candidateJson(c));
+    }
+    json rejected = json::array();
+    for (const auto& x : r.rejected) {
+        rejected.push_back({{"rank", x.rank}, {"expression", x.text}, {"reason", x.reason}});
+    }
+    json j = {
+        {"input", {{"file", r.file}, {"sizes", bindings(r.sizes)}, {"expression", r.input}}},
+        {"device", r.device},
+        {"cost_model", r.costModel},
+        {"rule_phases", phases},
+        {"egraph", {{"nodes", r.nodes}, {"classes", r.classes}}},
+        {"extraction",
+         {{"states", r.extractStats.states},
+          {"terms", r.extractStats.terms},
+          {"seconds", r.extractStats.seconds},
+          {"rejected", rejected}}},
+        {"tuning", {{"search", r.tuner}, {"budget", r.tuneBudget}, {"measured", r.tuneUsed}}},
+        {"candidates", candidates},
+        {"kendall_tau", {{"candidates", r.tauCandidates}, {"measurements", r.tauMeasurements}}},
+        {"interrupted", r.interrupted},
+        {"seconds", r.seconds},
+        {"notes", r.notes},
+    };
+    if (r.best) {
+        j["chosen"] = {{"index", *r.best},
+                       {"expression", r.candidates[*r.best].lowered},
+                       {"cross_check", r.crossCheck},
+                       {"derivation", r.derivation}};
+    } else {
+        j["chosen"] = nullptr;
+    }
+    return j.dump(2) + "\n";
+}
+
+std::string kernelFile(const Result& r) {
+    if (!r.best) {
+        return {};
+    }
+    const CandidateResult& c = r.candidates[*r.best];
+    std::string out = "// Generated by egopt from " + r.file + " (" + valuesText(r.sizes) +
+                      ") for " + r.device + "\n//\n// Low-level expression:\n";
+    std::string expr = c.lowered;
+    for (size_t pos = 0; pos < expr.size(); pos += 96) {
+        out += "//   " + expr.substr(pos, 96) + "\n"; // no "*/" hazards with line comments
+    }
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "//\n// Tuning: %s; median %.4f ms, %.2f GB/s, %.2f GFLOP/s; predicted %.4f ms\n"
+                  "// Launch plan: %s.report.json (\"chosen\" and its candidate's \"launch\")\n\n",
+                  valuesText(c.values).c_str(), c.seconds * 1e3, c.gbPerSec, c.gflops,
+                  c.predicted * 1e3, std::filesystem::path(r.file).stem().string().c_str());
+    return out + line + c.source;
+}
+
+std::string candidateTable(const Result& r) {
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%4s %-10s %11s %11s %9s %9s  %-22s %s\n", "#", "status",
+                  "time (ms)", "pred. (ms)", "GB/s", "GFLOP/s", "tuning", "expression");
+    out += line;
+    for (const auto& c : r.candidates) {
+        bool ok = c.status == CandidateResult::Status::Valid;
+        std::string mark = r.best && *r.best == c.index ? "*" : " ";
+        std::snprintf(line, sizeof line, "%3zu%s %-10s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n",
+                      c.index, mark.c_str(), std::string(statusName(c.status)).c_str(),
+                      ok ? c.seconds * 1e3 : 0.0, ok ? c.predicted * 1e3 : 0.0,
+                      ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0,
+                      shorten(valuesText(c.values), 22).c_str(),
+                      shorten(ok ? c.text : c.text + "  [" + c.reason + "]", 150).c_str());
+        out += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "Kendall's tau (predicted vs measured): %.3f over valid candidates, %.3f over "
+                  "all %zu measurements\n",
+                  r.tauCandidates, r.tauMeasurements, r.tuneUsed);
+    out += line;
+    if (r.best) {
+        out += "chosen: candidate " + std::to_string(*r.best) + "; cross-check: " + r.crossCheck +
+               "\n";
+    }
+    return out;
+}
+
+OutputPaths writeOutputs(const Result& result, const std::string& dir) {
+    namespace fs = std::filesystem;
+    fs::path in(result.file);
+    fs::path base = (dir.empty() ? in.parent_path() : fs::path(dir)) / in.stem();
+    auto write = [](const fs::path& path, const std::string& text) {
+        std::ofstream out(path, std::ios::binary);
+        if (!out || !(out << text)) {
+            badInput("cannot write '" + path.string() + "'");
+        }
+    };
+    OutputPaths paths;
+    if (!dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+    }
+    paths.report = base.string() + ".report.json";
+    write(paths.report, reportJson(result));
+    if (result.best) {
+        paths.kernel = base.string() + ".cl";
+        write(paths.kernel, kernelFile(result));
+    }
+    return paths;
+}
+
+} // namespace egopt::pipeline

@@ -1,0 +1,59 @@
+// The pipeline's stages (internal; pipeline.cpp strings them together).
+#pragma once
+
+#include "bench.hpp"
+#include "egopt/costmodel/costmodel.hpp"
+#include "egopt/egraph/convert.hpp"
+#include "egopt/pipeline/pipeline.hpp"
+#include "egopt/pipeline/tuner.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace egopt::pipeline {
+
+using Progress = std::function<void(const std::string&)>;
+
+// saturate.cpp
+void saturatePhases(egraph::EGraph& g, const Options& options, Result& result,
+                    const Progress& progress);
+
+// The state shared by tuning and confirmation: candidates, the model, the device bench, and
+// every measurement made (keyed by candidate and tuning values).
+struct Work {
+    const Options& options;
+    lift::Program& original;
+    arith::Bindings sizes;
+    std::vector<extract::Candidate> candidates;
+    std::unique_ptr<costmodel::Model> model;
+    costmodel::DeviceProfile profile;
+    std::unique_ptr<Bench> bench;
+    Progress progress;
+    struct Run {
+        std::optional<Timing> timing; // nullopt: failed
+        std::string error;
+        double predicted = 0;
+        double arithOps = 0;
+        std::string launchJson;
+    };
+    std::map<std::pair<size_t, arith::Bindings>, Run> runs;
+
+    bool stopped() const { return options.stop && options.stop->requested(); }
+    // The model's seconds for a configuration (nullopt when it does not generate).
+    std::optional<double> predict(size_t c, const arith::Bindings& values);
+    // Builds and times a configuration at the real sizes; records it (and appends a record to
+    // --record). nullopt when it fails to generate, build or run.
+    std::optional<double> measure(size_t c, const arith::Bindings& values);
+};
+
+// confirm.cpp: validation of each candidate's fastest configurations at small sizes, the choice
+// of the best, and its real-size cross-check.
+void confirm(Work& work, const TuneResult& tuned, Result& result);
+
+// The derivation of the chosen candidate (explanations; empty when they are off).
+std::vector<std::string> derivation(egraph::EGraph& g, const egraph::Inserted& input,
+                                    const extract::Candidate& chosen);
+
+} // namespace egopt::pipeline

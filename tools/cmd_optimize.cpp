@@ -1,0 +1,128 @@
+// `egopt PROGRAM.lift [options]`: the whole pipeline (docs/pipeline.md) — saturation in rule
+// phases, extraction, tuning and confirmation on a device — writing PROGRAM.cl and
+// PROGRAM.report.json and printing the table of candidates. Exit 4 when no candidate validates.
+#include "cli.hpp"
+#include "egopt/lift/sizes.hpp"
+#include "egopt/pipeline/report.hpp"
+
+#include <charconv>
+#include <csignal>
+#include <iostream>
+#include <sstream>
+
+namespace egopt::cli {
+
+namespace {
+
+// The one piece of process-wide mutable state: the flag the SIGINT handler sets. A signal
+// handler can only reach static storage, and setting a lock-free atomic is async-signal-safe.
+// The handler is installed with SA_RESETHAND, so a second Ctrl-C ends the process at once.
+constinit pipeline::StopToken interruptToken;
+
+extern "C" void onInterrupt(int) {
+    interruptToken.request();
+}
+
+void installInterruptHandler() {
+    struct sigaction sa {};
+    sa.sa_handler = onInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, nullptr);
+}
+
+double number(const Args& args, const char* name, double fallback) {
+    auto text = args.value(name);
+    if (!text) {
+        return fallback;
+    }
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) {
+        badInput(std::string("--") + name + " expects a non-negative number, found '" + *text +
+                 "'");
+    }
+    return v;
+}
+
+// Each --rules value is one phase (its comma-separated files saturated together), in order.
+std::vector<pipeline::Phase> phasesFrom(const Args& args) {
+    std::vector<pipeline::Phase> phases;
+    for (const auto& list : args.values("rules")) {
+        pipeline::Phase p;
+        std::stringstream ss(list);
+        for (std::string f; std::getline(ss, f, ',');) {
+            if (!f.empty()) {
+                p.ruleFiles.push_back(f);
+            }
+        }
+        p.name = "phase " + std::to_string(phases.size() + 1);
+        p.limits.iterations = static_cast<size_t>(number(args, "iterations", 8));
+        phases.push_back(std::move(p));
+    }
+    return phases;
+}
+
+pipeline::Options optionsFrom(const Args& args) {
+    pipeline::Options o;
+    o.file = args.positional.at(0);
+    for (const auto& s : args.values("size")) {
+        lift::parseSizeAssignments(s, o.sizes);
+    }
+    o.device = args.value("device").value_or("");
+    o.phases = phasesFrom(args);
+    o.nodeLimit = static_cast<size_t>(number(args, "node-limit", 0));
+    o.timeLimit = number(args, "time-limit", 0);
+    o.threads = static_cast<size_t>(number(args, "threads", 1));
+    o.costModel = args.value("cost-model").value_or("analytic");
+    o.candidates = static_cast<size_t>(number(args, "candidates", 16));
+    o.tuneBudget = static_cast<size_t>(number(args, "tune-budget", 0));
+    o.tuner = args.value("tuner").value_or("guided");
+    if (o.tuner != "guided" && o.tuner != "random") {
+        badInput("--tuner expects 'guided' or 'random', found '" + o.tuner + "'");
+    }
+    o.runs = std::max(1, static_cast<int>(number(args, "runs", 5)));
+    o.seed = static_cast<uint64_t>(number(args, "seed", 1));
+    o.explain = !args.has("no-derivation");
+    o.recordPath = args.value("record").value_or("");
+    o.stop = &interruptToken;
+    o.progress = [](std::string_view line) { std::cerr << "[egopt] " << line << std::endl; };
+    return o;
+}
+
+} // namespace
+
+int runOptimize(const Args& args) {
+    pipeline::Options options = optionsFrom(args);
+    installInterruptHandler();
+    pipeline::Result result = pipeline::run(options);
+    pipeline::OutputPaths paths =
+        pipeline::writeOutputs(result, args.value("output-dir").value_or(""));
+    std::cout << pipeline::candidateTable(result);
+    if (args.has("explain") && result.best) {
+        std::cout << "derivation:\n";
+        for (const auto& step : result.derivation) {
+            std::cout << "  " << step << "\n";
+        }
+    }
+    if (result.interrupted) {
+        std::cout << "interrupted: kept the best candidate confirmed so far\n";
+    }
+    std::cout << "report: " << paths.report << "\n";
+    if (!result.best) {
+        std::cerr << "error: no valid candidate";
+        std::cerr << (result.candidates.empty() ? " (extraction found no candidate the code "
+                                                  "generator accepts; see the report's "
+                                                  "\"extraction\".\"rejected\")\n"
+                                                : ":\n");
+        for (const auto& c : result.candidates) {
+            std::cerr << "  candidate " << c.index << ": " << pipeline::statusName(c.status) << ": "
+                      << c.reason << "\n";
+        }
+        return kExitNoCandidate;
+    }
+    std::cout << "kernel: " << paths.kernel << "\n";
+    return kExitOk;
+}
+
+} // namespace egopt::cli
