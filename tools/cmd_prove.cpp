@@ -1,5 +1,6 @@
-// egopt prove A.lift B.lift: saturates from A, inserts B, says whether they are equal and
-// prints the derivation (each rule and each intermediate term).
+// egopt prove A.lift B.lift: inserts A and B, saturates until their roots share an e-class (or a
+// limit), says whether they are equal and prints the derivation (each rule and each
+// intermediate term).
 #include "cli.hpp"
 #include "egopt/egraph/convert.hpp"
 #include "egopt/egraph/explain.hpp"
@@ -7,6 +8,7 @@
 #include "saturate_common.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 
@@ -62,6 +64,25 @@ void configureRunner(egraph::Runner& runner, const Args& args) {
         number(args, "memory-limit", double(runner.limits.memoryBytes >> 20)) * 1024 * 1024);
 }
 
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void printDerivation(const egraph::Explanation& ex) {
+    std::printf("equal\n  %s\n", ex.start.c_str());
+    for (const auto& s : ex.steps) {
+        std::printf("= by %s%s\n  %s\n", s.rule.c_str(), s.forward ? "" : " (reversed)",
+                    s.term.c_str());
+    }
+}
+
+} // namespace
+
+// Both programs go into one e-graph before saturating, so rules rewrite each towards the other
+// (meet in the middle); the run stops as soon as the roots share an e-class, before the rules
+// grow the e-graph further.
 int runProve(const Args& args) {
     lift::Program a = lift::parseFile(args.positional.at(0));
     lift::Program b = lift::parseFile(args.positional.at(1));
@@ -70,24 +91,27 @@ int runProve(const Args& args) {
     egraph::EGraph g;
     g.explanations = true;
     egraph::Inserted ia = egraph::insertProgram(g, a);
+    egraph::Inserted ib = egraph::insertProgram(g, b);
     egraph::Runner runner(g, rules, lib);
     configureRunner(runner, args);
+    runner.goal = [&](const egraph::EGraph& eg) {
+        return eg.findConst(ia.root) == eg.findConst(ib.root);
+    };
+    auto start = std::chrono::steady_clock::now();
     egraph::RunReport report = runner.run();
-    egraph::Inserted ib = egraph::insertProgram(g, b);
-    g.rebuild();
-    egraph::Explanation ex = egraph::explain(g, ia.root, ib.root, ia.signature.names);
-    std::printf("saturation: %s after %zu iterations, %zu e-nodes\n",
+    double seconds = secondsSince(start);
+    std::printf("saturation: %s after %zu iterations, %zu e-nodes, %zu e-classes, %.2f s\n",
                 std::string(egraph::stopReasonName(report.stop)).c_str(), report.iterations.size(),
-                g.numNodes());
-    if (!ex.equal) {
+                g.numNodes(), g.numClasses(), seconds);
+    if (g.findConst(ia.root) != g.findConst(ib.root)) {
         std::printf("not proven equal\n");
         return kExitNoCandidate;
     }
-    std::printf("equal\n  %s\n", ex.start.c_str());
-    for (const auto& s : ex.steps) {
-        std::printf("= by %s%s\n  %s\n", s.rule.c_str(), s.forward ? "" : " (reversed)",
-                    s.term.c_str());
-    }
+    start = std::chrono::steady_clock::now();
+    egraph::Explanation ex = egraph::explain(g, ia.root, ib.root, ia.signature.names);
+    std::printf("derivation: %zu steps, explained in %.2f s\n", ex.steps.size(),
+                secondsSince(start));
+    printDerivation(ex);
     return kExitOk;
 }
 

@@ -83,8 +83,9 @@ std::vector<Command> commands() {
          egopt::cli::runSaturate},
         {"prove",
          "prove FILE_A FILE_B [--rules ...] [--threads N] [limits]",
-         "Saturate from A, insert B, say whether they are equal and print the derivation (rules "
-         "and intermediate terms). Exit 4 if not proven.",
+         "Insert A and B, saturate until their roots are equal (or a limit stops it), say whether "
+         "they are equal and print the derivation (rules and intermediate terms). Exit 4 if not "
+         "proven.",
          {{"rules", true, "comma-separated rule files"},
           {"threads", true, "search threads"},
           {"iterations", true, "iteration limit"},

@@ -31,6 +31,8 @@ std::string_view stopReasonName(StopReason r) {
         return "memory limit";
     case StopReason::TimeLimit:
         return "time limit";
+    case StopReason::GoalReached:
+        return "goal reached";
     }
     return "?";
 }
@@ -108,6 +110,10 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
     auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
     tbb::task_arena arena(static_cast<int>(std::clamp<size_t>(threads, 1, cores)));
     g_.rebuild();
+    if (goalReached()) {
+        report.stop = StopReason::GoalReached;
+        return report;
+    }
     for (size_t it = 0;; ++it) {
         if (it >= limits.iterations) {
             report.stop = StopReason::IterationLimit;
@@ -123,6 +129,10 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         report.iterations.push_back(ir);
         if (onIteration) {
             onIteration(ir);
+        }
+        if (goalReached()) {
+            report.stop = StopReason::GoalReached;
+            break;
         }
         bool banned = false;
         for (const RuleState& s : state_) {

@@ -23,7 +23,16 @@ struct Limits {
     double seconds = 60.0;
 };
 
-enum class StopReason : uint8_t { Saturated, IterationLimit, NodeLimit, MemoryLimit, TimeLimit };
+// GoalReached: the runner's goal predicate held after an iteration (e.g. `prove` stops as soon
+// as both roots share an e-class, before the rules blow the e-graph up).
+enum class StopReason : uint8_t {
+    Saturated,
+    IterationLimit,
+    NodeLimit,
+    MemoryLimit,
+    TimeLimit,
+    GoalReached
+};
 std::string_view stopReasonName(StopReason r);
 
 struct SchedulerConfig {
@@ -62,6 +71,9 @@ public:
     Limits limits;
     SchedulerConfig scheduler;
     size_t threads = 1;
+    // Checked before the first iteration and after every rebuild (the e-graph is clean then);
+    // when it returns true the run stops with StopReason::GoalReached. Empty: no goal.
+    std::function<bool(const EGraph&)> goal;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -71,6 +83,7 @@ private:
     };
     std::vector<std::vector<Match>> search(size_t iteration, RunReport& report);
     size_t apply(std::vector<std::vector<Match>>& matches, RunReport& report);
+    bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;
     const std::vector<Rule>& rules_;
