@@ -1,11 +1,12 @@
-// Running generated kernels and checking them against the reference interpreter.
+// Running generated kernels, timing them, and checking them against the reference interpreter.
 #include "egopt/codegen/validate.hpp"
 
 #include "egopt/interp/interpreter.hpp"
+#include "run_data.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -15,110 +16,6 @@ namespace {
 
 using interp::Value;
 using lift::ScalarKind;
-
-// The scalar kinds of one value of a non-array type, in memory order.
-void scalarLayout(const lift::TypeArena& types, lift::TypeId t, std::vector<ScalarKind>& out) {
-    const lift::TypeNode& n = types.at(t);
-    switch (n.kind) {
-    case lift::TypeKind::Scalar:
-        out.push_back(n.scalar);
-        break;
-    case lift::TypeKind::Vector:
-        out.insert(out.end(), n.width == 3 ? 4 : n.width, n.scalar);
-        break;
-    case lift::TypeKind::Tuple:
-        for (lift::TypeId f : n.elems) {
-            scalarLayout(types, f, out);
-        }
-        break;
-    case lift::TypeKind::Array:
-        for (auto k = types.lengthOf(t).constant().value_or(0); k > 0; --k) {
-            scalarLayout(types, types.elemOf(t), out);
-        }
-        break;
-    }
-}
-
-size_t scalarBytes(ScalarKind k) {
-    return k == ScalarKind::Double || k == ScalarKind::Long ? 8 : k == ScalarKind::Char ? 1 : 4;
-}
-
-void flatten(const Value& v, std::vector<double>& out) {
-    if (v.isScalar()) {
-        out.push_back(v.toDouble());
-        return;
-    }
-    for (const Value& e : v.elems()) {
-        flatten(e, out);
-    }
-}
-
-std::vector<std::byte> encode(const std::vector<double>& values,
-                              const std::vector<ScalarKind>& kinds) {
-    std::vector<std::byte> bytes;
-    for (size_t i = 0; i < values.size() && i < kinds.size(); ++i) {
-        std::byte buf[8];
-        size_t n = scalarBytes(kinds[i]);
-        switch (kinds[i]) {
-        case ScalarKind::Float: {
-            auto f = static_cast<float>(values[i]);
-            std::memcpy(buf, &f, 4);
-            break;
-        }
-        case ScalarKind::Double:
-            std::memcpy(buf, &values[i], 8);
-            break;
-        case ScalarKind::Long: {
-            auto l = static_cast<int64_t>(values[i]);
-            std::memcpy(buf, &l, 8);
-            break;
-        }
-        case ScalarKind::Char:
-            buf[0] = static_cast<std::byte>(static_cast<int8_t>(values[i]));
-            break;
-        default: {
-            auto x = static_cast<int32_t>(values[i]);
-            std::memcpy(buf, &x, 4);
-            break;
-        }
-        }
-        bytes.insert(bytes.end(), buf, buf + n);
-    }
-    return bytes;
-}
-
-std::vector<double> decode(const std::vector<std::byte>& bytes,
-                           const std::vector<ScalarKind>& kinds) {
-    std::vector<double> out;
-    size_t pos = 0;
-    for (ScalarKind k : kinds) {
-        if (pos + scalarBytes(k) > bytes.size()) {
-            break;
-        }
-        const std::byte* p = bytes.data() + pos;
-        if (k == ScalarKind::Float) {
-            float f;
-            std::memcpy(&f, p, 4);
-            out.push_back(f);
-        } else if (k == ScalarKind::Double) {
-            double d;
-            std::memcpy(&d, p, 8);
-            out.push_back(d);
-        } else if (k == ScalarKind::Long) {
-            int64_t l;
-            std::memcpy(&l, p, 8);
-            out.push_back(static_cast<double>(l));
-        } else if (k == ScalarKind::Char) {
-            out.push_back(static_cast<int8_t>(*p));
-        } else {
-            int32_t x;
-            std::memcpy(&x, p, 4);
-            out.push_back(x);
-        }
-        pos += scalarBytes(k);
-    }
-    return out;
-}
 
 void setScalarArg(runtime::Kernel& k, cl_uint index, const lift::TypeArena& types, lift::TypeId t,
                   const Value& v) {
@@ -140,21 +37,21 @@ struct Launch {
     runtime::NDRange global, local;
 };
 
-// The device side of one run: inputs uploaded once, intermediates and the output allocated once,
-// every kernel built with its arguments set.
+// The device side of one run: inputs shared through DeviceInputs, intermediates and the output
+// allocated once, every kernel built with its arguments set.
 class Plan {
 public:
-    Plan(runtime::Session& s, lift::Program& p, const arith::Bindings& sizes,
-         const std::vector<Value>& inputs, const std::string& buildOptions)
-        : session_(s), program_(p), sizes_(sizes), inputs_(inputs), buildOptions_(buildOptions) {
+    Plan(DeviceInputs& inputs, lift::Program& p, const arith::Bindings& sizes,
+         const std::string& buildOptions)
+        : inputs_(inputs), program_(p), sizes_(sizes), buildOptions_(buildOptions),
+          counted_(p.params.size()) {
         for (const auto& [k, v] : sizes) {
             sizeMap_.emplace(k, arith::Size(v));
         }
-        uploaded_.resize(p.params.size());
     }
 
     void addKernel(const std::string& source, const KernelInfo& info, const GeneratedCode& code) {
-        Launch l{session_.build(source, info.name, buildOptions_), {}, {}};
+        Launch l{session().build(source, info.name, buildOptions_), {}, {}};
         for (size_t i = 0; i < info.args.size(); ++i) {
             setArg(l.kernel, static_cast<cl_uint>(i), info.args[i], code);
         }
@@ -165,10 +62,11 @@ public:
     }
 
     lift::TypeId concrete(lift::TypeId t) { return program_.types.substitute(t, sizeMap_); }
+    runtime::Session& session() { return inputs_.session(); }
 
     std::vector<Launch> launches;
     runtime::Buffer output;
-    size_t bytes = 0; // inputs + output
+    size_t bytes = 0; // inputs (each once) + output
 
 private:
     void setArg(runtime::Kernel& k, cl_uint index, const KernelArg& a, const GeneratedCode& code) {
@@ -176,7 +74,7 @@ private:
         case KernelArg::Kind::Input:
             if (!a.isBuffer) {
                 setScalarArg(k, index, program_.types, concrete(a.type),
-                             inputs_.at(static_cast<size_t>(a.paramIndex)));
+                             inputs_.value(static_cast<size_t>(a.paramIndex)));
                 return;
             }
             k.setArg(index, input(a));
@@ -205,56 +103,92 @@ private:
     }
 
     runtime::Buffer allocate(const arith::Size& bytes) {
-        return session_.allocate(std::max<size_t>(evaluateSize(bytes, sizes_), 4));
+        return session().allocate(std::max<size_t>(evaluateSize(bytes, sizes_), 4));
     }
 
     runtime::Buffer input(const KernelArg& a) {
         auto p = static_cast<size_t>(a.paramIndex);
-        if (!uploaded_.at(p)) {
-            std::vector<double> flat;
-            flatten(inputs_.at(p), flat);
-            std::vector<ScalarKind> kinds;
-            scalarLayout(program_.types, concrete(a.type), kinds);
-            uploaded_[p] = session_.upload(encode(flat, kinds));
+        runtime::Buffer b = inputs_.buffer(p, program_.types, concrete(a.type));
+        if (!counted_.at(p)) {
+            counted_[p] = true;
             bytes += evaluateSize(a.byteSize, sizes_);
         }
-        return *uploaded_[p];
+        return b;
     }
 
-    runtime::Session& session_;
+    DeviceInputs& inputs_;
     lift::Program& program_;
     const arith::Bindings& sizes_;
-    const std::vector<Value>& inputs_;
     std::string buildOptions_;
     std::map<std::string, arith::Size, std::less<>> sizeMap_;
-    std::vector<std::optional<runtime::Buffer>> uploaded_;      // by parameter index
+    std::vector<bool> counted_;                                 // inputs in `bytes`, by parameter
     std::vector<std::optional<runtime::Buffer>> intermediates_; // by intermediate index
 };
 
 // Runs the sequence `warmup` times untimed, then `runs` times; each kernel waits for the
-// previous one (in-order queue), so every run recomputes the output from the inputs.
+// previous one (in-order queue), so every run recomputes the output from the inputs. A run longer
+// than options.slowRunNs, even a warm-up, is kept and ends the timing.
 void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
-                  const RunOptions& options, RunResult& r) {
+                  const RunOptions& options, TimedResult& r) {
     std::vector<std::vector<uint64_t>> perKernel(launches.size());
     std::vector<uint64_t> totals;
     int runs = std::max(1, options.runs);
     for (int run = 0; run < options.warmup + runs; ++run) {
-        uint64_t total = 0;
-        for (size_t k = 0; k < launches.size(); ++k) {
-            Launch& l = launches[k];
-            uint64_t ns = session.launch(l.kernel, l.global, l.local, options.timeout).kernelNs;
-            total += ns;
-            if (run >= options.warmup) {
-                perKernel[k].push_back(ns);
+        std::vector<uint64_t> times;
+        for (Launch& l : launches) {
+            times.push_back(session.launch(l.kernel, l.global, l.local, options.timeout).kernelNs);
+        }
+        uint64_t total = std::accumulate(times.begin(), times.end(), uint64_t{0});
+        bool slow = options.slowRunNs > 0 && total > options.slowRunNs;
+        if (run >= options.warmup || slow) {
+            totals.push_back(total);
+            for (size_t k = 0; k < launches.size(); ++k) {
+                perKernel[k].push_back(times[k]);
             }
         }
-        if (run >= options.warmup) {
-            totals.push_back(total);
+        if (slow) {
+            break;
         }
     }
     r.medianNs = runtime::medianOf(totals);
     for (size_t k = 0; k < launches.size(); ++k) {
         r.kernelMedianNs.emplace_back(launches[k].kernel.name(), runtime::medianOf(perKernel[k]));
+    }
+}
+
+// Builds and times the sequence; the output is downloaded when options.keepOutput.
+TimedResult timeOn(DeviceInputs& inputs, lift::Program& program, const arith::Bindings& sizes,
+                   const GeneratedCode& code, const RunOptions& options) {
+    Plan plan(inputs, program, sizes, options.buildOptions);
+    for (const KernelInfo& k : code.kernels) {
+        plan.addKernel(code.source, k, code);
+    }
+    TimedResult r;
+    timeSequence(plan.session(), plan.launches, options, r);
+    r.bytes = plan.bytes;
+    r.gbPerSec = r.medianNs ? static_cast<double>(r.bytes) / static_cast<double>(r.medianNs) : 0;
+    if (options.keepOutput) {
+        std::vector<ScalarKind> kinds;
+        scalarLayout(program.types, plan.concrete(code.outputType), kinds);
+        r.output = decode(plan.session().download(plan.output), kinds);
+    }
+    return r;
+}
+
+// timeOn, waiting up to options.drain for a kernel that timed out before rethrowing: while it
+// runs it slows every later launch on the device, so the caller should not measure until then.
+TimedResult timeDraining(DeviceInputs& inputs, lift::Program& program, const arith::Bindings& sizes,
+                         const GeneratedCode& code, const RunOptions& options) {
+    try {
+        return timeOn(inputs, program, sizes, code, options);
+    } catch (const runtime::KernelTimeout& e) {
+        std::string later = std::to_string(options.drain.count()) + " ms";
+        bool ended = inputs.session().drain(options.drain);
+        throw runtime::KernelTimeout(
+            std::string(e.what()) +
+            (ended ? "; it ended within a further " + later
+                   : "; it was still running " + later +
+                         " later, so later measurements on this device may be disturbed"));
     }
 }
 
@@ -306,26 +240,37 @@ std::string RunResult::summary() const {
 RunResult runAndValidate(runtime::Session& session, lift::Program& program,
                          const lift::TypeInfo& info, const arith::Bindings& sizes,
                          const GeneratedCode& code, const RunOptions& options) {
-    std::vector<Value> inputs = interp::randomInputs(program, sizes, options.seed);
+    auto inputs =
+        std::make_shared<std::vector<Value>>(interp::randomInputs(program, sizes, options.seed));
     interp::Interpreter interpreter(program, info, sizes);
-    Value reference = interpreter.run(inputs);
+    Value reference = interpreter.run(*inputs);
 
-    Plan plan(session, program, sizes, inputs, options.buildOptions);
-    for (const KernelInfo& k : code.kernels) {
-        plan.addKernel(code.source, k, code);
-    }
+    DeviceInputs device(session, inputs);
+    RunOptions withOutput = options;
+    withOutput.keepOutput = true;
     RunResult r;
-    timeSequence(session, plan.launches, options, r);
-    r.bytes = plan.bytes;
-    r.gbPerSec = r.medianNs ? static_cast<double>(r.bytes) / static_cast<double>(r.medianNs) : 0;
-
-    std::vector<ScalarKind> outKinds;
-    scalarLayout(program.types, plan.concrete(code.outputType), outKinds);
+    static_cast<TimedResult&>(r) = timeDraining(device, program, sizes, code, withOutput);
     std::vector<double> want;
     flatten(reference, want);
-    compare(decode(session.download(plan.output), outKinds), want, options.tolerance, r);
+    compare(r.output, want, options.tolerance, r);
     r.ok = r.mismatches == 0;
+    if (!options.keepOutput) {
+        r.output.clear();
+    }
     return r;
+}
+
+TimedResult runTimed(DeviceInputs& inputs, lift::Program& program, const arith::Bindings& sizes,
+                     const GeneratedCode& code, const RunOptions& options) {
+    return timeDraining(inputs, program, sizes, code, options);
+}
+
+TimedResult runTimed(runtime::Session& session, lift::Program& program,
+                     const arith::Bindings& sizes, const GeneratedCode& code,
+                     const RunOptions& options) {
+    DeviceInputs inputs(session, std::make_shared<std::vector<Value>>(
+                                     interp::randomInputs(program, sizes, options.seed)));
+    return timeDraining(inputs, program, sizes, code, options);
 }
 
 } // namespace egopt::codegen

@@ -7,42 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 
 namespace egopt::pipeline {
 
 namespace {
-
-void encode(const interp::Value& v, std::vector<std::byte>& out) {
-    auto put = [&out](const void* p, size_t n) {
-        auto* b = static_cast<const std::byte*>(p);
-        out.insert(out.end(), b, b + n);
-    };
-    switch (v.kind()) {
-    case interp::Value::Kind::Float: {
-        float f = v.asFloat();
-        put(&f, 4);
-        return;
-    }
-    case interp::Value::Kind::Double: {
-        double d = v.asDouble();
-        put(&d, 8);
-        return;
-    }
-    case interp::Value::Kind::Int:
-    case interp::Value::Kind::Bool: {
-        auto i = static_cast<int32_t>(v.toDouble());
-        put(&i, 4);
-        return;
-    }
-    default:
-        for (const auto& e : v.elems()) {
-            encode(e, out);
-        }
-    }
-}
 
 // True when every scalar of the type is a float (so the buffer reads as a float array).
 bool allFloats(const lift::TypeArena& types, lift::TypeId t) {
@@ -61,16 +31,6 @@ bool allFloats(const lift::TypeArena& types, lift::TypeId t) {
     return false;
 }
 
-runtime::NDRange ndRange(uint32_t dims, const std::array<size_t, 3>& s) {
-    return dims == 1   ? runtime::NDRange(s[0])
-           : dims == 2 ? runtime::NDRange(s[0], s[1])
-                       : runtime::NDRange(s[0], s[1], s[2]);
-}
-
-size_t bufferBytes(const arith::Size& bytes, const arith::Bindings& sizes) {
-    return std::max<size_t>(codegen::evaluateSize(bytes, sizes), 4);
-}
-
 } // namespace
 
 std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bindings& tuning,
@@ -83,127 +43,51 @@ std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bind
     return b;
 }
 
-// Input buffers uploaded once per session, by parameter index (kernels never write inputs).
-struct Bench::Inputs {
-    std::vector<interp::Value> values;
-    std::vector<std::optional<runtime::Buffer>> buffers;
-    arith::Bindings sizes;
-};
-
 Bench::Bench(const runtime::Device& device, lift::Program& original, const arith::Bindings& sizes,
              uint64_t seed)
-    : device_(device), inputs_(std::make_unique<Inputs>()) {
-    inputs_->values = interp::randomInputs(original, sizes, seed);
-    inputs_->sizes = sizes;
-}
+    : device_(device), values_(std::make_shared<const std::vector<interp::Value>>(
+                           interp::randomInputs(original, sizes, seed))) {}
 
 Bench::~Bench() = default;
 
 runtime::Session& Bench::session() {
-    if (!session_) {
-        session_ = std::make_unique<runtime::Session>(device_);
-        inputs_->buffers.assign(inputs_->values.size(), std::nullopt);
+    if (live_ && live_->session->abandoned()) {
+        // codegen already waited a bounded time for the hung kernel; keep the session only to
+        // report disturbed timings while the kernel still runs.
+        if (!live_->session->drain(std::chrono::milliseconds(0))) {
+            hung_.push_back(std::move(live_));
+        }
+        live_.reset();
     }
-    return *session_;
+    if (!live_) {
+        live_ = std::make_unique<Live>();
+        live_->session = std::make_unique<runtime::Session>(device_);
+        live_->inputs = std::make_unique<codegen::DeviceInputs>(*live_->session, values_);
+    }
+    return *live_->session;
 }
 
-// One run's kernels with their arguments set and launch sizes bound.
-struct Bench::Prepared {
-    std::vector<runtime::Kernel> kernels;
-    std::vector<std::pair<runtime::NDRange, runtime::NDRange>> ranges;
-    std::vector<runtime::Buffer> intermediates;
-    runtime::Buffer output;
-    size_t bytes = 0;          // inputs (each once) + output
-    std::vector<bool> counted; // inputs already in `bytes`, by parameter
-};
-
-runtime::Buffer Bench::input(size_t param) {
-    if (!inputs_->buffers.at(param)) {
-        std::vector<std::byte> bytes;
-        encode(inputs_->values.at(param), bytes);
-        inputs_->buffers[param] = session().upload(bytes);
-    }
-    return *inputs_->buffers[param];
+bool Bench::disturbed() {
+    std::erase_if(hung_, [](const std::unique_ptr<Live>& h) {
+        return h->session->drain(std::chrono::milliseconds(0));
+    });
+    return !hung_.empty();
 }
 
-void Bench::setArg(runtime::Kernel& kernel, cl_uint index, const codegen::KernelArg& a,
-                   const Built& b, Prepared& p) {
-    runtime::Session& s = session();
-    switch (a.kind) {
-    case codegen::KernelArg::Kind::Input: {
-        const interp::Value& v = inputs_->values.at(static_cast<size_t>(a.paramIndex));
-        if (a.isBuffer) {
-            auto param = static_cast<size_t>(a.paramIndex);
-            runtime::Buffer buf = input(param);
-            p.counted.resize(std::max(p.counted.size(), param + 1));
-            p.bytes += p.counted[param] ? 0 : buf.bytes();
-            p.counted[param] = true;
-            kernel.setArg(index, buf);
-        } else if (v.kind() == interp::Value::Kind::Float) {
-            kernel.setArg(index, v.asFloat());
-        } else {
-            kernel.setArg(index, static_cast<int32_t>(v.toDouble()));
-        }
-        return;
-    }
-    case codegen::KernelArg::Kind::Size:
-        kernel.setArg(
-            index, static_cast<int32_t>(codegen::evaluateSize(arith::Size::var(a.name), b.sizes)));
-        return;
-    case codegen::KernelArg::Kind::Intermediate: {
-        runtime::Buffer& m = p.intermediates.at(static_cast<size_t>(a.intermediate));
-        if (!m.get()) {
-            m = s.allocate(
-                bufferBytes(b.code.intermediates[size_t(a.intermediate)].byteSize, b.sizes));
-        }
-        kernel.setArg(index, m);
-        return;
-    }
-    case codegen::KernelArg::Kind::Output:
-        p.output = s.allocate(bufferBytes(a.byteSize, b.sizes));
-        p.bytes += p.output.bytes();
-        kernel.setArg(index, p.output);
-        return;
-    case codegen::KernelArg::Kind::Temp:
-        kernel.setArg(index, s.allocate(bufferBytes(a.byteSize, b.sizes)));
-        return;
-    }
-}
-
-Timing Bench::time(const Built& b, int runs, bool keepOutput, double slowSeconds) {
-    runtime::Session& s = session();
-    Prepared p;
-    p.intermediates.resize(b.code.intermediates.size());
-    for (const codegen::KernelInfo& k : b.code.kernels) {
-        p.kernels.push_back(s.build(b.code.source, k.name));
-        for (size_t i = 0; i < k.args.size(); ++i) {
-            setArg(p.kernels.back(), static_cast<cl_uint>(i), k.args[i], b, p);
-        }
-        codegen::LaunchConfig c = k.launch.bind(b.sizes);
-        p.ranges.emplace_back(ndRange(c.dims, c.global),
-                              c.driverLocal ? runtime::NDRange() : ndRange(c.dims, c.local));
-    }
-    std::vector<uint64_t> totals;
-    for (int run = 0; run <= std::max(1, runs); ++run) {
-        uint64_t total = 0;
-        for (size_t k = 0; k < p.kernels.size(); ++k) {
-            total += s.launch(p.kernels[k], p.ranges[k].first, p.ranges[k].second).kernelNs;
-        }
-        // The warm-up (run 0) is dropped unless it alone shows the configuration is too slow.
-        bool slow = double(total) * 1e-9 > slowSeconds;
-        if (run > 0 || slow) {
-            totals.push_back(total);
-        }
-        if (slow) {
-            break;
-        }
-    }
+Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
+    session();
+    bool disturbedBefore = disturbed();
+    codegen::RunOptions o;
+    o.warmup = 1;
+    o.runs = std::max(1, runs);
+    o.slowRunNs = static_cast<uint64_t>(std::max(1.0, slowSeconds * 1e9));
+    o.keepOutput = keepOutput && allFloats(b.program.types, b.code.outputType);
+    codegen::TimedResult r = codegen::runTimed(*live_->inputs, b.program, b.sizes, b.code, o);
     Timing t;
-    t.seconds = double(runtime::medianOf(totals)) * 1e-9;
-    t.bytes = p.bytes;
-    if (keepOutput && allFloats(b.program.types, b.code.outputType)) {
-        t.output = s.downloadValues<float>(p.output);
-    }
+    t.seconds = double(r.medianNs) * 1e-9;
+    t.bytes = r.bytes;
+    t.output.assign(r.output.begin(), r.output.end());
+    t.disturbed = disturbedBefore || disturbed();
     return t;
 }
 

@@ -33,29 +33,39 @@ struct Timing {
     double seconds = 0;        // median of the timed runs
     size_t bytes = 0;          // inputs + output
     std::vector<float> output; // when requested and the output is made of floats
+    // A kernel abandoned after an earlier time-out was still running on the device (it cannot be
+    // cancelled), so `seconds` may be too long.
+    bool disturbed = false;
 };
 
-// Times generated code at the real sizes on one device. A kernel time-out makes the session
-// unusable (OpenCL cannot cancel a kernel): the next call opens a fresh one.
+// Times generated code at the real sizes on one device, on random inputs uploaded once per
+// session and shared by every candidate. A kernel time-out makes the session unusable (OpenCL
+// cannot cancel a kernel); codegen waits a bounded time for the kernel to end before rethrowing,
+// and the next call opens a fresh session, so the Bench stays usable.
 class Bench {
 public:
     Bench(const runtime::Device& device, lift::Program& original, const arith::Bindings& sizes,
           uint64_t seed);
     ~Bench();
+    const runtime::Device& device() const { return device_; }
+    // The session for device work, a fresh one when the last one was abandoned.
     runtime::Session& session();
     // Builds, runs one warm-up and `runs` timed runs (fewer when one run exceeds `slowSeconds`:
     // a configuration that slow is not worth repeating). Throws on build or launch failures.
-    Timing time(const Built& b, int runs, bool keepOutput, double slowSeconds = 1.0);
+    Timing time(Built& b, int runs, bool keepOutput, double slowSeconds = 1.0);
+    // True while a kernel abandoned after a time-out on this Bench is still running.
+    bool disturbed();
 
 private:
-    struct Inputs;
-    struct Prepared;
-    runtime::Buffer input(size_t param);
-    void setArg(runtime::Kernel& kernel, cl_uint index, const codegen::KernelArg& a, const Built& b,
-                Prepared& p);
+    struct Live {
+        std::unique_ptr<runtime::Session> session;
+        std::unique_ptr<codegen::DeviceInputs> inputs; // on `session`, so declared after it
+    };
     runtime::Device device_;
-    std::unique_ptr<runtime::Session> session_;
-    std::unique_ptr<Inputs> inputs_;
+    std::shared_ptr<const std::vector<interp::Value>> values_;
+    std::unique_ptr<Live> live_;
+    // Abandoned sessions whose kernel was still running when last asked; kept to report it.
+    std::vector<std::unique_ptr<Live>> hung_;
 };
 
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size

@@ -76,8 +76,7 @@ std::string validate(Work& w, size_t c, const arith::Bindings& values, Candidate
         cr.validationError = r.maxError;
         return r.ok ? "" : "wrong result at small sizes: " + r.summary();
     } catch (const runtime::KernelTimeout& e) {
-        w.bench = std::make_unique<Bench>(w.bench->session().device(), w.original, w.sizes,
-                                          w.options.seed);
+        // The bench opens a fresh session for its next use.
         return std::string("validation timed out: ") + e.what();
     } catch (const std::exception& e) {
         return "validation failed: " + firstLine(e.what());

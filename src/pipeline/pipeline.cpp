@@ -63,7 +63,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    extract::StructuralCost cost;
+    extract::StructuralCost cost(g, w.sizes); // tuning variables at plausible values
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;
@@ -138,7 +138,6 @@ std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
         run.timing = bench->time(*b, options.runs, false);
     } catch (const runtime::KernelTimeout& e) {
         run.error = std::string("timed out: ") + e.what();
-        bench = std::make_unique<Bench>(bench->session().device(), original, sizes, options.seed);
     } catch (const std::exception& e) {
         run.error = e.what();
     }

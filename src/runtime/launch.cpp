@@ -1,4 +1,5 @@
-// Kernel launches: validation, deadline-bounded waiting, and profiling-based timing.
+// Kernel launches: validation, deadline-bounded waiting, profiling-based timing, and bounded
+// waiting for a kernel that timed out.
 #include "egopt/runtime/session.hpp"
 
 #include <algorithm>
@@ -116,6 +117,22 @@ LaunchResult Session::launch(Kernel& kernel, const NDRange& global, const NDRang
     cl_ulong start = profilingCounter(event.get(), CL_PROFILING_COMMAND_START);
     cl_ulong end = profilingCounter(event.get(), CL_PROFILING_COMMAND_END);
     return LaunchResult{end > start ? end - start : 0};
+}
+
+bool Session::drain(std::chrono::milliseconds bound) {
+    if (!abandoned_) {
+        return true;
+    }
+    const Clock::time_point deadline = Clock::now() + bound;
+    std::chrono::microseconds pause = kFirstPoll;
+    while (!hungKernelFinished()) {
+        if (Clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, kMaxPoll);
+    }
+    return true;
 }
 
 uint64_t medianOf(std::vector<uint64_t> times) {

@@ -128,9 +128,10 @@ TEST_CASE("kernel argument and launch errors are reported clearly", "[runtime]")
     CHECK_THROWS_AS(s.upload({}), Error);
 }
 
-TEST_CASE("a kernel that overruns its deadline times out", "[runtime]") {
-    // A session of its own, since a timed-out session is abandoned.
-    Session s(selectDevice(""));
+namespace {
+
+// A one-item kernel that runs for about `iterations` dependent multiply-adds.
+Kernel spinKernel(Session& s, int32_t iterations) {
     const char* source = R"CL(
 __kernel void spin(__global float* out, int iterations) {
     float x = (float)get_global_id(0);
@@ -138,13 +139,36 @@ __kernel void spin(__global float* out, int iterations) {
     out[get_global_id(0)] = x;
 })CL";
     Kernel k = s.build(source, "spin");
-    Buffer out = s.allocate(sizeof(float));
-    k.setArg(0, out);
-    k.setArg(1, int32_t{50'000'000});
+    k.setArg(0, s.allocate(sizeof(float)));
+    k.setArg(1, iterations);
+    return k;
+}
+
+} // namespace
+
+TEST_CASE("a kernel that overruns its deadline times out", "[runtime]") {
+    // A session of its own, since a timed-out session is abandoned.
+    Session s(selectDevice(""));
+    Kernel k = spinKernel(s, 50'000'000);
+    CHECK(!s.abandoned());
+    CHECK(s.drain(std::chrono::milliseconds(0))); // nothing timed out
     CHECK_THROWS_AS(s.launch(k, 1, 1, std::chrono::milliseconds(1)), KernelTimeout);
+    CHECK(s.abandoned());
     CHECK_THROWS_WITH(s.launch(k, 1, 1), Catch::Contains("timed out"));
     // PoCL crashes if the process exits while the abandoned kernel still runs.
     CHECK(clFinish(s.queue()) == CL_SUCCESS);
+}
+
+TEST_CASE("draining waits for a timed-out kernel up to a bound", "[runtime]") {
+    Session s(selectDevice(""));
+    // Long enough that 1 ms cannot see it end, short enough for the generous bound below.
+    Kernel k = spinKernel(s, 200'000'000);
+    REQUIRE_THROWS_AS(s.launch(k, 1, 1, std::chrono::milliseconds(1)), KernelTimeout);
+    CHECK(!s.drain(std::chrono::milliseconds(1)));
+    CHECK(s.drain(std::chrono::minutes(5)));
+    CHECK(s.drain(std::chrono::milliseconds(0))); // still finished
+    CHECK(s.abandoned());
+    // The destructor releases the queue and context normally now that the kernel has ended.
 }
 
 TEST_CASE("the median of run times", "[runtime]") {

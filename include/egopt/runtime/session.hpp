@@ -42,7 +42,7 @@ private:
 
 // A kernel did not finish before its deadline. The Session that launched it is unusable
 // afterwards (OpenCL 1.2 cannot cancel a running kernel); the tuner can catch this type to treat a
-// candidate as too slow and carry on with a fresh Session.
+// candidate as too slow and carry on with a fresh Session, after a bounded Session::drain.
 class KernelTimeout : public Error {
 public:
     explicit KernelTimeout(std::string message);
@@ -171,6 +171,15 @@ public:
     // Throws KernelTimeout when the deadline passes first.
     LaunchResult launch(Kernel& kernel, const NDRange& global, const NDRange& local = {},
                         std::chrono::milliseconds timeout = kDefaultTimeout);
+
+    // True after a KernelTimeout: every later call that uses the device throws.
+    bool abandoned() const { return abandoned_; }
+    // Waits up to `bound` for the kernel that timed out to end (OpenCL 1.2 cannot cancel it) and
+    // says whether it has: true at once when nothing timed out, and a 0 bound only polls. While it
+    // runs it competes with every later launch on the device, even in another Session, so callers
+    // drain before measuring again. The session stays abandoned either way; once the kernel has
+    // ended, the destructor releases the queue and context normally.
+    bool drain(std::chrono::milliseconds bound);
 
 private:
     void requireUsable() const;

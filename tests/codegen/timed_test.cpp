@@ -1,0 +1,87 @@
+// The time-only entry point: codegen::runTimed runs a kernel sequence on random or shared inputs
+// without the interpreter, and drains a kernel that timed out before rethrowing.
+#include "codegen_support.hpp"
+#include "egopt/interp/interpreter.hpp"
+#include "egopt/runtime/device.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+using namespace egopt;
+using namespace egopt::codegen;
+using namespace egopt::codegen::test;
+
+namespace {
+
+// The interpreter's output on the inputs runTimed makes from `seed`, flattened.
+std::vector<double> reference(Generated& g, uint64_t seed) {
+    std::vector<interp::Value> inputs = interp::randomInputs(g.program, g.sizes, seed);
+    interp::Value out = interp::Interpreter(g.program, g.info, g.sizes).run(inputs);
+    std::vector<double> flat;
+    for (const interp::Value& v : out.elems()) {
+        flat.push_back(v.toDouble());
+    }
+    return flat;
+}
+
+} // namespace
+
+TEST_CASE("runTimed times a kernel sequence and returns its output", "[codegen]") {
+    Generated g = generateFile(testProgram("mk_asum_final"), {{"N", 1024}});
+    REQUIRE(g.code.kernels.size() == 2);
+    RunOptions o;
+    o.seed = 7;
+    o.runs = 3;
+    o.keepOutput = true;
+    TimedResult r = runTimed(session(), g.program, g.sizes, g.code, o);
+    CHECK(r.medianNs > 0);
+    CHECK(r.kernelMedianNs.size() == 2);
+    CHECK(r.bytes == (1024 + 1) * sizeof(float));
+    std::vector<double> want = reference(g, 7);
+    REQUIRE(r.output.size() == want.size());
+    CHECK(std::fabs(r.output[0] - want[0]) <= 1e-3 * std::max(1.0, std::fabs(want[0])));
+
+    SECTION("without keepOutput nothing is downloaded") {
+        o.keepOutput = false;
+        o.slowRunNs = 1; // every run is "slow": the warm-up alone is kept
+        TimedResult quick = runTimed(session(), g.program, g.sizes, g.code, o);
+        CHECK(quick.output.empty());
+        CHECK(quick.medianNs > 0);
+    }
+}
+
+TEST_CASE("runTimed shares uploaded inputs between runs", "[codegen]") {
+    Generated g = generateFile(testProgram("mk_asum_final"), {{"N", 1024}});
+    auto values =
+        std::make_shared<std::vector<interp::Value>>(interp::randomInputs(g.program, g.sizes, 3));
+    DeviceInputs inputs(session(), values);
+    RunOptions o;
+    o.runs = 1;
+    o.keepOutput = true;
+    TimedResult a = runTimed(inputs, g.program, g.sizes, g.code, o);
+    TimedResult b = runTimed(inputs, g.program, g.sizes, g.code, o);
+    CHECK(a.output == b.output);
+    // The same values as runTimed's own random inputs from that seed.
+    o.seed = 3;
+    CHECK(a.output == runTimed(session(), g.program, g.sizes, g.code, o).output);
+}
+
+// One work-item applying a dependent multiply-add to 64 values a million times: well over 1 ms.
+const char* const kSpin = R"(val N = SizeVar("N")
+val spin = UserFun("spin", Array("x"), "{ return x * 0.999999f + 1.0f; }", Seq(Float), Float)
+fun(ArrayType(Float, N), xs =>
+  Join() o MapGlb(0)(toGlobal(MapSeq(id)) o Iterate(1000000)(toPrivate(MapSeq(spin))) o
+    toPrivate(MapSeq(id))) o Split(64) $ xs))";
+
+TEST_CASE("a kernel that times out is drained before the error is rethrown", "[codegen]") {
+    runtime::Session s(runtime::selectDevice("")); // its own: the time-out abandons it
+    Generated g = generateText(kSpin, {{"N", 64}});
+    INFO(g.code.source);
+    RunOptions o;
+    o.timeout = std::chrono::milliseconds(1);
+    o.drain = std::chrono::minutes(5);
+    CHECK_THROWS_WITH(runTimed(s, g.program, g.sizes, g.code, o),
+                      Catch::Contains("did not finish") && Catch::Contains("it ended within"));
+    CHECK(s.abandoned());
+    CHECK(s.drain(std::chrono::milliseconds(0)));
+}
