@@ -39,6 +39,8 @@ struct Command {
 // Throws egopt::Error (BadInput) for unknown options, missing values or wrong arity.
 Args parseArgs(const Command& command, const std::vector<std::string>& argv);
 std::string commandHelp(const Command& command);
+// The value of --NAME as a non-negative number, or `fallback` when absent; bad input otherwise.
+double nonNegativeNumber(const Args& args, const std::string& name, double fallback);
 // Every size variable's value, from --size and the companion .json; missing ones are bad input.
 arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
                               const std::string& file);

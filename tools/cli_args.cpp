@@ -3,6 +3,7 @@
 #include "egopt/lift/sizes.hpp"
 #include "egopt/support/diagnostic.hpp"
 
+#include <charconv>
 #include <string_view>
 #include <utility>
 
@@ -119,6 +120,19 @@ arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
         badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
     }
     return resolved.bindings;
+}
+
+double nonNegativeNumber(const Args& args, const std::string& name, double fallback) {
+    auto text = args.value(name);
+    if (!text) {
+        return fallback;
+    }
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) {
+        badInput("--" + name + " expects a non-negative number, found '" + *text + "'");
+    }
+    return v;
 }
 
 } // namespace egopt::cli

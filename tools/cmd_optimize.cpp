@@ -31,20 +31,6 @@ void installInterruptHandler() {
     sigaction(SIGINT, &sa, nullptr);
 }
 
-double number(const Args& args, const char* name, double fallback) {
-    auto text = args.value(name);
-    if (!text) {
-        return fallback;
-    }
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) {
-        badInput(std::string("--") + name + " expects a non-negative number, found '" + *text +
-                 "'");
-    }
-    return v;
-}
-
 // Each --rules value is one phase (its comma-separated files saturated together), in order.
 std::vector<pipeline::Phase> phasesFrom(const Args& args) {
     std::vector<pipeline::Phase> phases;
@@ -57,7 +43,7 @@ std::vector<pipeline::Phase> phasesFrom(const Args& args) {
             }
         }
         p.name = "phase " + std::to_string(phases.size() + 1);
-        p.limits.iterations = static_cast<size_t>(number(args, "iterations", 8));
+        p.limits.iterations = static_cast<size_t>(nonNegativeNumber(args, "iterations", 8));
         phases.push_back(std::move(p));
     }
     return phases;
@@ -71,18 +57,18 @@ pipeline::Options optionsFrom(const Args& args) {
     }
     o.device = args.value("device").value_or("");
     o.phases = phasesFrom(args);
-    o.nodeLimit = static_cast<size_t>(number(args, "node-limit", 0));
-    o.timeLimit = number(args, "time-limit", 0);
-    o.threads = static_cast<size_t>(number(args, "threads", 1));
+    o.nodeLimit = static_cast<size_t>(nonNegativeNumber(args, "node-limit", 0));
+    o.timeLimit = nonNegativeNumber(args, "time-limit", 0);
+    o.threads = static_cast<size_t>(nonNegativeNumber(args, "threads", 1));
     o.costModel = args.value("cost-model").value_or("analytic");
-    o.candidates = static_cast<size_t>(number(args, "candidates", 16));
-    o.tuneBudget = static_cast<size_t>(number(args, "tune-budget", 0));
+    o.candidates = static_cast<size_t>(nonNegativeNumber(args, "candidates", 16));
+    o.tuneBudget = static_cast<size_t>(nonNegativeNumber(args, "tune-budget", 0));
     o.tuner = args.value("tuner").value_or("guided");
     if (o.tuner != "guided" && o.tuner != "random") {
         badInput("--tuner expects 'guided' or 'random', found '" + o.tuner + "'");
     }
-    o.runs = std::max(1, static_cast<int>(number(args, "runs", 5)));
-    o.seed = static_cast<uint64_t>(number(args, "seed", 1));
+    o.runs = std::max(1, static_cast<int>(nonNegativeNumber(args, "runs", 5)));
+    o.seed = static_cast<uint64_t>(nonNegativeNumber(args, "seed", 1));
     o.explain = !args.has("no-derivation");
     o.recordPath = args.value("record").value_or("");
     o.stop = &interruptToken;

@@ -35,33 +35,18 @@ std::vector<egraph::Rule> loadRuleOptions(const Args& args, const egraph::Librar
     return out;
 }
 
-namespace {
-
-double number(const Args& args, const char* name, double fallback) {
-    auto text = args.value(name);
-    if (!text) {
-        return fallback;
-    }
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) {
-        badInput(std::string("--") + name + " expects a non-negative number, found '" + *text +
-                 "'");
-    }
-    return v;
-}
-
-} // namespace
+namespace {} // namespace
 
 void configureRunner(egraph::Runner& runner, const Args& args) {
-    runner.threads = static_cast<size_t>(number(args, "threads", 1));
-    runner.limits.iterations =
-        static_cast<size_t>(number(args, "iterations", double(runner.limits.iterations)));
+    runner.threads = static_cast<size_t>(nonNegativeNumber(args, "threads", 1));
+    runner.limits.iterations = static_cast<size_t>(
+        nonNegativeNumber(args, "iterations", double(runner.limits.iterations)));
     runner.limits.nodes =
-        static_cast<size_t>(number(args, "node-limit", double(runner.limits.nodes)));
-    runner.limits.seconds = number(args, "time-limit", runner.limits.seconds);
+        static_cast<size_t>(nonNegativeNumber(args, "node-limit", double(runner.limits.nodes)));
+    runner.limits.seconds = nonNegativeNumber(args, "time-limit", runner.limits.seconds);
     runner.limits.memoryBytes = static_cast<size_t>(
-        number(args, "memory-limit", double(runner.limits.memoryBytes >> 20)) * 1024 * 1024);
+        nonNegativeNumber(args, "memory-limit", double(runner.limits.memoryBytes >> 20)) * 1024 *
+        1024);
 }
 
 namespace {
