@@ -63,7 +63,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    extract::StructuralCost cost(g, w.sizes); // tuning variables at plausible values
+    extract::StructuralCost cost;
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;
