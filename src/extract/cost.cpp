@@ -1,7 +1,9 @@
 // The default structural cost: an estimate of the work of the longest-running thread.
 #include "egopt/extract/cost.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace egopt::extract {
 
@@ -21,10 +23,53 @@ double estimateSize(const arith::Size& s, const arith::Bindings& sizes, double f
     return c ? std::max<double>(1.0, static_cast<double>(*c)) : fallback;
 }
 
+arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes) {
+    // Constraints come in creation order, so a variable's lengths mention only earlier ones.
+    std::vector<std::pair<std::string, std::vector<arith::Size>>> vars;
+    for (const auto& c : g.constraints()) {
+        auto it = std::find_if(vars.begin(), vars.end(), [&](auto& v) { return v.first == c.var; });
+        if (it == vars.end()) {
+            vars.push_back({c.var, {}});
+            it = std::prev(vars.end());
+        }
+        it->second.push_back(c.divides);
+    }
+    arith::Bindings env = sizes;
+    arith::Bindings out;
+    for (const auto& [var, lengths] : vars) {
+        int64_t len = 0;
+        for (const arith::Size& l : lengths) {
+            std::optional<int64_t> n = l.evaluate(env);
+            len = n && *n >= 1 ? std::gcd(len, *n) : len;
+        }
+        if (len == 0) {
+            continue;
+        }
+        // At most sqrt(len) (a balanced split, tile sizes) and at most len / 4096 (enough
+        // chunks for every global thread), but at least 8 (a split into single elements is
+        // never the point).
+        double target = std::max(8.0, std::min(std::sqrt(double(len)), double(len) / 4096));
+        int64_t v = std::clamp<int64_t>(static_cast<int64_t>(target), 1, len);
+        while (len % v != 0) {
+            --v;
+        }
+        out[var] = env[var] = v;
+    }
+    return out;
+}
+
+StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes)
+    : StructuralCost(g, sizes, Params{}) {}
+
+StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p)
+    : p_(p), tuning_(plausibleTuning(g, sizes)) {
+    tuning_.insert(sizes.begin(), sizes.end());
+}
+
 namespace {
 
 // The outer length of the array the function is applied to (its last argument).
-double lengthOf(const CostInput& in, double fallback) {
+double lengthOf(const CostInput& in, const arith::Bindings& sizes, double fallback) {
     if (in.argTypes.empty()) {
         return fallback;
     }
@@ -32,10 +77,49 @@ double lengthOf(const CostInput& in, double fallback) {
     if (t == lift::kNoType || !in.graph.types.isArray(t)) {
         return fallback;
     }
-    return estimateSize(in.graph.types.lengthOf(t), in.sizes, fallback);
+    return estimateSize(in.graph.types.lengthOf(t), sizes, fallback);
+}
+
+// A host-level application whose function launches a kernel (a thread map or a one-thread
+// kernel); layout views and lambdas at host level launch nothing.
+bool launchesKernel(const CostInput& in) {
+    if (in.node.op != Op::Apply || in.context.device() || in.children.empty()) {
+        return false;
+    }
+    const Context& fn = in.children[0].context;
+    return fn.level == Level::KernelFn || fn.device();
 }
 
 } // namespace
+
+double StructuralCost::threadMap(const CostInput& in, double n, double body) const {
+    // A thread map nested in one of its own kind (another dimension) adds no parallelism: the
+    // device's threads (groups) are already spread over the outer one. The outermost map of a
+    // kind pays a little for a dimension above 0, so that candidates differing only in the
+    // dimension numbering do not fill the K best with copies of one structure.
+    bool nested = false;
+    double threads = 1;
+    double extra = 0;
+    switch (in.node.op) {
+    case Op::MapGlb:
+        nested = in.context.glb != 0;
+        threads = p_.glbThreads;
+        break;
+    case Op::MapWrg:
+        nested = in.context.wrg != 0;
+        threads = p_.wrgGroups;
+        break;
+    default: // MapLcl: at work-group level, a barrier follows it
+        nested = in.context.lcl != 0;
+        threads = p_.lclThreads;
+        extra = nested ? 0 : p_.barrier;
+        break;
+    }
+    if (nested) {
+        return extra + n * body;
+    }
+    return extra + 2.0 * std::max(0, in.node.ival) + std::ceil(n / threads) * body;
+}
 
 double StructuralCost::cost(const CostInput& in) const {
     double children = 0;
@@ -43,24 +127,29 @@ double StructuralCost::cost(const CostInput& in) const {
         children += c.cost;
     }
     double body = in.children.empty() ? 0 : in.children[0].cost;
-    double n = lengthOf(in, p_.unknownSize);
+    const arith::Bindings& sizes = tuning_.empty() ? in.sizes : tuning_;
+    double n = lengthOf(in, sizes, p_.unknownSize);
     switch (in.node.op) {
+    // A map's result is stored (and read again by its consumer), which fusing it into the
+    // consumer saves: a long MapSeq's per-thread array can even overflow private memory (a
+    // segfault on PoCL), a MapLcl's local memory (an assertion in PoCL).
     case Op::MapSeq:
+        return 1 + n * (body + p_.store);
     case Op::ReduceSeq:
         return 1 + n * body;
     case Op::MapGlb:
-        return 1 + std::ceil(n / p_.glbThreads) * body;
     case Op::MapWrg:
-        return 1 + std::ceil(n / p_.wrgGroups) * body;
     case Op::MapLcl:
-        return 1 + std::ceil(n / p_.lclThreads) * body;
+        // Local maps store into local memory (small, like private memory); a global or
+        // work-group map's result is charged through the kernel launch that consumes it.
+        return 1 + threadMap(in, n, body + (in.node.op == Op::MapLcl ? p_.store : 0));
     case Op::Iterate: {
-        const auto& sizes = in.graph.attrOf(in.node).sizes;
-        double k = sizes.empty() ? p_.unknownSize : estimateSize(sizes[0], in.sizes, 1);
+        const auto& count = in.graph.attrOf(in.node).sizes;
+        double k = count.empty() ? p_.unknownSize : estimateSize(count[0], sizes, 1);
         return 1 + k * body;
     }
     default:
-        return 1 + children;
+        return 1 + children + (launchesKernel(in) ? p_.launch : 0);
     }
 }
 

@@ -63,13 +63,17 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    extract::StructuralCost cost;
+    extract::StructuralCost cost(g, w.sizes); // tuning variables at plausible values
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;
     w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator), %zu states, "
                    "%.2f s",
                    r.candidates.size(), r.rejected.size(), r.stats.states, r.stats.seconds));
+    for (size_t c = 0; c < r.candidates.size(); ++c) {
+        w.progress(fmt("extract: candidate %zu (cost %.1f): %s", c, r.candidates[c].cost,
+                       r.candidates[c].text.substr(0, 300).c_str()));
+    }
     return r;
 }
 

@@ -63,7 +63,8 @@ TEST_CASE("scal: parallel candidates first, all valid on the device", "[extract]
 
 TEST_CASE("row sums: work-group candidates with local maps, all valid on the device", "[extract]") {
     test::Graph gr;
-    arith::Bindings sizes{{"M", 32}, {"N", 64}};
+    // Rows long enough that local threads pay for the barrier after them (StructuralCost).
+    arith::Bindings sizes{{"M", 32}, {"N", 4096}};
     ExtractResult r = lowered(gr, test::data("row_asum.lift"), sizes, 12);
     checkAll(r, sizes, 12);
     CHECK(contains(r.candidates.front().text, "MapLcl"));
@@ -93,7 +94,9 @@ TEST_CASE("asum: a single reduction runs in one thread", "[extract]") {
 TEST_CASE("asum over several kernels: parallel partial sums, then one thread", "[extract]") {
     test::Graph gr;
     test::insertAndSaturate(gr, test::shared("asum.lift"), {"lower.rules", "core.rules"}, 4);
-    arith::Bindings sizes{{"N", 1024}};
+    // Long enough that a second kernel launch pays off (StructuralCost's `launch`): at 1024
+    // elements one thread is as fast.
+    arith::Bindings sizes{{"N", 1 << 16}};
     ExtractOptions opt;
     opt.k = 8;
     opt.sizes = sizes;

@@ -44,24 +44,47 @@ public:
 // The default: an estimate of the work of the longest-running thread. Every node costs 1 plus
 // its children; a sequential map or reduction multiplies its function's cost by the length it
 // runs over, a thread map by the iterations left to each thread (length / threads per level:
-// MapGlb 4096, MapWrg 64, MapLcl 128), Iterate by its count. So parallel maps are preferred at
-// the outer levels and sequential work is penalised. Lengths are evaluated with the concrete
-// sizes; unknown variables (tuning variables) count as `unknownSize`.
+// MapGlb 4096, MapWrg 32, MapLcl 128; 1 for a map nested in one of its kind; a MapLcl at
+// work-group level adds a barrier; MapSeq and MapLcl add `store` per element), Iterate by its
+// count, and each kernel launch adds `launch` (so a chain of kernels that each shrink the data a
+// little is not preferred to one partial reduction and a short final one). Lengths are evaluated
+// with the concrete sizes and, for tuning variables, the plausible values of `plausibleTuning`
+// (when constructed with an e-graph); other unknown variables count as `unknownSize`. A fixed guess
+// for every tuning variable would make each further split look cheaper (the length it leaves
+// shrinks by the guess again); a value tied to the length it divides does not.
 class StructuralCost : public CostFunction {
 public:
     struct Params {
+        // wrgGroups * lclThreads == glbThreads: work-groups of local threads are not more
+        // parallel than global threads.
         double glbThreads = 4096;
-        double wrgGroups = 64;
+        double wrgGroups = 32;
         double lclThreads = 128;
+        double barrier = 64; // a MapLcl at work-group level: the barrier after it
+        double store =
+            8; // per element a MapSeq/MapLcl stores (what fusion into its consumer saves)
         double unknownSize = 32;
+        double launch = 4096;
     };
     StructuralCost() = default;
     explicit StructuralCost(Params p) : p_(p) {}
+    // Tuning variables of `g` at their plausible values under `sizes`.
+    StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes);
+    StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p);
     double cost(const CostInput& in) const override;
 
 private:
+    double threadMap(const CostInput& in, double n, double body) const;
     Params p_;
+    arith::Bindings tuning_; // plausible values of the tuning variables (may be empty)
 };
+
+// A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it
+// divides (evaluated under `sizes` and the earlier variables) that is at most the square root
+// of that length: a balanced split, where the tuner usually ends up within a few powers of two
+// (chunks per thread vs threads, tile sizes). Variables whose lengths cannot be evaluated are
+// left out.
+arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes);
 
 // The value of a size under `sizes`, unknown variables counting as `fallback`; at least 1.
 double estimateSize(const arith::Size& s, const arith::Bindings& sizes, double fallback);
