@@ -14,14 +14,11 @@ using lift::Op;
 namespace {
 
 bool isComputation(Op op) {
+    if (lift::isMapLike(op)) {
+        return true;
+    }
     switch (op) {
     case Op::UserFun:
-    case Op::Map:
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-    case Op::MapVec:
     case Op::VectorizeUserFun:
     case Op::Reduce:
     case Op::ReduceSeq:

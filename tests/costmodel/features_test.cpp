@@ -9,9 +9,6 @@ using namespace egopt::costmodel::test;
 
 namespace {
 
-const char* kCopy = R"(val N = SizeVar("N")
-fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))";
-
 const char* kTranspose = R"(val M = SizeVar("M")
 val N = SizeVar("N")
 fun(ArrayType(ArrayType(Float, M), N), a => MapGlb(0)(MapSeq(id)) o Transpose() $ a))";

@@ -16,9 +16,6 @@ using namespace egopt::costmodel::test;
 
 namespace {
 
-const char* kCopy = R"(val N = SizeVar("N")
-fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))";
-
 AnalyticModel shippedAnalytic() {
     auto m = loadModel("analytic");
     REQUIRE(m->kind() == "analytic");

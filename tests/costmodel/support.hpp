@@ -9,6 +9,10 @@
 
 namespace egopt::costmodel::test {
 
+// A copy kernel: one coalesced read and write per element.
+inline const char* const kCopy = R"(val N = SizeVar("N")
+fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))";
+
 inline std::string sourceDir() {
     return EGOPT_SOURCE_DIR;
 }
