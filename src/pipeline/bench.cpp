@@ -74,13 +74,14 @@ bool Bench::disturbed() {
     return !hung_.empty();
 }
 
-Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
+Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, double budgetSeconds) {
     session();
     bool disturbedBefore = disturbed();
     codegen::RunOptions o;
-    o.warmup = 1;
+    o.warmup = keepOutput ? 0 : 1; // an output-only run reports no time worth warming up for
     o.runs = std::max(1, runs);
     o.slowRunNs = static_cast<uint64_t>(std::max(1.0, slowSeconds * 1e9));
+    o.budgetNs = static_cast<uint64_t>(std::max(0.0, budgetSeconds * 1e9));
     o.keepOutput = keepOutput && allFloats(b.program.types, b.code.outputType);
     codegen::TimedResult r = codegen::runTimed(*live_->inputs, b.program, b.sizes, b.code, o);
     Timing t;
@@ -93,13 +94,12 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
 
 namespace {
 
-bool generates(const lift::Program& candidate, const arith::Bindings& tuning,
-               const arith::Bindings& sizes, const codegen::Options& options) {
+std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bindings& tuning,
+                                 const arith::Bindings& sizes, const codegen::Options& options) {
     try {
-        buildAt(candidate, tuning, sizes, options);
-        return true;
+        return buildAt(candidate, tuning, sizes, options);
     } catch (const Error&) {
-        return false; // another constraint (a vector width, a layout) fails at these sizes
+        return nullptr; // another constraint (a vector width, a layout) fails at these sizes
     }
 }
 
@@ -109,7 +109,8 @@ std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
                                                const std::vector<extract::TuningVar>& vars,
                                                const arith::Bindings& tuning,
                                                const arith::Bindings& real,
-                                               const codegen::Options& options, double maxWork) {
+                                               const codegen::Options& options, double maxWork,
+                                               const WorkEstimate& estimate, double maxCalls) {
     for (int64_t t = 16;; t *= 2) {
         arith::Bindings small;
         double work = 1;
@@ -126,8 +127,14 @@ std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
         if (work > maxWork) {
             return std::nullopt; // the interpreter would take too long
         }
-        if (Space(vars, small).valid(tuning) && generates(candidate, tuning, small, options)) {
-            return small;
+        if (Space(vars, small).valid(tuning)) {
+            if (auto b = generates(candidate, tuning, small, options)) {
+                // Larger t only adds work.
+                if (estimate && estimate(*b) > maxCalls) {
+                    return std::nullopt;
+                }
+                return small;
+            }
         }
         if (all) {
             return std::nullopt;
