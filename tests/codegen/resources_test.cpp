@@ -29,7 +29,7 @@ bool contains(const std::string& s, const std::string& part) {
 TEST_CASE("private memory per work-item is estimated and capped before the launch", "[codegen]") {
     Generated small = generateText(privateChunk(16), {{"N", 64}});
     CHECK(small.code.kernel.privateBytes == 16 * sizeof(float));
-    CHECK(contains(small.code.launchJson(), "\"private_memory_bytes\":64"));
+    CHECK(contains(small.code.launchJson(), "\"private_memory_bytes\": 64"));
     CHECK(resourceProblem(small.code, small.sizes, session().device()).empty());
     CHECK(validate(small).ok);
 
