@@ -344,6 +344,11 @@ std::string RunResult::summary() const {
 RunResult runAndValidate(runtime::Session& session, lift::Program& program,
                          const lift::TypeInfo& info, const arith::Bindings& sizes,
                          const GeneratedCode& code, const RunOptions& options) {
+    // Before the interpreter, which takes long at sizes too large for the device.
+    if (std::string why = resourceProblem(code, sizes, session.device(), options.privateCap);
+        !why.empty()) {
+        throw ResourceError(why);
+    }
     auto inputs =
         std::make_shared<std::vector<Value>>(interp::randomInputs(program, sizes, options.seed));
     interp::Interpreter interpreter(program, info, sizes);

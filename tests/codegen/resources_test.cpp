@@ -94,6 +94,26 @@ TEST_CASE("local memory and global buffers are checked against the device's limi
     CHECK(contains(resourceProblem(g.code, g.sizes, small), "CL_DEVICE_GLOBAL_MEM_SIZE"));
 }
 
+TEST_CASE("a materialised M x N x K temporary is rejected before allocation", "[codegen]") {
+    // The shape that failed on an H100 with CL_MEM_OBJECT_ALLOCATION_FAILURE at 4096^3: the
+    // products of each dot product stored in global memory, one slice per output element.
+    const char* const text = R"(val M = SizeVar("M")
+val N = SizeVar("N")
+val K = SizeVar("K")
+fun(ArrayType(ArrayType(Float, K), M), ArrayType(ArrayType(Float, N), K), (a, b) =>
+  MapGlb(1)(fun(row => MapGlb(0)(fun(col =>
+    toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) o MapSeq(mult) $ Zip(row, col))) o
+    Transpose() $ b)) $ a))";
+    Generated g = generateText(text, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    std::string why = resourceProblem(g.code, g.sizes, session().device());
+    INFO(why);
+    CHECK(contains(why, "274877906944 bytes"));
+    // Rejected before the interpreter and before any allocation.
+    CHECK_THROWS_AS(runAndValidate(session(), g.program, g.info, g.sizes, g.code), ResourceError);
+    Generated small = generateText(text, {{"M", 8}, {"N", 8}, {"K", 8}});
+    CHECK(validate(small).ok);
+}
+
 TEST_CASE("iterate over a one-element private array points at the scalar variable", "[codegen]") {
     Generated g = generateFile(testProgram("iterate_private1"), {{"N", 32}});
     INFO(g.code.source);
