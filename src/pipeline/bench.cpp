@@ -105,40 +105,67 @@ std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bi
 
 } // namespace
 
+namespace {
+
+// The smallest divisor of v that is at least min(t, v).
+int64_t divisorAtLeast(int64_t v, int64_t t) {
+    int64_t d = std::min(t, v);
+    while (v % d != 0) {
+        ++d;
+    }
+    return d;
+}
+
+} // namespace
+
 std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
                                                const std::vector<extract::TuningVar>& vars,
                                                const arith::Bindings& tuning,
                                                const arith::Bindings& real,
                                                const codegen::Options& options, double maxWork,
                                                const WorkEstimate& estimate, double maxCalls) {
+    auto fits = [&](const arith::Bindings& s) {
+        return Space(vars, s).valid(tuning) ? generates(candidate, tuning, s, options) : nullptr;
+    };
     for (int64_t t = 16;; t *= 2) {
         arith::Bindings small;
-        double work = 1;
         bool all = true; // every size at its real value: no larger t helps
         for (const auto& [name, v] : real) {
-            int64_t d = std::min(t, v);
-            while (v % d != 0) {
-                ++d;
-            }
-            small[name] = d;
-            work *= double(d);
-            all = all && d == v;
+            small[name] = divisorAtLeast(v, t);
+            all = all && small[name] == v;
         }
-        if (work > maxWork) {
+        std::unique_ptr<Built> b = fits(small);
+        if (!b) {
+            if (all) {
+                return std::nullopt;
+            }
+            continue;
+        }
+        // Shrink each size on its own again where the constraints allow (gesummv's split
+        // factors need K = 1024; N can stay 16).
+        for (const auto& [name, v] : real) {
+            for (int64_t u = 16; u < small.at(name); u *= 2) {
+                arith::Bindings trial = small;
+                trial[name] = divisorAtLeast(v, u);
+                if (trial[name] >= small.at(name)) {
+                    break;
+                }
+                if (auto tb = fits(trial)) {
+                    small = std::move(trial);
+                    b = std::move(tb);
+                    break;
+                }
+            }
+        }
+        double work = 1;
+        for (const auto& [name, v] : small) {
+            work *= double(v);
+        }
+        // Larger t only adds work.
+        if (work > maxWork || (estimate && estimate(*b) > maxCalls)) {
             return std::nullopt; // the interpreter would take too long
         }
-        if (Space(vars, small).valid(tuning)) {
-            if (auto b = generates(candidate, tuning, small, options)) {
-                // Larger t only adds work.
-                if (estimate && estimate(*b) > maxCalls) {
-                    return std::nullopt;
-                }
-                return small;
-            }
-        }
-        if (all) {
-            return std::nullopt;
-        }
+        return small;
     }
 }
 

@@ -77,10 +77,11 @@ private:
 using WorkEstimate = std::function<double(const Built&)>;
 
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size
-// variable takes its smallest divisor >= min(t, real value); the first choice at which the
-// tuning values satisfy their constraints and the candidate generates is used. nullopt if none
-// does before the product of the sizes (a proxy for the interpreter's work) exceeds maxWork, or
-// the first choice that generates has more than maxCalls work by `estimate`.
+// variable takes its smallest divisor >= min(t, real value); at the first t at which the tuning
+// values satisfy their constraints and the candidate generates, each variable is shrunk again
+// on its own (16, 32, ... while that still holds). nullopt if no t works, or when the result's
+// product of sizes exceeds maxWork or its work by `estimate` exceeds maxCalls (the
+// interpreter would take too long).
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,
