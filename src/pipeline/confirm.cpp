@@ -229,13 +229,14 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
-    bool anyValid = false;
+    bool anyValid = false, budgetNoted = false;
     for (size_t c : order) {
         if (anyValid && (w.stopped() || w.pastBudget(1.0))) {
             result.candidates[c].status = Status::Unconfirmed;
             result.candidates[c].reason = std::string("measured but not validated: ") +
                                           (w.stopped() ? "interrupted" : "time budget spent");
-            if (!w.stopped() && !result.overBudget) {
+            if (!w.stopped() && !budgetNoted) {
+                budgetNoted = true;
                 result.overBudget = true;
                 result.notes.push_back("confirmation stopped at the time budget");
             }
