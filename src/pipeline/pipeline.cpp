@@ -143,6 +143,9 @@ TuneResult tuneStage(Work& w, Result& result) {
 std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
     try {
         auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        if (!codegen::resourceProblem(b->code, sizes, bench->device()).empty()) {
+            return std::nullopt; // the search prefers values that fit (a smaller private chunk)
+        }
         return model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
     } catch (const Error&) {
         return std::nullopt;

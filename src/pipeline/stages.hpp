@@ -51,7 +51,8 @@ struct Work {
     bool pastBudget(double share) const {
         return options.timeBudget > 0 && elapsed() > share * options.timeBudget;
     }
-    // The model's seconds for a configuration (nullopt when it does not generate).
+    // The model's seconds for a configuration (nullopt when it does not generate or does not fit
+    // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
     // Builds and times a configuration at the real sizes; records it (and appends a record to
     // --record). nullopt when it fails to generate, build or run.
