@@ -150,6 +150,9 @@ std::vector<Command> commands() {
           {"output-dir", true, "where FILE.cl and FILE.report.json go (default: beside FILE)"},
           {"record", true, "append one record per measured configuration to this JSONL file"},
           {"runs", true, "timed runs per measurement after one warm-up (default 5)"},
+          {"time-budget", true,
+           "seconds for the whole run: tuning stops at 60%, confirmation at 100% once a "
+           "candidate is valid (default 540; 0: unlimited)"},
           {"seed", true, "seed for random inputs (default 1)"},
           {"explain", false, "print the derivation of the chosen candidate"},
           {"no-derivation", false, "do not record explanations (saves e-graph memory)"},

@@ -263,6 +263,7 @@ Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
     Generator g(program, sizes, planFor(b.info.launch));
     g.run(spec);
     b.info.barriers = g.barriers();
+    b.info.privateBytes = g.privateBytes();
     b.outputType = g.outputType();
     auto& types = program.types;
     b.text = kernelSignature(g, b.info, program, producing, sizeParams) + " {\n";

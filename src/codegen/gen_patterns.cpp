@@ -153,6 +153,8 @@ Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx
     case AddrSpace::Private:
         b.name = fresh("p");
         b.scalarVar = elems == Size(1);
+        privateBytes_ +=
+            static_cast<size_t>(upperBound(elems)) * program_.types.byteSize(b.elemType);
         code_.line(ctype(b.elemType) + " " + b.name + (b.scalarVar ? "" : "[" + elems.toC() + "]") +
                    ";");
         break;
@@ -297,10 +299,17 @@ ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* 
     auto& types = program_.types;
     auto k = infer_.size(fun, 0).constant().value_or(0);
     NodeId f = program_.child(fun, 0);
+    // The types of the iterations' results, up to the first fixed point: typing is
+    // deterministic, so every later iteration has the same type (no work linear in k).
     std::vector<TypeId> ts{typeOf(xs)};
-    for (int64_t i = 0; i < k; ++i) {
+    bool fixedPoint = false;
+    for (int64_t i = 0; i < k && !fixedPoint; ++i) {
         std::array<TypeId, 1> a{ts.back()};
-        ts.push_back(infer_.apply(f, a, paramTypes_));
+        TypeId next = infer_.apply(f, a, paramTypes_);
+        fixedPoint = i > 0 && next == ts.back();
+        if (!fixedPoint) {
+            ts.push_back(next);
+        }
     }
     if (k <= 1) {
         bool wrote = false;
@@ -318,7 +327,8 @@ ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* 
         }
         int64_t len = upperBound(types.lengthOf(ts[i]));
         maxLen = std::max(maxLen, len);
-        minLen = i + 1 < ts.size() ? std::min(minLen, len) : minLen;
+        // The last result is no iteration's input, unless it repeats (fixed point).
+        minLen = i + 1 < ts.size() || fixedPoint ? std::min(minLen, len) : minLen;
     }
     // Double buffering: the first iteration reads the input and writes buffer A; the loop then
     // alternates between A and B by swapping two pointers.
@@ -334,8 +344,11 @@ ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* 
     auto pointer = [&](const Dest& d, const std::string& prefix) {
         const View& v = views_.at(d.view);
         Buffer p = buffers_.at(v.buffer);
-        std::string init = p.name + (v.offset == Size(0) ? "" : " + " + v.offset.toC());
+        // A private array of one element is a scalar variable: point at it.
+        std::string init =
+            (p.scalarVar ? "&" : "") + p.name + (v.offset == Size(0) ? "" : " + " + v.offset.toC());
         p.name = fresh(prefix);
+        p.scalarVar = false;
         std::string sp = spaceKeyword(space);
         code_.line((sp.empty() ? "" : sp + " ") + ctype(p.elemType) + "* " + p.name + " = " + init +
                    ";");

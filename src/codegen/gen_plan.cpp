@@ -94,6 +94,7 @@ nlohmann::json kernelJson(const KernelInfo& k) {
         j["local"] = std::vector<size_t>(l.local.begin(), l.local.begin() + l.dims);
     }
     j["local_memory_bytes"] = k.localBytes;
+    j["private_memory_bytes"] = k.privateBytes;
     j["barriers"] = k.barriers;
     nlohmann::json args = nlohmann::json::array();
     for (const KernelArg& a : k.args) {

@@ -102,6 +102,9 @@ public:
     const std::string& body() const { return code_.text(); }
     const Extents& extents() const { return extents_; }
     int barriers() const { return barriers_; }
+    // Bytes of private memory declared per work-item (every private allocation counted once,
+    // an upper bound: allocations in disjoint scopes could share memory).
+    size_t privateBytes() const { return privateBytes_; }
     // (user function index, vector width or 0) in first-use order.
     const std::vector<std::pair<int, int>>& userFuns() const { return userFuns_; }
     std::vector<lift::TypeId> tupleTypes() const;
@@ -171,6 +174,7 @@ private:
     lift::TypeId outputType_ = 0;
     Extents extents_;
     int barriers_ = 0;
+    size_t privateBytes_ = 0;
     int next_ = 0;
     bool padHelpers_ = false;
     std::vector<std::pair<int, int>> userFuns_;

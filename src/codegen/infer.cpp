@@ -130,7 +130,11 @@ TypeId TypeInference::apply(NodeId fun, std::span<const TypeId> args, std::vecto
         TypeId cur = args[0];
         for (int64_t i = 0; k && i < *k; ++i) {
             std::array<TypeId, 1> a{cur};
-            cur = apply(program_.child(fun, 0), a, env);
+            TypeId next = apply(program_.child(fun, 0), a, env);
+            if (next == cur) {
+                break; // a fixed point: every later iteration has this type
+            }
+            cur = next;
         }
         return cur;
     }

@@ -4,6 +4,7 @@
 #include "egopt/interp/interpreter.hpp"
 #include "run_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -55,7 +56,8 @@ public:
         for (size_t i = 0; i < info.args.size(); ++i) {
             setArg(l.kernel, static_cast<cl_uint>(i), info.args[i], code);
         }
-        LaunchConfig c = info.launch.bind(sizes_);
+        LaunchConfig c = boundedLocal(info.launch.bind(sizes_), info.privateBytes,
+                                      session().device().maxWorkGroupSize);
         l.global = ndRange(c.dims, c.global);
         l.local = c.driverLocal ? runtime::NDRange() : ndRange(c.dims, c.local);
         launches.push_back(std::move(l));
@@ -133,6 +135,7 @@ void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
     std::vector<std::vector<uint64_t>> perKernel(launches.size());
     std::vector<uint64_t> totals;
     int runs = std::max(1, options.runs);
+    uint64_t timed = 0;
     for (int run = 0; run < options.warmup + runs; ++run) {
         std::vector<uint64_t> times;
         for (Launch& l : launches) {
@@ -146,7 +149,10 @@ void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
                 perKernel[k].push_back(times[k]);
             }
         }
-        if (slow) {
+        if (run >= options.warmup) {
+            timed += total;
+        }
+        if (slow || (options.budgetNs > 0 && timed >= options.budgetNs)) {
             break;
         }
     }
@@ -156,9 +162,20 @@ void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
     }
 }
 
+std::string mib(uint64_t bytes) {
+    std::ostringstream s;
+    s << bytes << " bytes (" << static_cast<double>(bytes) / double(1 << 20) << " MiB)";
+    return s.str();
+}
+
 // Builds and times the sequence; the output is downloaded when options.keepOutput.
 TimedResult timeOn(DeviceInputs& inputs, lift::Program& program, const arith::Bindings& sizes,
                    const GeneratedCode& code, const RunOptions& options) {
+    if (std::string why =
+            resourceProblem(code, sizes, inputs.session().device(), options.privateCap);
+        !why.empty()) {
+        throw ResourceError(why);
+    }
     Plan plan(inputs, program, sizes, options.buildOptions);
     for (const KernelInfo& k : code.kernels) {
         plan.addKernel(code.source, k, code);
@@ -219,6 +236,93 @@ void compare(const std::vector<double>& got, const std::vector<double>& want, do
 
 } // namespace
 
+LaunchConfig boundedLocal(const LaunchConfig& c, size_t privateBytes, size_t maxWorkGroupSize,
+                          size_t groupCap) {
+    if (!c.driverLocal || privateBytes == 0 || privateBytes * maxWorkGroupSize <= groupCap) {
+        return c;
+    }
+    size_t most = std::max<size_t>(1, std::min(maxWorkGroupSize, groupCap / privateBytes));
+    size_t l = std::min(most, c.global[0]);
+    while (l > 1 && c.global[0] % l != 0) {
+        --l;
+    }
+    LaunchConfig b = c;
+    b.driverLocal = false;
+    b.local = {std::max<size_t>(1, l), 1, 1};
+    return b;
+}
+
+ResourceError::ResourceError(const std::string& why)
+    : Error(ErrorKind::BadInput, "rejected before launch: " + why) {}
+
+std::string resourceProblem(const GeneratedCode& code, const arith::Bindings& sizes,
+                            const runtime::Device& device, size_t privateCap) {
+    for (const KernelInfo& k : code.kernels) {
+        if (k.privateBytes > privateCap) {
+            return k.name + " declares " + std::to_string(k.privateBytes) +
+                   " bytes of private memory per work-item, above the cap of " +
+                   std::to_string(privateCap) + " (codegen::kPrivateBytesCap)";
+        }
+        if (!k.launch.driverLocal) {
+            size_t group = k.launch.local[0] * k.launch.local[1] * k.launch.local[2];
+            if (k.privateBytes * group > kPrivateGroupBytesCap) {
+                return k.name + " declares " + std::to_string(k.privateBytes) +
+                       " bytes of private memory per work-item, " +
+                       std::to_string(k.privateBytes * group) + " per work-group of " +
+                       std::to_string(group) + ", above the cap of " +
+                       std::to_string(kPrivateGroupBytesCap) + " (codegen::kPrivateGroupBytesCap)";
+            }
+        }
+        if (device.localMemBytes > 0 && k.localBytes > device.localMemBytes) {
+            return k.name + " declares " + std::to_string(k.localBytes) +
+                   " bytes of local memory per work-group, above the device's " +
+                   std::to_string(device.localMemBytes) + " (CL_DEVICE_LOCAL_MEM_SIZE)";
+        }
+    }
+    // Every buffer once: inputs by parameter, intermediates by index, outputs and temps by kernel.
+    std::vector<std::pair<std::string, uint64_t>> buffers;
+    std::vector<bool> seenInput, seenIntermediate(code.intermediates.size());
+    for (const KernelInfo& k : code.kernels) {
+        for (const KernelArg& a : k.args) {
+            if (!a.isBuffer || a.kind == KernelArg::Kind::Size) {
+                continue;
+            }
+            if (a.kind == KernelArg::Kind::Input) {
+                auto p = static_cast<size_t>(a.paramIndex);
+                seenInput.resize(std::max(seenInput.size(), p + 1));
+                if (seenInput[p]) {
+                    continue;
+                }
+                seenInput[p] = true;
+            }
+            if (a.kind == KernelArg::Kind::Intermediate) {
+                auto i = static_cast<size_t>(a.intermediate);
+                if (seenIntermediate.at(i)) {
+                    continue;
+                }
+                seenIntermediate[i] = true;
+            }
+            const arith::Size& bytes = a.kind == KernelArg::Kind::Intermediate
+                                           ? code.intermediates.at(size_t(a.intermediate)).byteSize
+                                           : a.byteSize;
+            buffers.emplace_back(k.name + " argument " + a.name, evaluateSize(bytes, sizes));
+        }
+    }
+    uint64_t total = 0;
+    for (const auto& [what, bytes] : buffers) {
+        if (device.maxAllocBytes > 0 && bytes > device.maxAllocBytes) {
+            return what + " needs a buffer of " + mib(bytes) + ", above the device's largest " +
+                   mib(device.maxAllocBytes) + " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)";
+        }
+        total += bytes;
+    }
+    if (device.globalMemBytes > 0 && total > device.globalMemBytes) {
+        return "the buffers need " + mib(total) + " of global memory in all, above the device's " +
+               mib(device.globalMemBytes) + " (CL_DEVICE_GLOBAL_MEM_SIZE)";
+    }
+    return {};
+}
+
 std::string RunResult::summary() const {
     std::ostringstream s;
     s << (ok ? "OK" : "FAIL") << ": " << elements << " elements, largest error " << maxError;
@@ -240,6 +344,11 @@ std::string RunResult::summary() const {
 RunResult runAndValidate(runtime::Session& session, lift::Program& program,
                          const lift::TypeInfo& info, const arith::Bindings& sizes,
                          const GeneratedCode& code, const RunOptions& options) {
+    // Before the interpreter, which takes long at sizes too large for the device.
+    if (std::string why = resourceProblem(code, sizes, session.device(), options.privateCap);
+        !why.empty()) {
+        throw ResourceError(why);
+    }
     auto inputs =
         std::make_shared<std::vector<Value>>(interp::randomInputs(program, sizes, options.seed));
     interp::Interpreter interpreter(program, info, sizes);

@@ -74,13 +74,14 @@ bool Bench::disturbed() {
     return !hung_.empty();
 }
 
-Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
+Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, double budgetSeconds) {
     session();
     bool disturbedBefore = disturbed();
     codegen::RunOptions o;
-    o.warmup = 1;
+    o.warmup = keepOutput ? 0 : 1; // an output-only run reports no time worth warming up for
     o.runs = std::max(1, runs);
     o.slowRunNs = static_cast<uint64_t>(std::max(1.0, slowSeconds * 1e9));
+    o.budgetNs = static_cast<uint64_t>(std::max(0.0, budgetSeconds * 1e9));
     o.keepOutput = keepOutput && allFloats(b.program.types, b.code.outputType);
     codegen::TimedResult r = codegen::runTimed(*live_->inputs, b.program, b.sizes, b.code, o);
     Timing t;
@@ -93,14 +94,26 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
 
 namespace {
 
-bool generates(const lift::Program& candidate, const arith::Bindings& tuning,
-               const arith::Bindings& sizes, const codegen::Options& options) {
+std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bindings& tuning,
+                                 const arith::Bindings& sizes, const codegen::Options& options) {
     try {
-        buildAt(candidate, tuning, sizes, options);
-        return true;
+        return buildAt(candidate, tuning, sizes, options);
     } catch (const Error&) {
-        return false; // another constraint (a vector width, a layout) fails at these sizes
+        return nullptr; // another constraint (a vector width, a layout) fails at these sizes
     }
+}
+
+} // namespace
+
+namespace {
+
+// The smallest divisor of v that is at least min(t, v).
+int64_t divisorAtLeast(int64_t v, int64_t t) {
+    int64_t d = std::min(t, v);
+    while (v % d != 0) {
+        ++d;
+    }
+    return d;
 }
 
 } // namespace
@@ -109,29 +122,50 @@ std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
                                                const std::vector<extract::TuningVar>& vars,
                                                const arith::Bindings& tuning,
                                                const arith::Bindings& real,
-                                               const codegen::Options& options, double maxWork) {
+                                               const codegen::Options& options, double maxWork,
+                                               const WorkEstimate& estimate, double maxCalls) {
+    auto fits = [&](const arith::Bindings& s) {
+        return Space(vars, s).valid(tuning) ? generates(candidate, tuning, s, options) : nullptr;
+    };
     for (int64_t t = 16;; t *= 2) {
         arith::Bindings small;
-        double work = 1;
         bool all = true; // every size at its real value: no larger t helps
         for (const auto& [name, v] : real) {
-            int64_t d = std::min(t, v);
-            while (v % d != 0) {
-                ++d;
-            }
-            small[name] = d;
-            work *= double(d);
-            all = all && d == v;
+            small[name] = divisorAtLeast(v, t);
+            all = all && small[name] == v;
         }
-        if (work > maxWork) {
+        std::unique_ptr<Built> b = fits(small);
+        if (!b) {
+            if (all) {
+                return std::nullopt;
+            }
+            continue;
+        }
+        // Shrink each size on its own again where the constraints allow (gesummv's split
+        // factors need K = 1024; N can stay 16).
+        for (const auto& [name, v] : real) {
+            for (int64_t u = 16; u < small.at(name); u *= 2) {
+                arith::Bindings trial = small;
+                trial[name] = divisorAtLeast(v, u);
+                if (trial[name] >= small.at(name)) {
+                    break;
+                }
+                if (auto tb = fits(trial)) {
+                    small = std::move(trial);
+                    b = std::move(tb);
+                    break;
+                }
+            }
+        }
+        double work = 1;
+        for (const auto& [name, v] : small) {
+            work *= double(v);
+        }
+        // Larger t only adds work.
+        if (work > maxWork || (estimate && estimate(*b) > maxCalls)) {
             return std::nullopt; // the interpreter would take too long
         }
-        if (Space(vars, small).valid(tuning) && generates(candidate, tuning, small, options)) {
-            return small;
-        }
-        if (all) {
-            return std::nullopt;
-        }
+        return small;
     }
 }
 

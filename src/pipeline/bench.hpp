@@ -11,6 +11,7 @@
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/runtime/session.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,8 +52,11 @@ public:
     // The session for device work, a fresh one when the last one was abandoned.
     runtime::Session& session();
     // Builds, runs one warm-up and `runs` timed runs (fewer when one run exceeds `slowSeconds`:
-    // a configuration that slow is not worth repeating). Throws on build or launch failures.
-    Timing time(Built& b, int runs, bool keepOutput, double slowSeconds = 1.0);
+    // a configuration that slow is not worth repeating, or when the timed runs add up to
+    // `budgetSeconds`). Throws on build or launch failures, and codegen::ResourceError before
+    // building when the code does not fit the device.
+    Timing time(Built& b, int runs, bool keepOutput, double slowSeconds = 1.0,
+                double budgetSeconds = 0);
     // True while a kernel abandoned after a time-out on this Bench is still running.
     bool disturbed();
 
@@ -68,14 +72,21 @@ private:
     std::vector<std::unique_ptr<Live>> hung_;
 };
 
+// The interpreter's work for generated code: user-function calls, as the cost model counts
+// them (nbody's N² interactions, where the product of the sizes says N).
+using WorkEstimate = std::function<double(const Built&)>;
+
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size
-// variable takes its smallest divisor >= min(t, real value); the first choice at which the
-// tuning values satisfy their constraints and the candidate generates is used. nullopt if none
-// does before the product of the sizes (a proxy for the interpreter's work) exceeds maxWork.
+// variable takes its smallest divisor >= min(t, real value); at the first t at which the tuning
+// values satisfy their constraints and the candidate generates, each variable is shrunk again
+// on its own (16, 32, ... while that still holds). nullopt if no t works, or when the result's
+// product of sizes exceeds maxWork or its work by `estimate` exceeds maxCalls (the
+// interpreter would take too long).
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,
-                const codegen::Options& options, double maxWork = double(1 << 22));
+                const codegen::Options& options, double maxWork = double(1 << 22),
+                const WorkEstimate& estimate = {}, double maxCalls = double(1 << 22));
 
 // The largest relative difference |a-b| / max(1, |b|) (infinity when lengths differ).
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);

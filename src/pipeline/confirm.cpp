@@ -60,7 +60,11 @@ CandidateResult describe(const Work& w, size_t c) {
 // Validates one configuration at small sizes; empty on success, else the reason.
 std::string validate(Work& w, size_t c, const arith::Bindings& values, CandidateResult& cr) {
     const lift::Program& p = w.candidates[c].program;
-    auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen);
+    WorkEstimate calls = [&w](const Built& b) {
+        return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
+    };
+    auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen,
+                                 double(1 << 22), calls);
     if (!small) {
         return kNoSmallSizes;
     }
@@ -225,11 +229,17 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
-    bool anyValid = false;
+    bool anyValid = false, budgetNoted = false;
     for (size_t c : order) {
-        if (w.stopped() && anyValid) {
+        if (anyValid && (w.stopped() || w.pastBudget(1.0))) {
             result.candidates[c].status = Status::Unconfirmed;
-            result.candidates[c].reason = "measured but not validated: interrupted";
+            result.candidates[c].reason = std::string("measured but not validated: ") +
+                                          (w.stopped() ? "interrupted" : "time budget spent");
+            if (!w.stopped() && !budgetNoted) {
+                budgetNoted = true;
+                result.overBudget = true;
+                result.notes.push_back("confirmation stopped at the time budget");
+            }
             continue;
         }
         confirmCandidate(w, c, result.candidates[c]);

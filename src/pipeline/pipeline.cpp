@@ -30,6 +30,8 @@ std::string_view statusName(CandidateResult::Status s) {
 
 namespace {
 
+constexpr double kTuneShare = 0.6; // of Options::timeBudget: when tuning stops measuring
+
 std::string showValues(const arith::Bindings& b) {
     std::string out;
     for (const auto& [k, v] : b) {
@@ -101,7 +103,25 @@ TuneResult tuneStage(Work& w, Result& result) {
     Objective obj;
     obj.predict = [&w](size_t c, const arith::Bindings& v) { return w.predict(c, v); };
     obj.measure = [&w](size_t c, const arith::Bindings& v) { return w.measure(c, v); };
-    obj.stop = [&w] { return w.stopped(); };
+    obj.stop = [&w, &result] {
+        if (w.stopped()) {
+            return true;
+        }
+        // Past the budget, only once something ran: a slow saturation must not leave nothing.
+        bool anyTimed = std::any_of(w.runs.begin(), w.runs.end(),
+                                    [](const auto& r) { return r.second.timing.has_value(); });
+        if (anyTimed && w.pastBudget(kTuneShare)) {
+            if (!result.overBudget) {
+                result.overBudget = true;
+                result.notes.push_back(fmt("tuning stopped after %.0f s (%.0f%% of the time budget "
+                                           "of %.0f s)",
+                                           w.elapsed(), kTuneShare * 100, w.options.timeBudget));
+                w.progress(result.notes.back());
+            }
+            return true;
+        }
+        return false;
+    };
     size_t budget = w.options.tuneBudget ? w.options.tuneBudget : 3 * w.candidates.size();
     result.tuneBudget = budget;
     w.progress(fmt("tune: %s search, budget %zu measured configurations", w.options.tuner.c_str(),
@@ -123,6 +143,9 @@ TuneResult tuneStage(Work& w, Result& result) {
 std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
     try {
         auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        if (!codegen::resourceProblem(b->code, sizes, bench->device()).empty()) {
+            return std::nullopt; // the search prefers values that fit (a smaller private chunk)
+        }
         return model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
     } catch (const Error&) {
         return std::nullopt;
@@ -139,7 +162,7 @@ std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
         run.predicted = model->predictSeconds(f, profile);
         run.arithOps = f.total.arithOps;
         run.launchJson = b->code.launchJson();
-        run.timing = bench->time(*b, options.runs, false);
+        run.timing = bench->time(*b, options.runs, false, 1.0, options.measureSeconds);
     } catch (const runtime::KernelTimeout& e) {
         run.error = std::string("timed out: ") + e.what();
     } catch (const std::exception& e) {
@@ -178,7 +201,8 @@ Result run(const Options& options) {
     result.tuner = options.tuner;
     lift::Program program = lift::parseFile(options.file);
     result.input = program.show(program.root);
-    Work w{options, program, resolve(options, program), {}, nullptr, {}, nullptr, progress, {}};
+    Work w{options, program, resolve(options, program), {}, nullptr, {}, nullptr, progress,
+           {},      start};
     result.sizes = w.sizes;
     // Everything that can fail for bad input or a missing device fails before saturation.
     w.model = costmodel::loadModel(options.costModel);

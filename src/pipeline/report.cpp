@@ -124,6 +124,7 @@ std::string reportJson(const Result& r) {
         {"candidates", candidates},
         {"kendall_tau", {{"candidates", r.tauCandidates}, {"measurements", r.tauMeasurements}}},
         {"interrupted", r.interrupted},
+        {"over_time_budget", r.overBudget},
         {"seconds", r.seconds},
         {"notes", r.notes},
     };

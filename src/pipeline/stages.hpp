@@ -7,6 +7,7 @@
 #include "egopt/pipeline/pipeline.hpp"
 #include "egopt/pipeline/tuner.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,8 +41,18 @@ struct Work {
     };
     std::map<std::pair<size_t, arith::Bindings>, Run> runs;
 
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
     bool stopped() const { return options.stop && options.stop->requested(); }
-    // The model's seconds for a configuration (nullopt when it does not generate).
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    // Past `share` of Options::timeBudget (never when the budget is 0).
+    bool pastBudget(double share) const {
+        return options.timeBudget > 0 && elapsed() > share * options.timeBudget;
+    }
+    // The model's seconds for a configuration (nullopt when it does not generate or does not fit
+    // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
     // Builds and times a configuration at the real sizes; records it (and appends a record to
     // --record). nullopt when it fails to generate, build or run.

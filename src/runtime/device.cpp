@@ -113,6 +113,7 @@ Device describeDevice(const Device& platformPart, cl_device_id id) {
     d.maxWorkGroupSize = deviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     d.localMemBytes = deviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
     d.globalMemBytes = deviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+    d.maxAllocBytes = deviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     d.maxClockMHz = deviceValue<cl_uint>(id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
     return d;
 }

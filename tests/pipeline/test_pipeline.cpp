@@ -147,6 +147,22 @@ TEST_CASE("an interruption still gives a report", "[pipeline]") {
     CHECK(nlohmann::json::parse(reportJson(none))["chosen"].is_null());
 }
 
+TEST_CASE("a spent time budget stops tuning after one measurement and still confirms",
+          "[pipeline]") {
+    Options o = small("scal", {{"N", 1024}});
+    o.timeBudget = 1e-3; // spent during saturation already
+    Result r = run(o);
+    CHECK(r.overBudget);
+    CHECK(!r.interrupted);
+    CHECK(r.tuneUsed >= 1);
+    CHECK(r.tuneUsed < o.tuneBudget);
+    REQUIRE(r.best);
+    CHECK(r.candidates[*r.best].status == CandidateResult::Status::Valid);
+    nlohmann::json j = nlohmann::json::parse(reportJson(r));
+    CHECK(j["over_time_budget"].get<bool>());
+    CHECK(!j["notes"].empty());
+}
+
 TEST_CASE("recording appends one record per measured configuration", "[pipeline]") {
     fs::path dir = tempDir("record");
     Options o = small("scal", {{"N", 1024}});

@@ -36,6 +36,8 @@ TEST_CASE("the installed OpenCL devices are listed", "[runtime]") {
         CHECK(devices[i].maxWorkGroupSize > 0);
         CHECK(devices[i].localMemBytes > 0);
         CHECK(devices[i].globalMemBytes > 0);
+        CHECK(devices[i].maxAllocBytes > 0);
+        CHECK(devices[i].maxAllocBytes <= devices[i].globalMemBytes);
     }
     std::string table = formatDeviceTable(devices);
     CHECK(table.find(devices[0].name.substr(0, 20)) != std::string::npos);

@@ -65,7 +65,10 @@ struct KernelInfo {
     std::vector<KernelArg> args;
     LaunchConfig launch;
     size_t localBytes = 0; // __local memory declared by the kernel
-    int barriers = 0;      // barrier() calls emitted
+    // Private memory declared per work-item (arrays and variables the generator allocates;
+    // accumulators and user-function results of scalar type not counted).
+    size_t privateBytes = 0;
+    int barriers = 0; // barrier() calls emitted
 };
 
 // A top-level result passed from one kernel to later ones, in a buffer the host allocates.

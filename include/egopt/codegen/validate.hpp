@@ -17,6 +17,38 @@
 
 namespace egopt::codegen {
 
+// The private memory a kernel may declare per work-item (KernelInfo::privateBytes). OpenCL has
+// no query for it: private arrays live on the stack (CPU drivers) or spill to slow memory (GPUs).
+inline constexpr size_t kPrivateBytesCap = 16 * 1024;
+// The private memory of a whole work-group (private bytes x work-group size). PoCL runs a
+// work-group on one thread and keeps every work-item's private arrays on that thread's 8 MiB
+// stack: at 8 MiB and above it crashes the process (segfault; measured with 16-256 KiB per
+// work-item), below it runs. A kernel whose driver-chosen work-group could exceed this gets an
+// explicit, smaller one (boundedLocal); one whose explicit work-group exceeds it is rejected.
+inline constexpr size_t kPrivateGroupBytesCap = 2 * 1024 * 1024;
+
+// The launch `c` with a work-group size that keeps privateBytes x work-group size within
+// groupCap: unchanged when it has explicit local sizes or when even maxWorkGroupSize work-items
+// fit; otherwise the largest divisor of the global size in dimension 0 that fits (at least 1),
+// 1 in the other dimensions.
+LaunchConfig boundedLocal(const LaunchConfig& c, size_t privateBytes, size_t maxWorkGroupSize,
+                          size_t groupCap = kPrivateGroupBytesCap);
+
+// Why `code` cannot run on `device` at `sizes`, checked from the plan before anything is built
+// or allocated (empty when it fits): private bytes per work-item above `privateCap` (or per
+// explicit work-group above kPrivateGroupBytesCap), local bytes
+// per work-group above CL_DEVICE_LOCAL_MEM_SIZE, a buffer (input, output, temporary,
+// intermediate) above CL_DEVICE_MAX_MEM_ALLOC_SIZE, or all buffers together above
+// CL_DEVICE_GLOBAL_MEM_SIZE. Such kernels crash some drivers or fail to allocate.
+std::string resourceProblem(const GeneratedCode& code, const arith::Bindings& sizes,
+                            const runtime::Device& device, size_t privateCap = kPrivateBytesCap);
+
+// Thrown (before building) by runAndValidate and runTimed for code that does not fit the device.
+class ResourceError : public Error {
+public:
+    explicit ResourceError(const std::string& why);
+};
+
 struct RunOptions {
     uint64_t seed = 1; // of the random inputs, where the entry point makes them
     int warmup = 1;
@@ -30,8 +62,11 @@ struct RunOptions {
     // A sequence run (warm-up included) longer than this is kept and ends the timing: a
     // configuration that slow is not worth repeating. 0: never.
     uint64_t slowRunNs = 0;
+    // Timed runs stop once their kernel times add up to this (at least one timed run). 0: never.
+    uint64_t budgetNs = 0;
     bool keepOutput = false; // fill TimedResult::output
     std::string buildOptions;
+    size_t privateCap = kPrivateBytesCap; // see resourceProblem
 };
 
 struct TimedResult {
@@ -75,7 +110,8 @@ private:
 // Runs the kernel sequence of `code` at `sizes` (which must bind every size variable; a symbolic
 // kernel gets them as arguments): uploads inputs, allocates intermediates and the output, runs
 // warm-up sequences, then timed ones, and compares the output with the interpreter.
-// Throws runtime::BuildError with the build log when the source does not compile and
+// Throws ResourceError before building when the code does not fit the device
+// (resourceProblem), runtime::BuildError with the build log when the source does not compile and
 // egopt::Error for launch failures; a wrong result is a RunResult with ok == false. A
 // runtime::KernelTimeout is rethrown after waiting up to options.drain for the kernel, with a
 // message saying whether it ended.

@@ -68,6 +68,15 @@ struct Options {
     size_t tuneBudget = 0;              // measured configurations in all; 0: 3 * K
     std::string tuner = "guided";       // "guided" or "random" (docs/tuning.md)
     int runs = 5;                       // timed runs per measurement (after one warm-up)
+    // Kernel seconds of timed runs per measurement: runs stop early once they add up to this
+    // (at least one timed run), so slow kernels (nbody, 0.7 s a run) cost 2-3 runs, not 6.
+    double measureSeconds = 1.0;
+    // Seconds for the whole run (0: unlimited). Tuning starts no measurement after 60% of it
+    // (once one measurement succeeded);
+    // once it is spent, confirmation validates no further candidate after a valid one (the rest
+    // are `unconfirmed`), as after Ctrl-C. The run still ends later if confirming the first
+    // valid candidate takes longer.
+    double timeBudget = 540;
     uint64_t seed = 1;
     bool explain = true;      // record the derivation of the chosen candidate
     std::string recordPath;   // append one costmodel::Record per measured configuration
@@ -139,6 +148,7 @@ struct Result {
     double tauCandidates = 0;            // Kendall's tau over the valid candidates
     double tauMeasurements = 0;          // over every successful measurement
     bool interrupted = false;
+    bool overBudget = false; // tuning or confirmation stopped at Options::timeBudget
     double seconds = 0;
     std::vector<std::string> notes;
 };

@@ -29,6 +29,7 @@ struct Device {
     size_t maxWorkGroupSize = 0;
     uint64_t localMemBytes = 0;
     uint64_t globalMemBytes = 0;
+    uint64_t maxAllocBytes = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest single buffer
     cl_uint maxClockMHz = 0;
     cl_platform_id platformId = nullptr;
     cl_device_id id = nullptr;

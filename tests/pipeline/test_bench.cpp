@@ -1,0 +1,47 @@
+// Choosing validation sizes (bench.hpp, internal to the pipeline): the smallest sizes that
+// generate, bounded by an estimate of the interpreter's work.
+#include "../../src/pipeline/bench.hpp"
+#include "egopt/lift/frontend.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+using namespace egopt::pipeline;
+
+namespace {
+
+std::string lowered(const std::string& name) {
+    return std::string(EGOPT_SOURCE_DIR) + "/tests/codegen/programs/" + name + ".lift";
+}
+
+} // namespace
+
+TEST_CASE("validation sizes stay within the interpreter's work estimate", "[pipeline]") {
+    lift::Program p = lift::parseFile(lowered("glb_1d"));
+    std::vector<extract::TuningVar> vars;
+    codegen::Options co;
+    // Without an estimate: the smallest sizes that generate.
+    auto s = validationSizes(p, vars, {}, {{"N", 1 << 20}}, co);
+    REQUIRE(s);
+    CHECK(s->at("N") == 16);
+    // An estimate above the bound at those sizes: none (larger sizes only add work).
+    WorkEstimate calls = [](const Built& b) { return double(b.sizes.at("N")); };
+    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, double(1 << 22), calls, 8.0) ==
+          std::nullopt);
+    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, double(1 << 22), calls, 16.0));
+}
+
+TEST_CASE("validation sizes shrink each size on its own within the constraints", "[pipeline]") {
+    lift::Program p = lift::parseFile(lowered("glb_2d"));
+    // A split factor of 256 over N (as gesummv's 128 x 8 over K): N must stay at 256, M need
+    // not (it used to grow with N, to 256 x 256).
+    std::vector<extract::TuningVar> vars{{"v__1", {arith::Size::var("N")}}};
+    codegen::Options co;
+    auto s = validationSizes(p, vars, {{"v__1", 256}}, {{"M", 1024}, {"N", 1024}}, co);
+    REQUIRE(s);
+    CHECK(*s == arith::Bindings{{"M", 16}, {"N", 256}});
+    // The bound applies to the shrunk sizes (16 x 256 = 4096).
+    arith::Bindings real{{"M", 1024}, {"N", 1024}};
+    CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, 4095.0));
+    CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, 4096.0));
+}
