@@ -15,7 +15,7 @@ uint32_t Context::key() const {
 std::string Context::show() const {
     switch (level) {
     case Level::Host:
-        return "host";
+        return seq ? "host.seq" : "host";
     case Level::HostInput:
         return "host-input";
     case Level::KernelFn:
@@ -180,14 +180,19 @@ std::vector<ChildContexts> hostApply(const ENode& n, Context c, bool multi) {
     if (c.level == Level::HostInput) {
         return {with(Level::LayoutFn, input)};
     }
+    // A layout view passes on whether a one-thread kernel reads the value (Context::seq).
+    Context viewed = Context::host();
+    viewed.seq = c.level == Level::Host && c.seq;
     std::vector<ChildContexts> alts;
     alts.push_back(with(Level::KernelFn, input)); // launches a kernel
-    alts.push_back(with(Level::LayoutFn, args == 1 ? Context::host() : input));
+    alts.push_back(with(Level::LayoutFn, args == 1 ? viewed : input));
     alts.push_back(with(Level::LambdaFn, input));
     ChildContexts single(n.children.size(), Context::singleThread()); // a one-thread kernel
     alts.push_back(single);
     if (multi) { // a one-thread kernel reading earlier kernels' results
-        single.assign(n.children.size(), Context::host());
+        Context readByOneThread = Context::host();
+        readByOneThread.seq = true;
+        single.assign(n.children.size(), readByOneThread);
         single[0] = Context::singleThread();
         alts.push_back(single);
     }

@@ -4,6 +4,7 @@
 #include "egopt/extract/extract.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/pipeline/tuner.hpp"
+#include "stages.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,7 +35,9 @@ bool allFloats(const lift::TypeArena& types, lift::TypeId t) {
 } // namespace
 
 std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bindings& tuning,
-                               const arith::Bindings& sizes, const codegen::Options& options) {
+                               const arith::Bindings& sizes, const codegen::Options& options,
+                               const std::vector<SizeAssumption>& assumed) {
+    checkAssumptions(assumed, sizes);
     auto b = std::make_unique<Built>();
     b->program = extract::substituteSizes(candidate, tuning);
     b->info = lift::typecheck(b->program);
@@ -94,9 +97,10 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds) {
 namespace {
 
 bool generates(const lift::Program& candidate, const arith::Bindings& tuning,
-               const arith::Bindings& sizes, const codegen::Options& options) {
+               const arith::Bindings& sizes, const codegen::Options& options,
+               const std::vector<SizeAssumption>& assumed) {
     try {
-        buildAt(candidate, tuning, sizes, options);
+        buildAt(candidate, tuning, sizes, options, assumed);
         return true;
     } catch (const Error&) {
         return false; // another constraint (a vector width, a layout) fails at these sizes
@@ -105,20 +109,22 @@ bool generates(const lift::Program& candidate, const arith::Bindings& tuning,
 
 } // namespace
 
-std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
-                                               const std::vector<extract::TuningVar>& vars,
-                                               const arith::Bindings& tuning,
-                                               const arith::Bindings& real,
-                                               const codegen::Options& options, double maxWork) {
+std::optional<arith::Bindings>
+validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
+                const arith::Bindings& tuning, const arith::Bindings& real,
+                const codegen::Options& options, const std::vector<SizeAssumption>& assumed,
+                double maxWork) {
     for (int64_t t = 16;; t *= 2) {
         arith::Bindings small;
         double work = 1;
         bool all = true; // every size at its real value: no larger t helps
         for (const auto& [name, v] : real) {
-            int64_t d = std::min(t, v);
-            while (v % d != 0) {
-                ++d;
+            int64_t step = assumedDivisor(assumed, name); // divides v (the run checked it)
+            int64_t d = std::max(step, (std::min(t, v) + step - 1) / step * step);
+            while (d < v && v % d != 0) {
+                d += step;
             }
+            d = std::min(d, v);
             small[name] = d;
             work *= double(d);
             all = all && d == v;
@@ -126,7 +132,8 @@ std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
         if (work > maxWork) {
             return std::nullopt; // the interpreter would take too long
         }
-        if (Space(vars, small).valid(tuning) && generates(candidate, tuning, small, options)) {
+        if (Space(vars, small).valid(tuning) &&
+            generates(candidate, tuning, small, options, assumed)) {
             return small;
         }
         if (all) {

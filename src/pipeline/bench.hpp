@@ -9,6 +9,7 @@
 #include "egopt/extract/extract.hpp"
 #include "egopt/interp/value.hpp"
 #include "egopt/lift/typecheck.hpp"
+#include "egopt/pipeline/pipeline.hpp"
 #include "egopt/runtime/session.hpp"
 
 #include <memory>
@@ -25,9 +26,11 @@ struct Built {
     codegen::GeneratedCode code;
     arith::Bindings sizes;
 };
-// Throws egopt::Error when the configuration does not type-check or generate.
+// Throws egopt::Error when the configuration does not type-check or generate, or when `sizes`
+// violate the size assumptions the candidate was derived under (BadInput).
 std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bindings& tuning,
-                               const arith::Bindings& sizes, const codegen::Options& options);
+                               const arith::Bindings& sizes, const codegen::Options& options,
+                               const std::vector<SizeAssumption>& assumed);
 
 struct Timing {
     double seconds = 0;        // median of the timed runs
@@ -69,13 +72,15 @@ private:
 };
 
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size
-// variable takes its smallest divisor >= min(t, real value); the first choice at which the
-// tuning values satisfy their constraints and the candidate generates is used. nullopt if none
-// does before the product of the sizes (a proxy for the interpreter's work) exceeds maxWork.
+// variable takes its smallest divisor >= min(t, real value) that satisfies the size
+// assumptions; the first choice at which the tuning values satisfy their constraints and the
+// candidate generates is used. nullopt if none does before the product of the sizes (a proxy
+// for the interpreter's work) exceeds maxWork.
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,
-                const codegen::Options& options, double maxWork = double(1 << 22));
+                const codegen::Options& options, const std::vector<SizeAssumption>& assumed,
+                double maxWork = double(1 << 22));
 
 // The largest relative difference |a-b| / max(1, |b|) (infinity when lengths differ).
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);

@@ -29,6 +29,9 @@ struct Context {
     // Inside the body of a MapSeq, ReduceSeq or Iterate (or a one-thread kernel at the top).
     // At work-group level (in MapWrg, not in MapLcl) such a loop runs uniformly in every thread
     // of the group and may contain MapLcl; at thread level it may contain no thread map.
+    // At Host level: a one-thread kernel reads the value (through layout patterns only), so a
+    // one-thread kernel computing it runs in that kernel (the code generator keeps sequential
+    // chains in one kernel) and launches none of its own.
     bool seq = false;
     // The value flows, through layout patterns only, into the result of the innermost thread
     // map (it is at the top of that map's body). Only here may a thread map of the same kind
