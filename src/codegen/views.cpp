@@ -313,9 +313,15 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         Size idx = arith::simplify(flat * n.width + r.lanes[0], env);
         std::string space = spaceKeyword(b.space);
         // The lanes' scalar type; a single private variable (an accumulator) by its address.
-        loc.lvalue = "((" + space + (space.empty() ? "" : " ") +
-                     types_.cName(types_.scalar(n.scalar)) + "*)" + (b.scalarVar ? "&" : "") +
-                     b.name + ")[" + idx.toC() + "]";
+        std::string scalars = "((" + space + (space.empty() ? "" : " ") +
+                              types_.cName(types_.scalar(n.scalar)) + "*)" +
+                              (b.scalarVar ? "&" : "") + b.name + ")";
+        if (r.vectorWidth > 0) { // asVector(w) of asScalar: w consecutive lanes
+            loc.pointer = scalars + " + " + idx.toC();
+            loc.vectorWidth = r.vectorWidth;
+            return loc;
+        }
+        loc.lvalue = scalars + "[" + idx.toC() + "]";
         return loc;
     }
     flat = arith::simplify(flat, env);

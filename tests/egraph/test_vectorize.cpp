@@ -34,7 +34,7 @@ size_t applications(EGraph& g, const std::vector<Rule>& rules, const Library& li
 }
 
 // Saturates `a` with the OpenCL rules (16 | N assumed) and checks that `b` joins its class.
-bool reaches(const lift::Program& a, const lift::Program& b, size_t iterations) {
+bool reaches(lift::Program a, lift::Program b, size_t iterations) {
     Library lib = Library::standard();
     auto rules = rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/opencl.rules", lib);
     EGraph g;
