@@ -24,6 +24,8 @@ std::string Context::show() const {
         return "layout-fn";
     case Level::LambdaFn:
         return "lambda-fn";
+    case Level::LaneFn:
+        return "lane-fn";
     case Level::Device:
         break;
     }
@@ -156,6 +158,9 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     }
     case Op::Apply:
         return k >= 1 ? deviceApply(n, c) : std::vector<ChildContexts>{};
+    case Op::MapVec: // the code generator vectorises user functions only
+    case Op::VectorizeUserFun:
+        return {ChildContexts(k, Context::at(Level::LaneFn))};
     case Op::ToLocal: // local memory belongs to a work-group
         return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
                           : std::vector<ChildContexts>{};
@@ -235,6 +240,9 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
             return {ChildContexts(k, Context::host())};
         }
         return {};
+    case Level::LaneFn:
+        return n.op == Op::UserFun ? std::vector<ChildContexts>{ChildContexts{}}
+                                   : std::vector<ChildContexts>{};
     }
     return {};
 }

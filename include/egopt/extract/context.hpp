@@ -19,7 +19,9 @@ namespace egopt::extract {
 // levels are the roles of a function applied outside a kernel: the map that launches the
 // kernel, a layout function, or a lambda whose body is again at host level. Everything else is
 // Device: inside the kernel, with the enclosing thread maps in the dimension masks.
-enum class Level : uint8_t { Host, HostInput, KernelFn, LayoutFn, LambdaFn, Device };
+// LaneFn: the function of a lane-wise pattern (MapVec, VectorizeUserFun), which the code
+// generator can only emit for a user function.
+enum class Level : uint8_t { Host, HostInput, KernelFn, LayoutFn, LambdaFn, Device, LaneFn };
 
 struct Context {
     Level level = Level::Host;
