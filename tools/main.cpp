@@ -128,7 +128,7 @@ std::vector<Command> commands() {
         {"optimize",
          "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
          "[--candidates K] [--tune-budget N] [--threads N] [--node-limit N] [--time-limit S] "
-         "[--output-dir DIR] [--record data.jsonl] [--runs R]",
+         "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C]",
          "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
          "candidates, predict with the cost model, tune their numeric parameters by measured "
          "runs, validate against the interpreter and time them; write FILE.cl and "
@@ -154,6 +154,9 @@ std::vector<Command> commands() {
            "seconds for the whole run: tuning stops at 60%, confirmation at 100% once a "
            "candidate is valid (default 540; 0: unlimited)"},
           {"seed", true, "seed for random inputs (default 1)"},
+          {"assume-divisor-cap", true,
+           "largest power of two saturation may assume divides a size variable, from the sizes "
+           "used (default 16; 1: assume nothing)"},
           {"explain", false, "print the derivation of the chosen candidate"},
           {"no-derivation", false, "do not record explanations (saves e-graph memory)"},
           kHelpOption},

@@ -164,6 +164,12 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
     Resolved r;
     for (ViewId cur = view;;) {
         const View& v = at(cur);
+        // A vector load/store reads w consecutive elements: views between asVector and memory
+        // that do not keep consecutive elements consecutive cannot be vectorised.
+        if (r.vectorWidth != 0 && (v.kind == ViewKind::Gather || v.kind == ViewKind::Transpose ||
+                                   v.kind == ViewKind::Pad || v.kind == ViewKind::Filter)) {
+            badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter)");
+        }
         switch (v.kind) {
         case ViewKind::Mem:
         case ViewKind::Expr:
@@ -306,8 +312,16 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         }
         Size idx = arith::simplify(flat * n.width + r.lanes[0], env);
         std::string space = spaceKeyword(b.space);
-        loc.lvalue = "((" + space + (space.empty() ? "" : " ") +
-                     types_.cName(types_.scalarBase(t)) + "*)" + b.name + ")[" + idx.toC() + "]";
+        // The lanes' scalar type; a single private variable (an accumulator) by its address.
+        std::string scalars = "((" + space + (space.empty() ? "" : " ") +
+                              types_.cName(types_.scalar(n.scalar)) + "*)" +
+                              (b.scalarVar ? "&" : "") + b.name + ")";
+        if (r.vectorWidth > 0) { // asVector(w) of asScalar: w consecutive lanes
+            loc.pointer = scalars + " + " + idx.toC();
+            loc.vectorWidth = r.vectorWidth;
+            return loc;
+        }
+        loc.lvalue = scalars + "[" + idx.toC() + "]";
         return loc;
     }
     flat = arith::simplify(flat, env);

@@ -272,4 +272,9 @@ arith::Size EGraph::tuningVar(const std::string& key, const arith::Size& divides
     return v;
 }
 
+void EGraph::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
+    assumptions_.addDivides(divisor, dividend);
+    assumed_.push_back({divisor, dividend});
+}
+
 } // namespace egopt::egraph

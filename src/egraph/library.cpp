@@ -16,13 +16,14 @@ namespace {
 using detail::outerLength;
 using Args = std::span<const ArgValue>;
 
-bool divides(const arith::Size& d, const arith::Size& n) {
+// Decided from the sizes alone, or from the e-graph's assumptions (EGraph::assumeDivides).
+bool divides(const EGraph& g, const arith::Size& d, const arith::Size& n) {
     auto cd = d.constant();
     auto cn = n.constant();
     if (cd && cn) {
         return *cd > 0 && *cn % *cd == 0;
     }
-    return arith::provablyDivides(d, n, arith::RangeEnv{});
+    return arith::provablyDivides(d, n, g.assumptions());
 }
 
 // Substitutes the arguments for the lambda's k parameters in a copy of its body term.
@@ -62,7 +63,7 @@ void addShapeConditions(Library& lib) {
         }};
     lib.conditions["sizeDivides"] = {
         {"ss", "the first size provably divides the second"},
-        [](const EGraph&, Args a) { return divides(a[0].size, a[1].size); }};
+        [](const EGraph& g, Args a) { return divides(g, a[0].size, a[1].size); }};
     lib.conditions["atLeast"] = {{"sn", "the size is a constant >= n"}, [](const EGraph&, Args a) {
                                      auto c = a[0].size.constant();
                                      return c && *c >= a[1].number;
@@ -89,7 +90,7 @@ void addConditions(Library& lib) {
     lib.conditions["divides"] = {{"sc", "the size divides the outer length of the array"},
                                  [](const EGraph& g, std::span<const ArgValue> a) {
                                      auto n = outerLength(g, a[1].eclass);
-                                     return n && divides(a[0].size, *n);
+                                     return n && divides(g, a[0].size, *n);
                                  }};
     lib.conditions["innerLength"] = {{"cs", "the class is an array of arrays of this length"},
                                      [](const EGraph& g, std::span<const ArgValue> a) {

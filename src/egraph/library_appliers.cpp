@@ -1,6 +1,7 @@
 // Appliers for right-hand sides that patterns cannot express: inserting a copy (a map of the
-// identity user function, needed before a result can be placed in local or global memory) and
-// map-map interchange of a body that uses both lambda parameters (De Bruijn indices swap).
+// identity user function, needed before a result can be placed in local or global memory),
+// map-map interchange of a body that uses both lambda parameters (De Bruijn indices swap), and
+// the vector literal that broadcasts a scalar literal (a vectorised reduction's initial value).
 #include "library_parts.hpp"
 
 namespace egopt::egraph::detail {
@@ -169,9 +170,40 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     return g.addTerm(t, t.apply(rsId, args));
 }
 
+// broadcast(?z, w): the literal that ?z holds, as a vector of width w with that value in every
+// lane (a vector literal, `Value("0.0f", Float8)`). Declines when ?z holds no scalar literal or
+// the width is not a constant in 2..16.
+std::optional<EClassId> broadcast(EGraph& g, Args a) {
+    auto w = a[1].size.constant();
+    if (!w || *w < 2 || *w > 16) {
+        return std::nullopt;
+    }
+    for (ENodeId n : g.eclass(a[0].eclass).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op != Op::Literal) {
+            continue;
+        }
+        lift::LiteralDecl lit = g.literals.at(static_cast<size_t>(e.ival));
+        const auto& t = g.types.at(lit.type);
+        if (t.kind != lift::TypeKind::Scalar) {
+            continue;
+        }
+        TypeId vec = g.types.vector(t.scalar, static_cast<uint32_t>(*w));
+        TermArena out;
+        TermNode node;
+        node.op = Op::Literal;
+        node.ival = static_cast<int32_t>(g.internLiteral(vec, lit.text));
+        return g.addTerm(out, out.add(std::move(node)));
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 void addStructuralAppliers(Library& lib) {
+    lib.appliers["broadcast"] = {
+        {"cs", "the scalar literal of the class as a vector literal of the width (every lane)"},
+        broadcast};
     lib.appliers["copyOf"] = {
         {"c+", "Map(..Map(id)) $ (?g $ ?args): a copy of the result (float, int, float4 data)"},
         copyOf};

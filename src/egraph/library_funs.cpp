@@ -52,20 +52,25 @@ BinOp binOp(const lift::UserFunDecl& d) {
     return BinOp::None;
 }
 
-BinOp classOp(const EGraph& g, EClassId c) {
+// The operator of a class holding such a user function, or its lane-wise extension to vectors
+// (VectorizeUserFun(w, f): associative, commutative, and neutral lane by lane when f is).
+BinOp classOp(const EGraph& g, EClassId c, bool lanes = true) {
     for (ENodeId n : g.eclass(c).nodes) {
         const ENode& e = g.node(n);
+        BinOp op = BinOp::None;
         if (e.op == Op::UserFun) {
-            BinOp op = binOp(g.userFuns.at(static_cast<size_t>(e.ival)));
-            if (op != BinOp::None) {
-                return op;
-            }
+            op = binOp(g.userFuns.at(static_cast<size_t>(e.ival)));
+        } else if (e.op == Op::VectorizeUserFun && lanes) {
+            op = classOp(g, e.children[0], false);
+        }
+        if (op != BinOp::None) {
+            return op;
         }
     }
     return BinOp::None;
 }
 
-// The numeric value of a literal such as 0.0f, 1, 0.0.
+// The numeric value of a literal such as 0.0f, 1, 0.0 (a vector literal holds it in every lane).
 std::optional<double> literalValue(const std::string& text) {
     std::string t = text;
     if (!t.empty() && (t.back() == 'f' || t.back() == 'F')) {
@@ -183,15 +188,26 @@ bool hasOp(const EGraph& g, EClassId c, std::initializer_list<Op> ops) {
     return false;
 }
 
+// The class holds an application of a function class that holds `op` (`AsScalar $ x`).
+bool holdsApplicationOf(const EGraph& g, EClassId c, Op op) {
+    for (ENodeId n : g.eclass(c).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op == Op::Apply && !e.children.empty() && hasOp(g, e.children[0], {op})) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool isNumericScalar(const lift::TypeArena& t, TypeId ty) {
     const auto& n = t.at(ty);
     return n.kind == lift::TypeKind::Scalar &&
            (n.scalar == lift::ScalarKind::Float || n.scalar == lift::ScalarKind::Int);
 }
 
-// ?f maps one numeric scalar to a numeric scalar and ?x is an array of that scalar: f can be
-// applied lane-wise to vectors (MapVec).
-bool vectorizable(const EGraph& g, EClassId f, EClassId x) {
+// ?f combines two numeric scalars of one type into one, and ?x is an array of them: the
+// reduction by f can run lane-wise on vectors (VectorizeUserFun).
+bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x) {
     const ClassData& xd = g.data(x);
     if (!xd.isData() || !g.types.isArray(xd.type)) {
         return false;
@@ -199,7 +215,30 @@ bool vectorizable(const EGraph& g, EClassId f, EClassId x) {
     TypeId elem = g.types.elemOf(xd.type);
     const FunSig& sig = g.data(f).fun;
     return isNumericScalar(g.types, elem) && sig.kind == FunSig::Kind::Mono &&
-           sig.params.size() == 1 && sig.params[0] == elem && isNumericScalar(g.types, sig.result);
+           sig.params.size() == 2 && sig.params[0] == elem && sig.params[1] == elem &&
+           sig.result == elem;
+}
+
+// ?f maps one numeric scalar to a numeric scalar and ?x is an array of that scalar: f can be
+// applied lane-wise to vectors (MapVec, VectorizeUserFun).
+// With several arrays: f takes one element of each.
+bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs) {
+    const FunSig& sig = g.data(f).fun;
+    if (sig.kind != FunSig::Kind::Mono || sig.params.size() != xs.size() ||
+        !isNumericScalar(g.types, sig.result)) {
+        return false;
+    }
+    for (size_t i = 0; i < xs.size(); ++i) {
+        const ClassData& xd = g.data(xs[i].eclass);
+        if (!xd.isData() || !g.types.isArray(xd.type)) {
+            return false;
+        }
+        TypeId elem = g.types.elemOf(xd.type);
+        if (!isNumericScalar(g.types, elem) || sig.params[i] != elem) {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -236,9 +275,16 @@ void addFunctionConditions(Library& lib) {
         [](const EGraph& g, Args a) {
             return !hasOp(g, a[0].eclass, {Op::Gather, Op::Scatter, Op::Reorder});
         }};
+    lib.conditions["notVectorized"] = {
+        {"c", "the class holds no asScalar view (its elements are not already vector lanes)"},
+        [](const EGraph& g, Args a) { return !holdsApplicationOf(g, a[0].eclass, Op::AsScalar); }};
+    lib.conditions["vectorizableReducer"] = {
+        {"cc", "the function combines two numeric scalars into one, the array holds them"},
+        [](const EGraph& g, Args a) { return vectorizableReducer(g, a[0].eclass, a[1].eclass); }};
     lib.conditions["vectorizable"] = {
-        {"cc", "the function maps a numeric scalar to a numeric scalar, the array holds them"},
-        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a[1].eclass); }};
+        {"cc+",
+         "the function maps numeric scalars (one element of each array) to a numeric scalar"},
+        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1)); }};
 }
 
 } // namespace egopt::egraph::detail

@@ -52,8 +52,8 @@ std::string where(const Rule& rule) {
         msg += "\n  right: the right-hand side, with";
         for (size_t i = 0; i < s->classes.size(); ++i) {
             EClassId c = s->classes[i];
-            msg += (i ? ", " : " ") + rule.vars.names.at(i) + " = " + g.show(c) + " : " +
-                   g.showType(c);
+            msg += (i ? ", " : " ") + rule.vars.names.at(i) + " = " +
+                   (c == kNoClass ? "(not computed)" : g.show(c) + " : " + g.showType(c));
         }
     }
     throw Error(ErrorKind::BadInput, msg, rule.file, rule.loc);
@@ -88,7 +88,7 @@ std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
 std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
                                  Subst& s) {
     for (auto& c : s.classes) {
-        c = g.find(c);
+        c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
     }
     std::string key = rule.name;
     for (EClassId c : s.classes) {
@@ -98,6 +98,13 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
         s.sizes[var] = lib.generators.at(call.name).second(g, key, resolve(call, s));
     }
     try {
+        for (const auto& [slot, call] : rule.computed) {
+            std::optional<EClassId> c = lib.appliers.at(call.name).second(g, resolve(call, s));
+            if (!c) {
+                return std::nullopt;
+            }
+            s.classes.at(slot) = *c;
+        }
         if (rule.applier) {
             return lib.appliers.at(rule.applier->name).second(g, resolve(*rule.applier, s));
         }

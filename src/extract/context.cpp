@@ -15,7 +15,7 @@ uint32_t Context::key() const {
 std::string Context::show() const {
     switch (level) {
     case Level::Host:
-        return "host";
+        return seq ? "host.seq" : "host";
     case Level::HostInput:
         return "host-input";
     case Level::KernelFn:
@@ -24,6 +24,8 @@ std::string Context::show() const {
         return "layout-fn";
     case Level::LambdaFn:
         return "lambda-fn";
+    case Level::LaneFn:
+        return "lane-fn";
     case Level::Device:
         break;
     }
@@ -156,6 +158,9 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     }
     case Op::Apply:
         return k >= 1 ? deviceApply(n, c) : std::vector<ChildContexts>{};
+    case Op::MapVec: // the code generator vectorises user functions only
+    case Op::VectorizeUserFun:
+        return {ChildContexts(k, Context::at(Level::LaneFn))};
     case Op::ToLocal: // local memory belongs to a work-group
         return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
                           : std::vector<ChildContexts>{};
@@ -180,14 +185,19 @@ std::vector<ChildContexts> hostApply(const ENode& n, Context c, bool multi) {
     if (c.level == Level::HostInput) {
         return {with(Level::LayoutFn, input)};
     }
+    // A layout view passes on whether a one-thread kernel reads the value (Context::seq).
+    Context viewed = Context::host();
+    viewed.seq = c.level == Level::Host && c.seq;
     std::vector<ChildContexts> alts;
     alts.push_back(with(Level::KernelFn, input)); // launches a kernel
-    alts.push_back(with(Level::LayoutFn, args == 1 ? Context::host() : input));
+    alts.push_back(with(Level::LayoutFn, args == 1 ? viewed : input));
     alts.push_back(with(Level::LambdaFn, input));
     ChildContexts single(n.children.size(), Context::singleThread()); // a one-thread kernel
     alts.push_back(single);
     if (multi) { // a one-thread kernel reading earlier kernels' results
-        single.assign(n.children.size(), Context::host());
+        Context readByOneThread = Context::host();
+        readByOneThread.seq = true;
+        single.assign(n.children.size(), readByOneThread);
         single[0] = Context::singleThread();
         alts.push_back(single);
     }
@@ -230,6 +240,9 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
             return {ChildContexts(k, Context::host())};
         }
         return {};
+    case Level::LaneFn:
+        return n.op == Op::UserFun ? std::vector<ChildContexts>{ChildContexts{}}
+                                   : std::vector<ChildContexts>{};
     }
     return {};
 }

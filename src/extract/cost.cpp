@@ -81,12 +81,17 @@ double lengthOf(const CostInput& in, const arith::Bindings& sizes, double fallba
 }
 
 // A host-level application whose function launches a kernel (a thread map or a one-thread
-// kernel); layout views and lambdas at host level launch nothing.
+// kernel); layout views and lambdas at host level launch nothing, nor does a one-thread kernel
+// whose result another one-thread kernel reads (they are one kernel).
 bool launchesKernel(const CostInput& in) {
     if (in.node.op != Op::Apply || in.context.device() || in.children.empty()) {
         return false;
     }
     const Context& fn = in.children[0].context;
+    bool oneThread = fn.device() && fn.glb == 0 && fn.wrg == 0 && fn.lcl == 0;
+    if (oneThread && in.context.level == Level::Host && in.context.seq) {
+        return false; // runs in the one-thread kernel that reads its result
+    }
     return fn.level == Level::KernelFn || fn.device();
 }
 
@@ -143,6 +148,11 @@ double StructuralCost::cost(const CostInput& in) const {
         // Local maps store into local memory (small, like private memory); a global or
         // work-group map's result is charged through the kernel launch that consumes it.
         return 1 + threadMap(in, n, body + (in.node.op == Op::MapLcl ? p_.store : 0));
+    // A lane-wise function runs its lanes at once (SIMD): it costs what its scalar function
+    // costs (plus a token, so that a term still costs more than its subterms).
+    case Op::VectorizeUserFun:
+    case Op::MapVec:
+        return 0.01 + children;
     case Op::Iterate: {
         const auto& count = in.graph.attrOf(in.node).sizes;
         double k = count.empty() ? p_.unknownSize : estimateSize(count[0], sizes, 1);

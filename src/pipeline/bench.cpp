@@ -4,6 +4,7 @@
 #include "egopt/extract/extract.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/pipeline/tuner.hpp"
+#include "stages.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,7 +35,9 @@ bool allFloats(const lift::TypeArena& types, lift::TypeId t) {
 } // namespace
 
 std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bindings& tuning,
-                               const arith::Bindings& sizes, const codegen::Options& options) {
+                               const arith::Bindings& sizes, const codegen::Options& options,
+                               const std::vector<SizeAssumption>& assumed) {
+    checkAssumptions(assumed, sizes);
     auto b = std::make_unique<Built>();
     b->program = extract::substituteSizes(candidate, tuning);
     b->info = lift::typecheck(b->program);
@@ -95,9 +98,10 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, doub
 namespace {
 
 std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bindings& tuning,
-                                 const arith::Bindings& sizes, const codegen::Options& options) {
+                                 const arith::Bindings& sizes, const codegen::Options& options,
+                                 const std::vector<SizeAssumption>& assumed) {
     try {
-        return buildAt(candidate, tuning, sizes, options);
+        return buildAt(candidate, tuning, sizes, options, assumed);
     } catch (const Error&) {
         return nullptr; // another constraint (a vector width, a layout) fails at these sizes
     }
@@ -107,31 +111,32 @@ std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bi
 
 namespace {
 
-// The smallest divisor of v that is at least min(t, v).
-int64_t divisorAtLeast(int64_t v, int64_t t) {
-    int64_t d = std::min(t, v);
-    while (v % d != 0) {
-        ++d;
+// The smallest divisor of v that is at least min(t, v) and a multiple of step (which divides v:
+// the run checked its size assumptions).
+int64_t divisorAtLeast(int64_t v, int64_t t, int64_t step) {
+    int64_t d = std::max(step, (std::min(t, v) + step - 1) / step * step);
+    while (d < v && v % d != 0) {
+        d += step;
     }
-    return d;
+    return std::min(d, v);
 }
 
 } // namespace
 
-std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
-                                               const std::vector<extract::TuningVar>& vars,
-                                               const arith::Bindings& tuning,
-                                               const arith::Bindings& real,
-                                               const codegen::Options& options, double maxWork,
-                                               const WorkEstimate& estimate, double maxCalls) {
+std::optional<arith::Bindings>
+validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
+                const arith::Bindings& tuning, const arith::Bindings& real,
+                const codegen::Options& options, const std::vector<SizeAssumption>& assumed,
+                double maxWork, const WorkEstimate& estimate, double maxCalls) {
     auto fits = [&](const arith::Bindings& s) {
-        return Space(vars, s).valid(tuning) ? generates(candidate, tuning, s, options) : nullptr;
+        return Space(vars, s).valid(tuning) ? generates(candidate, tuning, s, options, assumed)
+                                            : nullptr;
     };
     for (int64_t t = 16;; t *= 2) {
         arith::Bindings small;
         bool all = true; // every size at its real value: no larger t helps
         for (const auto& [name, v] : real) {
-            small[name] = divisorAtLeast(v, t);
+            small[name] = divisorAtLeast(v, t, assumedDivisor(assumed, name));
             all = all && small[name] == v;
         }
         std::unique_ptr<Built> b = fits(small);
@@ -146,7 +151,7 @@ std::optional<arith::Bindings> validationSizes(const lift::Program& candidate,
         for (const auto& [name, v] : real) {
             for (int64_t u = 16; u < small.at(name); u *= 2) {
                 arith::Bindings trial = small;
-                trial[name] = divisorAtLeast(v, u);
+                trial[name] = divisorAtLeast(v, u, assumedDivisor(assumed, name));
                 if (trial[name] >= small.at(name)) {
                     break;
                 }

@@ -9,6 +9,7 @@
 #include "egopt/extract/extract.hpp"
 #include "egopt/interp/value.hpp"
 #include "egopt/lift/typecheck.hpp"
+#include "egopt/pipeline/pipeline.hpp"
 #include "egopt/runtime/session.hpp"
 
 #include <functional>
@@ -26,9 +27,11 @@ struct Built {
     codegen::GeneratedCode code;
     arith::Bindings sizes;
 };
-// Throws egopt::Error when the configuration does not type-check or generate.
+// Throws egopt::Error when the configuration does not type-check or generate, or when `sizes`
+// violate the size assumptions the candidate was derived under (BadInput).
 std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bindings& tuning,
-                               const arith::Bindings& sizes, const codegen::Options& options);
+                               const arith::Bindings& sizes, const codegen::Options& options,
+                               const std::vector<SizeAssumption>& assumed);
 
 struct Timing {
     double seconds = 0;        // median of the timed runs
@@ -77,16 +80,17 @@ private:
 using WorkEstimate = std::function<double(const Built&)>;
 
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size
-// variable takes its smallest divisor >= min(t, real value); at the first t at which the tuning
-// values satisfy their constraints and the candidate generates, each variable is shrunk again
-// on its own (16, 32, ... while that still holds). nullopt if no t works, or when the result's
-// product of sizes exceeds maxWork or its work by `estimate` exceeds maxCalls (the
-// interpreter would take too long).
+// variable takes its smallest divisor >= min(t, real value) that is a multiple of its assumed
+// divisor; at the first t at which the tuning values satisfy their constraints and the
+// candidate generates, each variable is shrunk again on its own (16, 32, ... while that still
+// holds). nullopt if no t works, or when the result's product of sizes exceeds maxWork or its
+// work by `estimate` exceeds maxCalls (the interpreter would take too long).
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,
-                const codegen::Options& options, double maxWork = double(1 << 22),
-                const WorkEstimate& estimate = {}, double maxCalls = double(1 << 22));
+                const codegen::Options& options, const std::vector<SizeAssumption>& assumed,
+                double maxWork = double(1 << 22), const WorkEstimate& estimate = {},
+                double maxCalls = double(1 << 22));
 
 // The largest relative difference |a-b| / max(1, |b|) (infinity when lengths differ).
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);

@@ -64,12 +64,12 @@ std::string validate(Work& w, size_t c, const arith::Bindings& values, Candidate
         return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
     };
     auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen,
-                                 double(1 << 22), calls);
+                                 w.assumed, double(1 << 22), calls);
     if (!small) {
         return kNoSmallSizes;
     }
     try {
-        auto b = buildAt(p, values, *small, w.options.codegen);
+        auto b = buildAt(p, values, *small, w.options.codegen, w.assumed);
         codegen::RunOptions ro;
         ro.seed = w.options.seed;
         ro.warmup = 0;
@@ -97,7 +97,7 @@ void choose(Work& w, size_t c, const arith::Bindings& values, CandidateResult& c
     cr.predicted = run.predicted;
     cr.gbPerSec = double(run.timing->bytes) / cr.seconds * 1e-9;
     cr.launchJson = run.launchJson;
-    auto b = buildAt(w.candidates[c].program, values, w.sizes, w.options.codegen);
+    auto b = buildAt(w.candidates[c].program, values, w.sizes, w.options.codegen, w.assumed);
     cr.source = b->code.source;
     cr.lowered = b->program.show(b->program.root);
 }
@@ -126,7 +126,8 @@ void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
 
 // The real-size output of a valid candidate's chosen configuration (empty if not floats).
 std::vector<float> outputOf(Work& w, const CandidateResult& cr) {
-    auto b = buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.options.codegen);
+    auto b =
+        buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.options.codegen, w.assumed);
     return w.bench->time(*b, 1, true).output;
 }
 

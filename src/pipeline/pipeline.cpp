@@ -142,7 +142,7 @@ TuneResult tuneStage(Work& w, Result& result) {
 
 std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
     try {
-        auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen, assumed);
         if (!codegen::resourceProblem(b->code, sizes, bench->device()).empty()) {
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }
@@ -157,7 +157,7 @@ std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
     std::unique_ptr<Built> b;
     costmodel::Features f;
     try {
-        b = buildAt(candidates.at(c).program, values, sizes, options.codegen);
+        b = buildAt(candidates.at(c).program, values, sizes, options.codegen, assumed);
         f = costmodel::computeFeatures(b->code, sizes, profile);
         run.predicted = model->predictSeconds(f, profile);
         run.arithOps = f.total.arithOps;
@@ -201,9 +201,13 @@ Result run(const Options& options) {
     result.tuner = options.tuner;
     lift::Program program = lift::parseFile(options.file);
     result.input = program.show(program.root);
-    Work w{options, program, resolve(options, program), {}, nullptr, {}, nullptr, progress,
+    Work w{options, program, resolve(options, program), {}, {}, nullptr, {}, nullptr, progress,
            {},      start};
     result.sizes = w.sizes;
+    w.assumed = deriveAssumptions(program, w.sizes, lift::readCompanionSizes(options.file),
+                                  options.assumeDivisorCap);
+    checkAssumptions(w.assumed, w.sizes);
+    result.assumptions = w.assumed;
     // Everything that can fail for bad input or a missing device fails before saturation.
     w.model = costmodel::loadModel(options.costModel);
     runtime::Device device = runtime::selectDevice(options.device);
@@ -216,6 +220,14 @@ Result run(const Options& options) {
     egraph::EGraph g;
     g.explanations = options.explain;
     egraph::Inserted ins = egraph::insertProgram(g, program);
+    assumeAll(g, w.assumed);
+    if (!w.assumed.empty()) {
+        std::string shown;
+        for (const auto& a : w.assumed) {
+            shown += (shown.empty() ? "" : ", ") + showAssumption(a);
+        }
+        progress("assume: " + shown + " (from the sizes to instantiate)");
+    }
     saturatePhases(g, options, result, progress);
     result.nodes = g.numNodes();
     result.classes = g.numClasses();

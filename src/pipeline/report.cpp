@@ -109,8 +109,16 @@ std::string reportJson(const Result& r) {
     for (const auto& x : r.rejected) {
         rejected.push_back({{"rank", x.rank}, {"expression", x.text}, {"reason", x.reason}});
     }
+    json assumptions = json::array();
+    for (const auto& a : r.assumptions) {
+        assumptions.push_back({{"var", a.var}, {"divisible_by", a.divisor}});
+    }
     json j = {
-        {"input", {{"file", r.file}, {"sizes", bindings(r.sizes)}, {"expression", r.input}}},
+        {"input",
+         {{"file", r.file},
+          {"sizes", bindings(r.sizes)},
+          {"expression", r.input},
+          {"assumptions", assumptions}}},
         {"device", r.device},
         {"cost_model", r.costModel},
         {"rule_phases", phases},

@@ -27,6 +27,7 @@ struct Work {
     const Options& options;
     lift::Program& original;
     arith::Bindings sizes;
+    std::vector<SizeAssumption> assumed; // saturation's size assumptions (checked by buildAt)
     std::vector<extract::Candidate> candidates;
     std::unique_ptr<costmodel::Model> model;
     costmodel::DeviceProfile profile;

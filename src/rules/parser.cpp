@@ -3,6 +3,7 @@
 
 #include "egopt/rules/loader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +111,8 @@ void Parser::parseRule(std::vector<Rule>& out) {
     vars_ = {};
     boundSizes_.clear();
     usedSizes_.clear();
+    pendingVars_.clear();
+    computedVars_.clear();
     r.lhs = parsePattern(true);
     bool both = is("<=>");
     if (!both && !is("=>")) {
@@ -139,15 +142,42 @@ void Parser::parseRule(std::vector<Rule>& out) {
             r.conditions.push_back(parseCall(condKinds, "condition"));
         } while (is(","));
     }
+    std::map<std::string, egraph::Library::Entry> applierKinds;
+    for (const auto& [n, e] : lib_.appliers) {
+        applierKinds[n] = e.first;
+    }
     if (isIdent("where")) {
         do {
             take();
+            if (is("?")) { // a class computed in C++: ?v = @applier(...)
+                take();
+                std::string var = "?" + take().text;
+                auto it = std::find(vars_.names.begin(), vars_.names.end(), var);
+                bool pending = std::any_of(pendingVars_.begin(), pendingVars_.end(),
+                                           [&](const auto& p) { return p.first == var; });
+                if (it == vars_.names.end() || !pending || computedVars_.count(var)) {
+                    failHere("'where " + var +
+                             " = ...' must bind a right-hand-side variable that the left-hand "
+                             "side does not bind, once");
+                }
+                expect("=");
+                expect("@");
+                auto slot = static_cast<uint32_t>(it - vars_.names.begin());
+                r.computed.emplace_back(slot, parseCall(applierKinds, "applier"));
+                computedVars_.insert(var);
+                continue;
+            }
             expect("#");
             std::string var = "#" + take().text;
             expect("=");
             r.generators.emplace_back(var, parseCall(genKinds, "generator"));
             boundSizes_.insert(var);
         } while (is(","));
+    }
+    for (const auto& [var, loc] : pendingVars_) {
+        if (!computedVars_.count(var)) {
+            fail("variable " + var + " is not bound by the left-hand side", loc);
+        }
     }
     for (const auto& [var, loc] : usedSizes_) {
         if (!boundSizes_.count(var)) {
@@ -211,7 +241,9 @@ CallArg Parser::parseArg(char kind) {
         expect("?");
         std::string var = "?" + take().text;
         auto it = std::find(vars_.names.begin(), vars_.names.end(), var);
-        if (it == vars_.names.end()) {
+        bool pending = std::any_of(pendingVars_.begin(), pendingVars_.end(),
+                                   [&](const auto& p) { return p.first == var; });
+        if (it == vars_.names.end() || (pending && !computedVars_.count(var))) {
             fail("variable " + var + " is not bound by the left-hand side", loc);
         }
         a.slot = static_cast<uint32_t>(it - vars_.names.begin());
@@ -267,7 +299,7 @@ void Parser::checkRule(const Rule& r, bool bidirectional, const std::string& sho
                  r.loc);
         }
     }
-    if (bidirectional && (r.applier || !r.generators.empty())) {
+    if (bidirectional && (r.applier || !r.generators.empty() || !r.computed.empty())) {
         fail("rule " + shown + ": '<=>' rules cannot use appliers or generators", r.loc);
     }
 }

@@ -64,6 +64,9 @@ private:
     std::set<std::string> boundSizes_;
     std::vector<std::pair<std::string, SourceLoc>> usedSizes_;
     bool lhs_ = true;
+    // right-hand-side variables the left does not bind: a `where ?v = @f(...)` must compute them
+    std::vector<std::pair<std::string, SourceLoc>> pendingVars_;
+    std::set<std::string> computedVars_;
 };
 
 } // namespace egopt::rules::detail

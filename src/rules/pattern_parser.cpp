@@ -123,7 +123,7 @@ PatId Parser::parsePrim() {
         auto it = std::find(vars_.names.begin(), vars_.names.end(), var);
         if (it == vars_.names.end()) {
             if (!lhs_) {
-                fail("variable " + var + " is not bound by the left-hand side", name.loc);
+                pendingVars_.emplace_back(var, name.loc); // bound by `where` or an error
             }
             vars_.names.push_back(var);
             it = vars_.names.end() - 1;

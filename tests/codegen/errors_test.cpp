@@ -38,6 +38,15 @@ TEST_CASE("non-lowered programs are rejected with the node named", "[codegen]") 
                Catch::Contains("MapGlb inside MapWrg"));
 }
 
+TEST_CASE("asVector through a reordering view is rejected", "[codegen]") {
+    // vload4 would read 4 consecutive floats, not the 4 gathered ones.
+    CHECK_THROWS_WITH(generateText("val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => "
+                                   "asScalar() o MapGlb(0)(MapVec(abs)) o asVector(4) o "
+                                   "Gather(ReorderWithStride(4)) $ xs)",
+                                   {{"N", 64}}),
+                      Catch::Contains("asVector of a reordered view"));
+}
+
 TEST_CASE("PartRed is rejected with the node named", "[codegen]") {
     const std::string pre = "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ";
     CHECK_THAT(errorOf(pre + "MapGlb(0)(id) o PartRed(add, 0.0f, 4) $ xs)"),

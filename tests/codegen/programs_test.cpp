@@ -55,6 +55,12 @@ TEST_CASE("vectorisation", "[codegen]") {
     CHECK(has(g, "vload4"));
     CHECK(has(g, "vstore4"));
     check("mapvec", {{"N", 64}});
+    // A vectorised reduction: the lanes of a private float8 accumulator read as floats.
+    auto r = check("vec_reduce", {{"N", 256}});
+    CHECK(has(r, "((float*)&acc"));
+    CHECK(r.code.kernels.size() == 2); // the vector and the lane reduction share a kernel
+    auto s = check("vec_rescalar", {{"N", 64}});
+    CHECK(has(s, "vload8(0, ((__global float*)"));
 }
 
 TEST_CASE("gather and scatter", "[codegen]") {

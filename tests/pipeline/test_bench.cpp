@@ -21,14 +21,14 @@ TEST_CASE("validation sizes stay within the interpreter's work estimate", "[pipe
     std::vector<extract::TuningVar> vars;
     codegen::Options co;
     // Without an estimate: the smallest sizes that generate.
-    auto s = validationSizes(p, vars, {}, {{"N", 1 << 20}}, co);
+    auto s = validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, {});
     REQUIRE(s);
     CHECK(s->at("N") == 16);
     // An estimate above the bound at those sizes: none (larger sizes only add work).
     WorkEstimate calls = [](const Built& b) { return double(b.sizes.at("N")); };
-    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, double(1 << 22), calls, 8.0) ==
+    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, {}, double(1 << 22), calls, 8.0) ==
           std::nullopt);
-    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, double(1 << 22), calls, 16.0));
+    CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, {}, double(1 << 22), calls, 16.0));
 }
 
 TEST_CASE("validation sizes shrink each size on its own within the constraints", "[pipeline]") {
@@ -37,11 +37,11 @@ TEST_CASE("validation sizes shrink each size on its own within the constraints",
     // not (it used to grow with N, to 256 x 256).
     std::vector<extract::TuningVar> vars{{"v__1", {arith::Size::var("N")}}};
     codegen::Options co;
-    auto s = validationSizes(p, vars, {{"v__1", 256}}, {{"M", 1024}, {"N", 1024}}, co);
+    auto s = validationSizes(p, vars, {{"v__1", 256}}, {{"M", 1024}, {"N", 1024}}, co, {});
     REQUIRE(s);
     CHECK(*s == arith::Bindings{{"M", 16}, {"N", 256}});
     // The bound applies to the shrunk sizes (16 x 256 = 4096).
     arith::Bindings real{{"M", 1024}, {"N", 1024}};
-    CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, 4095.0));
-    CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, 4096.0));
+    CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4095.0));
+    CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4096.0));
 }

@@ -1,6 +1,7 @@
 // The whole pipeline on the default device (PoCL) at small sizes: validated kernels and reports
 // with the required fields, the .cl header, tuning values that satisfy their constraints, an
 // interruption that still leaves a report, records, and exit 4 without a valid candidate.
+#include "egopt/lift/frontend.hpp"
 #include "egopt/pipeline/report.hpp"
 #include "egopt/pipeline/tuner.hpp"
 
@@ -208,4 +209,46 @@ TEST_CASE("the command line: tables, outputs and exit 4 without a valid candidat
 
     out.clear();
     CHECK(runCli(example("scal") + " --size N=512 --tuner nonsense", out) == 2);
+}
+
+TEST_CASE("size assumptions: derived from every size used, checked where sizes are bound",
+          "[pipeline]") {
+    lift::Program p =
+        lift::parseProgram("val N = SizeVar(\"N\")\nval M = SizeVar(\"M\")\n"
+                           "fun(ArrayType(Float, N), ArrayType(Float, M), (a, b) => Tuple(a, b))",
+                           "t.lift");
+    // N: 1M and 4096 (both multiples of 16; the cap stops at 16); M: 24 and 40 (8 divides both).
+    auto a = deriveAssumptions(p, {{"N", 1 << 20}, {"M", 24}}, {{4096, 40}}, 16);
+    REQUIRE(a.size() == 2);
+    CHECK(a[0] == SizeAssumption{"N", 16});
+    CHECK(a[1] == SizeAssumption{"M", 8});
+    CHECK(showAssumption(a[0]) == "16 | N");
+    CHECK(assumedDivisor(a, "M") == 8);
+    CHECK(assumedDivisor(a, "K") == 1);
+    CHECK(deriveAssumptions(p, {{"N", 1 << 20}, {"M", 24}}, {}, 1).empty()); // cap 1: none
+    CHECK(deriveAssumptions(p, {{"N", 7}, {"M", 9}}, {}, 16).empty());       // odd sizes
+    CHECK_NOTHROW(checkAssumptions(a, {{"N", 64}, {"M", 8}}));
+    CHECK_THROWS_WITH(checkAssumptions(a, {{"N", 1000}, {"M", 8}}),
+                      Catch::Contains("N=1000 violates the assumption 16 | N"));
+}
+
+TEST_CASE("asum: a vectorised fused reduction is produced and validated on PoCL", "[pipeline]") {
+    Options o = small("asum", {{"N", 4096}});
+    o.phases = defaultPhases();
+    o.candidates = 4;
+    o.tuneBudget = 6;
+    Result r = run(o);
+    REQUIRE(r.assumptions == std::vector<SizeAssumption>{{"N", 16}});
+    CHECK(nlohmann::json::parse(reportJson(r))["input"]["assumptions"][0]["divisible_by"] == 16);
+    const CandidateResult* vec = nullptr;
+    for (const auto& c : r.candidates) {
+        if (c.text.find("VectorizeUserFun(add, 8)") != std::string::npos &&
+            c.status == CandidateResult::Status::Valid) {
+            vec = &c;
+        }
+    }
+    REQUIRE(vec);
+    INFO(vec->text);
+    CHECK(vec->text.find("asVector(8)") != std::string::npos);
+    CHECK(vec->validationSizes.at("N") % 16 == 0); // validation sizes keep the assumptions
 }

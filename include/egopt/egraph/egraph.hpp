@@ -151,6 +151,18 @@ public:
     };
     const std::vector<Constraint>& constraints() const { return constraints_; }
 
+    // Assumptions (docs/egraph.md, "Assumptions"): facts about the program's size variables
+    // that conditions such as `divides` may use, e.g. 16 divides N because every size the
+    // caller will instantiate is a multiple of 16. Whoever states them must check them where it
+    // binds sizes (the pipeline rejects sizes that violate them). State them before saturating.
+    void assumeDivides(const arith::Size& divisor, const arith::Size& dividend);
+    const arith::RangeEnv& assumptions() const { return assumptions_; }
+    struct Assumption {
+        arith::Size divisor;
+        arith::Size dividend;
+    };
+    const std::vector<Assumption>& assumedDivides() const { return assumed_; }
+
 private:
     ENode canonicalize(const ENode& n) const;
     ClassData make(const ENode& canonical);
@@ -178,6 +190,8 @@ private:
     std::unordered_map<std::string, uint32_t> ruleIndex_;
     std::unordered_map<std::string, arith::Size> tuning_;
     std::vector<Constraint> constraints_;
+    arith::RangeEnv assumptions_;
+    std::vector<Assumption> assumed_;
     size_t numClasses_ = 0;
 };
 

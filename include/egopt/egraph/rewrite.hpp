@@ -71,6 +71,9 @@ struct Rule {
     std::optional<Call> applier;
     std::vector<Call> conditions;
     std::vector<std::pair<std::string, Call>> generators; // "#n" = gen(...)
+    // "?v = @applier(...)": classes the right-hand side uses that the left does not bind,
+    // computed in C++ after the generators (in order; a declining applier: no rewrite).
+    std::vector<std::pair<uint32_t, Call>> computed;
 };
 
 struct Match {

@@ -19,7 +19,9 @@ namespace egopt::extract {
 // levels are the roles of a function applied outside a kernel: the map that launches the
 // kernel, a layout function, or a lambda whose body is again at host level. Everything else is
 // Device: inside the kernel, with the enclosing thread maps in the dimension masks.
-enum class Level : uint8_t { Host, HostInput, KernelFn, LayoutFn, LambdaFn, Device };
+// LaneFn: the function of a lane-wise pattern (MapVec, VectorizeUserFun), which the code
+// generator can only emit for a user function.
+enum class Level : uint8_t { Host, HostInput, KernelFn, LayoutFn, LambdaFn, Device, LaneFn };
 
 struct Context {
     Level level = Level::Host;
@@ -29,6 +31,9 @@ struct Context {
     // Inside the body of a MapSeq, ReduceSeq or Iterate (or a one-thread kernel at the top).
     // At work-group level (in MapWrg, not in MapLcl) such a loop runs uniformly in every thread
     // of the group and may contain MapLcl; at thread level it may contain no thread map.
+    // At Host level: a one-thread kernel reads the value (through layout patterns only), so a
+    // one-thread kernel computing it runs in that kernel (the code generator keeps sequential
+    // chains in one kernel) and launches none of its own.
     bool seq = false;
     // The value flows, through layout patterns only, into the result of the innermost thread
     // map (it is at the top of that map's body). Only here may a thread map of the same kind

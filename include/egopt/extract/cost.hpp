@@ -46,8 +46,10 @@ public:
 // runs over, a thread map by the iterations left to each thread (length / threads per level:
 // MapGlb 4096, MapWrg 32, MapLcl 128; 1 for a map nested in one of its kind; a MapLcl at
 // work-group level adds a barrier; MapSeq and MapLcl add `store` per element), Iterate by its
-// count, and each kernel launch adds `launch` (so a chain of kernels that each shrink the data a
-// little is not preferred to one partial reduction and a short final one). Lengths are evaluated
+// count, a lane-wise function (VectorizeUserFun, MapVec) costs its scalar function, and each
+// kernel launch adds `launch`, except a one-thread kernel that another one reads (they are one
+// kernel), so a chain of kernels that each shrink the data a little is not preferred to one
+// partial reduction and a short final one. Lengths are evaluated
 // with the concrete sizes and, for tuning variables, the plausible values of `plausibleTuning`
 // (when constructed with an e-graph); other unknown variables count as `unknownSize`. A fixed guess
 // for every tuning variable would make each further split look cheaper (the length it leaves

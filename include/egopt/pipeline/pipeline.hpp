@@ -53,6 +53,14 @@ struct Phase {
 // catalogue is missing.
 std::vector<Phase> defaultPhases();
 
+// A fact saturation may assume (docs/pipeline.md, "Size assumptions"): `divisor` divides the
+// size variable `var` at every size the pipeline instantiates the candidates at.
+struct SizeAssumption {
+    std::string var;
+    int64_t divisor = 1;
+    friend bool operator==(const SizeAssumption&, const SizeAssumption&) = default;
+};
+
 struct Options {
     std::string file;
     arith::Bindings sizes; // explicit values (--size); the companion .json gives the rest
@@ -63,6 +71,9 @@ struct Options {
     size_t nodeLimit = 0;
     double timeLimit = 0;
     size_t threads = 1;
+    // Size assumptions: for each size variable, the largest power of two up to this cap that
+    // divides its real value and every companion combination's value; < 2: none.
+    int64_t assumeDivisorCap = 16;
     std::string costModel = "analytic"; // costmodel::loadModel name or file
     size_t candidates = 16;             // K
     size_t tuneBudget = 0;              // measured configurations in all; 0: 3 * K
@@ -136,7 +147,8 @@ struct Result {
     std::string costModel;
     std::string tuner;
     size_t tuneBudget = 0, tuneUsed = 0;
-    std::string input; // the program as parsed
+    std::string input;                       // the program as parsed
+    std::vector<SizeAssumption> assumptions; // given to saturation, checked at every size bound
     std::vector<PhaseResult> phases;
     size_t nodes = 0, classes = 0;
     extract::ExtractStats extractStats;
@@ -152,6 +164,20 @@ struct Result {
     double seconds = 0;
     std::vector<std::string> notes;
 };
+
+// Size assumptions (assumptions.cpp): for each size variable, the largest power of two up to
+// `cap` that divides its real value and its value in every companion combination (none below
+// 2); stated in the e-graph before saturation; checked wherever the pipeline binds sizes
+// (BadInput naming the violated assumption).
+std::vector<SizeAssumption> deriveAssumptions(const lift::Program& program,
+                                              const arith::Bindings& real,
+                                              const std::vector<std::vector<int64_t>>& companion,
+                                              int64_t cap);
+void assumeAll(egraph::EGraph& g, const std::vector<SizeAssumption>& assumed);
+void checkAssumptions(const std::vector<SizeAssumption>& assumed, const arith::Bindings& sizes);
+std::string showAssumption(const SizeAssumption& a); // "16 | N"
+// The largest assumed divisor of `var` (1: none).
+int64_t assumedDivisor(const std::vector<SizeAssumption>& assumed, const std::string& var);
 
 // Runs the pipeline. Throws egopt::Error for bad input (program, sizes, rules, options) and for
 // device failures; candidate failures are recorded, not thrown.
