@@ -58,9 +58,18 @@ DeviceProfile AnalyticModel::profile(const runtime::Device& device) const {
 
 double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile& p) const {
     double cus = std::max(1.0, p.computeUnits);
+    double lanes = std::max(1.0, p.lanes);
     double usedCus = std::clamp(k.workGroups, 1.0, cus);
-    // Lanes a compute unit runs together (SIMD on CPUs, warps on GPUs) that the group fills.
-    double laneUse = std::clamp(k.workGroupSize / std::max(1.0, p.lanes), 1.0 / p.lanes, 1.0);
+    // Lanes a compute unit runs together (warps on GPUs, SIMD on CPUs) that the group fills.
+    double laneUse = std::clamp(k.workGroupSize / lanes, 1.0 / lanes, 1.0);
+    if (!p.gpu) {
+        // A CPU deals the work-groups to its cores in waves; a last, partial wave leaves cores
+        // idle (3 groups on 2 cores take 2 waves: 1.5 cores' worth of work).
+        usedCus = std::max(1.0, k.workGroups) / std::ceil(std::max(1.0, k.workGroups) / cus);
+        // The OpenCL compiler vectorises the loop over a group's work-items only when their
+        // body has no loop of its own; otherwise each work-item runs its loops alone, scalar.
+        laneUse = k.loopTrips > 0 ? 1.0 / lanes : laneUse;
+    }
     // Enough work-items in flight per compute unit to hide latency.
     double saturation =
         std::clamp(k.workItems / (usedCus * std::max(1.0, p.saturationItems)), 0.0, 1.0);
