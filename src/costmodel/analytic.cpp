@@ -13,6 +13,10 @@ AnalyticModel::AnalyticModel(std::vector<Calibration> classes) : classes_(std::m
 namespace {
 
 constexpr double kOverlap = 0.25;
+// The busiest work-item's loop iterations up to which a CPU compiler unrolls its loops
+// completely (LLVM's full unrolling of short constant-trip loops), leaving a loop-free
+// work-item body that the loop over work-items can vectorise.
+constexpr double kUnrolledTrips = 32;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -68,7 +72,8 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         usedCus = std::max(1.0, k.workGroups) / std::ceil(std::max(1.0, k.workGroups) / cus);
         // The OpenCL compiler vectorises the loop over a group's work-items only when their
         // body has no loop of its own; otherwise each work-item runs its loops alone, scalar.
-        laneUse = k.loopTrips > 0 ? 1.0 / lanes : laneUse;
+        // Loops of at most kUnrolledTrips iterations are unrolled completely first.
+        laneUse = k.loopTrips > kUnrolledTrips ? 1.0 / lanes : laneUse;
     }
     // Enough work-items in flight per compute unit to hide latency.
     double saturation =

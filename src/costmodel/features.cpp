@@ -246,7 +246,13 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
         wk.local[d] = lc.driverLocal ? 1 : static_cast<int64_t>(std::max<size_t>(1, lc.local[d]));
     }
     if (lc.driverLocal) {
-        wk.local[0] = driverLocal(wk.global[0], profile.driverLocalSize);
+        // A CPU runtime (PoCL) keeps at least one work-group per compute unit when it can.
+        double preferred = profile.driverLocalSize;
+        if (!profile.gpu) {
+            preferred = std::min(preferred, std::max(1.0, static_cast<double>(wk.global[0]) /
+                                                              std::max(1.0, profile.computeUnits)));
+        }
+        wk.local[0] = driverLocal(wk.global[0], preferred);
     }
     wk.singleItem = wk.global[0] == 1;
     wk.sequentialItems = !profile.gpu;
