@@ -13,6 +13,10 @@ AnalyticModel::AnalyticModel(std::vector<Calibration> classes) : classes_(std::m
 namespace {
 
 constexpr double kOverlap = 0.25;
+// The busiest work-item's loop iterations up to which a CPU compiler unrolls its loops
+// completely (LLVM's full unrolling of short constant-trip loops), leaving a loop-free
+// work-item body that the loop over work-items can vectorise.
+constexpr double kUnrolledTrips = 32;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -58,9 +62,19 @@ DeviceProfile AnalyticModel::profile(const runtime::Device& device) const {
 
 double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile& p) const {
     double cus = std::max(1.0, p.computeUnits);
+    double lanes = std::max(1.0, p.lanes);
     double usedCus = std::clamp(k.workGroups, 1.0, cus);
-    // Lanes a compute unit runs together (SIMD on CPUs, warps on GPUs) that the group fills.
-    double laneUse = std::clamp(k.workGroupSize / std::max(1.0, p.lanes), 1.0 / p.lanes, 1.0);
+    // Lanes a compute unit runs together (warps on GPUs, SIMD on CPUs) that the group fills.
+    double laneUse = std::clamp(k.workGroupSize / lanes, 1.0 / lanes, 1.0);
+    if (!p.gpu) {
+        // A CPU deals the work-groups to its cores in waves; a last, partial wave leaves cores
+        // idle (3 groups on 2 cores take 2 waves: 1.5 cores' worth of work).
+        usedCus = std::max(1.0, k.workGroups) / std::ceil(std::max(1.0, k.workGroups) / cus);
+        // The OpenCL compiler vectorises the loop over a group's work-items only when their
+        // body has no loop of its own; otherwise each work-item runs its loops alone, scalar.
+        // Loops of at most kUnrolledTrips iterations are unrolled completely first.
+        laneUse = k.loopTrips > kUnrolledTrips ? 1.0 / lanes : laneUse;
+    }
     // Enough work-items in flight per compute unit to hide latency.
     double saturation =
         std::clamp(k.workItems / (usedCus * std::max(1.0, p.saturationItems)), 0.0, 1.0);

@@ -88,6 +88,7 @@ struct Walker {
     std::array<int64_t, 3> global{1, 1, 1}, local{1, 1, 1};
     CEnv base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
+    bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
     std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
@@ -107,10 +108,15 @@ struct Walker {
         }
     }
 
+    // Consecutive accesses in the order the device runs them: on a GPU the neighbouring
+    // work-item's (lanes of a warp); on a CPU the innermost enclosing loop's next iteration (a
+    // work-item runs its loops by itself; only loop-free code is vectorised across work-items),
+    // else the neighbouring work-item's.
     bool coalesced(const MemAccess& a) const {
         auto x = detail::evalCExpr(a.address, base);
         std::optional<int64_t> y;
-        if (!singleItem) {
+        bool alongLoop = singleItem || (sequentialItems && !loops.empty());
+        if (!alongLoop) {
             y = detail::evalCExpr(a.address, next);
         } else if (!loops.empty()) {
             CEnv e = base; // the innermost loop's next iteration
@@ -240,9 +246,16 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
         wk.local[d] = lc.driverLocal ? 1 : static_cast<int64_t>(std::max<size_t>(1, lc.local[d]));
     }
     if (lc.driverLocal) {
-        wk.local[0] = driverLocal(wk.global[0], profile.driverLocalSize);
+        // A CPU runtime (PoCL) keeps at least one work-group per compute unit when it can.
+        double preferred = profile.driverLocalSize;
+        if (!profile.gpu) {
+            preferred = std::min(preferred, std::max(1.0, static_cast<double>(wk.global[0]) /
+                                                              std::max(1.0, profile.computeUnits)));
+        }
+        wk.local[0] = driverLocal(wk.global[0], preferred);
     }
     wk.singleItem = wk.global[0] == 1;
+    wk.sequentialItems = !profile.gpu;
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }

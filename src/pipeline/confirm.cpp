@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace egopt::pipeline {
 
@@ -203,6 +204,24 @@ void correlations(const Work& w, Result& result) {
         }
     }
     result.tauCandidates = costmodel::kendallTau(p, m);
+    // Candidates whose kernels are the same text with the same launch (extraction yields such
+    // near-duplicates: layout no-ops, toGlobal) measure the same kernel: one point each, its
+    // fastest measurement (the least disturbed by other load) and its prediction.
+    std::map<std::string, std::pair<double, double>> kernels; // key -> (predicted, fastest)
+    for (const auto& c : result.candidates) {
+        if (c.status == Status::Valid && c.predicted > 0) {
+            auto [it, fresh] = kernels.try_emplace(c.source + c.launchJson, c.predicted, c.seconds);
+            it->second.second = fresh ? c.seconds : std::min(it->second.second, c.seconds);
+        }
+    }
+    p.clear();
+    m.clear();
+    for (const auto& [key, pm] : kernels) {
+        p.push_back(pm.first);
+        m.push_back(pm.second);
+    }
+    result.distinctKernels = kernels.size();
+    result.tauDistinct = costmodel::kendallTau(p, m);
     p.clear();
     m.clear();
     for (const auto& [key, run] : w.runs) {

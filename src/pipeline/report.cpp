@@ -130,7 +130,11 @@ std::string reportJson(const Result& r) {
           {"rejected", rejected}}},
         {"tuning", {{"search", r.tuner}, {"budget", r.tuneBudget}, {"measured", r.tuneUsed}}},
         {"candidates", candidates},
-        {"kendall_tau", {{"candidates", r.tauCandidates}, {"measurements", r.tauMeasurements}}},
+        {"kendall_tau",
+         {{"candidates", r.tauCandidates},
+          {"distinct_kernels", r.tauDistinct},
+          {"distinct_kernel_count", r.distinctKernels},
+          {"measurements", r.tauMeasurements}}},
         {"interrupted", r.interrupted},
         {"over_time_budget", r.overBudget},
         {"seconds", r.seconds},
@@ -186,8 +190,8 @@ std::string candidateTable(const Result& r) {
     }
     std::snprintf(line, sizeof line,
                   "Kendall's tau (predicted vs measured): %.3f over valid candidates, %.3f over "
-                  "all %zu measurements\n",
-                  r.tauCandidates, r.tauMeasurements, r.tuneUsed);
+                  "their %zu distinct kernels, %.3f over all %zu measurements\n",
+                  r.tauCandidates, r.tauDistinct, r.distinctKernels, r.tauMeasurements, r.tuneUsed);
     out += line;
     if (r.best) {
         out += "chosen: candidate " + std::to_string(*r.best) + "; cross-check: " + r.crossCheck +

@@ -134,6 +134,12 @@ namespace {
 // Recomputes a record's features from its program (so feature changes need no new measurements).
 void refresh(Record& r, const DeviceProfile& prof) {
     std::string src = sourceDir();
+    if (r.program.find('/') != std::string::npos && fs::exists(src + "/" + r.program)) {
+        lift::Program p = lift::parseFile(src + "/" + r.program); // a [.retime] record
+        lift::TypeInfo info = lift::typecheck(p);
+        r.features = computeFeatures(codegen::generate(p, info, r.sizes), r.sizes, prof);
+        return;
+    }
     std::vector<std::string> dirs =
         r.label.starts_with("mm/")
             ? std::vector<std::string>{"/tests/costmodel/data/mm/"}

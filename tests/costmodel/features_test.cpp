@@ -57,19 +57,34 @@ TEST_CASE("row-per-work-item reads are strided; through a transpose they coalesc
     CHECK(k.loopTrips == 32);
 }
 
-TEST_CASE("naive matrix product: 2MNK operations, coalescing follows the dimensions",
+TEST_CASE("naive matrix product on a GPU: 2MNK operations, coalescing follows the dimensions",
           "[features]") {
-    Features good = featuresOfFile(mmFile("naive_glb10"), kMm);
+    Features good = featuresOfFile(mmFile("naive_glb10"), kMm, testGpuProfile());
     CHECK(good.total.arithOps == 2.0 * 64 * 32 * 16);
     CHECK(good.total.workItems == 64 * 32);
     CHECK(good.total.globalReadStrided == 0); // A: uniform in dimension 0, B: consecutive
     CHECK(good.total.globalReadCoalesced == 2.0 * 64 * 32 * 16 * 4);
     CHECK(good.total.globalWriteCoalesced == 64 * 32 * 4);
 
-    Features bad = featuresOfFile(mmFile("naive_glb01"), kMm);
+    Features bad = featuresOfFile(mmFile("naive_glb01"), kMm, testGpuProfile());
     CHECK(bad.total.arithOps == good.total.arithOps);
     CHECK(bad.total.globalReadStrided == 64.0 * 32 * 16 * 4); // A rows K apart
     CHECK(bad.total.globalWriteStrided == 64 * 32 * 4);
+}
+
+TEST_CASE("naive matrix product on a CPU: accesses follow each work-item's own loop",
+          "[features]") {
+    // A work-item runs its reduction loop alone: A's row is read consecutively, B's column N
+    // floats apart, whichever dimension the work-items take. The write after the loop is
+    // classified across work-items (the compiler's loop over them).
+    for (const char* name : {"naive_glb10", "naive_glb01"}) {
+        INFO(name);
+        Features f = featuresOfFile(mmFile(name), kMm);
+        CHECK(f.total.globalReadCoalesced == 64.0 * 32 * 16 * 4);
+        CHECK(f.total.globalReadStrided == 64.0 * 32 * 16 * 4);
+    }
+    CHECK(featuresOfFile(mmFile("naive_glb10"), kMm).total.globalWriteCoalesced == 64 * 32 * 4);
+    CHECK(featuresOfFile(mmFile("naive_glb01"), kMm).total.globalWriteStrided == 64 * 32 * 4);
 }
 
 TEST_CASE("work-groups, local memory and barriers of a staged kernel", "[features]") {

@@ -36,10 +36,19 @@ inline Features featuresOf(const std::string& text, const arith::Bindings& sizes
     return computeFeatures(generateText(text, sizes), sizes, testProfile());
 }
 
-inline Features featuresOfFile(const std::string& path, const arith::Bindings& sizes) {
+inline Features featuresOfFile(const std::string& path, const arith::Bindings& sizes,
+                               const DeviceProfile& profile = testProfile()) {
     lift::Program p = lift::parseFile(path);
     lift::TypeInfo info = lift::typecheck(p);
-    return computeFeatures(codegen::generate(p, info, sizes), sizes, testProfile());
+    return computeFeatures(codegen::generate(p, info, sizes), sizes, profile);
+}
+
+// testProfile() as a GPU: accesses are classified across neighbouring work-items.
+inline DeviceProfile testGpuProfile() {
+    DeviceProfile p = testProfile();
+    p.gpu = true;
+    p.lanes = 32;
+    return p;
 }
 
 } // namespace egopt::costmodel::test

@@ -159,6 +159,10 @@ struct Result {
     std::string crossCheck;              // the real-size check of the best (docs/pipeline.md)
     double tauCandidates = 0;            // Kendall's tau over the valid candidates
     double tauMeasurements = 0;          // over every successful measurement
+    // Over the distinct kernels of the valid candidates (same source and launch: one point, its
+    // fastest time); tau is 0 when fewer than 2 differ.
+    double tauDistinct = 0;
+    size_t distinctKernels = 0;
     bool interrupted = false;
     bool overBudget = false; // tuning or confirmation stopped at Options::timeBudget
     double seconds = 0;
