@@ -168,6 +168,10 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         // that do not keep consecutive elements consecutive cannot be vectorised.
         if (r.vectorWidth != 0 && (v.kind == ViewKind::Gather || v.kind == ViewKind::Transpose ||
                                    v.kind == ViewKind::Pad || v.kind == ViewKind::Filter)) {
+            if (r.laneRead && r.lanes.empty() && !r.laneRead->rest) {
+                r.byLanes = true; // read() gathers the lanes one by one
+                return r;
+            }
             badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter)");
         }
         switch (v.kind) {
@@ -243,13 +247,17 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         case ViewKind::Pad:
             pushIndex(path, padIndex(v, popIndex(path, "Pad"), env));
             break;
-        case ViewKind::AsVector:
+        case ViewKind::AsVector: {
             if (r.vectorWidth != 0 || !r.lanes.empty()) {
                 badPath("asVector of a vectorised or scalarised view");
             }
-            pushIndex(path, popIndex(path, "asVector") * v.ival);
+            Size i = popIndex(path, "asVector");
+            r.laneRead =
+                Resolved::LaneRead{v.kids.at(0), types_.elemOf(v.type), i, v.ival, !path.empty()};
+            pushIndex(path, i * v.ival);
             r.vectorWidth = v.ival;
             break;
+        }
         case ViewKind::Filter: {
             // The index is read from memory: an opaque variable printed verbatim by toC.
             Size i = popIndex(path, "Filter");
@@ -338,6 +346,18 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
 
 std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
     Resolved r = resolve(view, std::move(path), env);
+    if (r.byLanes) {
+        // A vector whose lanes are not consecutive in memory (asVector of a transposed or
+        // gathered array): a vector literal of the lanes, each read as a scalar.
+        const Resolved::LaneRead& lr = *r.laneRead;
+        std::string s = "(" + types_.cName(lr.vectorType) + ")(";
+        for (int l = 0; l < lr.width; ++l) {
+            Path lane;
+            pushIndex(lane, arith::simplify(lr.index * lr.width + l, env));
+            s += (l ? ", " : "") + read(lr.kid, std::move(lane), env);
+        }
+        return s + ")";
+    }
     const View& leaf = at(r.leaf);
     switch (leaf.kind) {
     case ViewKind::Mem:
@@ -363,6 +383,9 @@ std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) 
 std::string ViewArena::write(ViewId view, Path path, const std::string& value,
                              const arith::RangeEnv& env) const {
     Resolved r = resolve(view, std::move(path), env);
+    if (r.byLanes) {
+        badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter) written to");
+    }
     const View& leaf = at(r.leaf);
     if (leaf.kind == ViewKind::Mem) {
         return memLocation(r, env).write(value);

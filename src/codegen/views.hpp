@@ -109,6 +109,17 @@ private:
         Path path;
         int vectorWidth = 0;            // from AsVector: read w consecutive scalars as one vector
         std::vector<arith::Size> lanes; // from AsScalar: lane of a vector element
+        // Set when a reordering view lies between asVector and memory: no vector load is
+        // possible, so read() builds the vector from its lanes, each read through `kid`.
+        struct LaneRead {
+            ViewId kid;
+            lift::TypeId vectorType;
+            arith::Size index; // the vector's index; lane l is element index * width + l
+            int width = 0;
+            bool rest = false; // the path went on past the vector (a field of it)
+        };
+        std::optional<LaneRead> laneRead;
+        bool byLanes = false; // resolution stopped at a reordering view; use laneRead
     };
     // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
     Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env) const;

@@ -61,6 +61,13 @@ TEST_CASE("vectorisation", "[codegen]") {
     CHECK(r.code.kernels.size() == 2); // the vector and the lane reduction share a kernel
     auto s = check("vec_rescalar", {{"N", 64}});
     CHECK(has(s, "vload8(0, ((__global float*)"));
+    // asVector through a reordering view: a vector literal of lanes read one by one.
+    auto gathered = check("vec_gather", {{"N", 64}});
+    CHECK(has(gathered, "(float4)("));
+    CHECK(!has(gathered, "vload4"));
+    auto dot = check("vec_transpose_dot", {{"M", 8}, {"N", 16}, {"K", 32}});
+    CHECK(has(dot, "vload8"));
+    CHECK(has(dot, "(float8)("));
 }
 
 TEST_CASE("gather and scatter", "[codegen]") {
