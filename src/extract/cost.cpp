@@ -121,6 +121,72 @@ double StructuralCost::threadMap(const CostInput& in, double n, double body) con
     return extra + 2.0 * std::max(0, in.node.ival) + std::ceil(n / threads) * body;
 }
 
+namespace {
+
+// The size argument of the first node of `op` in the class (a Split's factor, a
+// ReorderWithStride's stride), if any.
+std::optional<arith::Size> sizeOf(const egraph::EGraph& g, egraph::EClassId c, Op op) {
+    for (egraph::ENodeId id : g.eclass(c).nodes) {
+        const egraph::ENode& n = g.node(id);
+        if (n.op == op && !g.attrOf(n).sizes.empty()) {
+            return g.attrOf(n).sizes[0];
+        }
+    }
+    return std::nullopt;
+}
+
+// The class holds `Gather(ReorderWithStride(s)) $ x` with s * chunk == n: split into chunks of
+// this length, chunk g reads g, g + s, g + 2s, ... (adjacent chunks, adjacent elements).
+bool stridedBy(const egraph::EGraph& g, egraph::EClassId c, const arith::Size& chunk) {
+    const egraph::ClassData& d = g.data(c);
+    if (!d.isData() || !g.types.isArray(d.type)) {
+        return false;
+    }
+    arith::Size n = g.types.lengthOf(d.type);
+    for (egraph::ENodeId id : g.eclass(c).nodes) {
+        const egraph::ENode& a = g.node(id);
+        if (a.op != Op::Apply || a.children.size() != 2) {
+            continue;
+        }
+        for (egraph::ENodeId fid : g.eclass(a.children[0]).nodes) {
+            const egraph::ENode& f = g.node(fid);
+            if (f.op != Op::Gather || f.children.empty()) {
+                continue;
+            }
+            auto s = sizeOf(g, f.children[0], Op::ReorderStride);
+            if (s && *s * chunk == n) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+// `MapGlb(d, f) $ (Split(c) $ y)` or `MapLcl(d, f) $ ...` (or a toGlobal / toLocal of a map:
+// its class holds every lowering, so it counts as one) with c > 1 and y not a strided gather
+// that interleaves the chunks. A MapWrg over contiguous chunks is fine: its MapLcl decides.
+bool StructuralCost::contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const {
+    if (in.node.op != Op::Apply || in.children.size() != 2) {
+        return false;
+    }
+    const egraph::ENode& fn = in.graph.node(in.children[0].node);
+    if (fn.op != Op::MapGlb && fn.op != Op::MapLcl && fn.op != Op::ToGlobal &&
+        fn.op != Op::ToLocal) {
+        return false;
+    }
+    const egraph::ENode& arg = in.graph.node(in.children[1].node);
+    if (arg.op != Op::Apply || arg.children.size() != 2) {
+        return false;
+    }
+    auto chunk = sizeOf(in.graph, arg.children[0], Op::Split);
+    if (!chunk || estimateSize(*chunk, sizes, p_.unknownSize) <= 1) {
+        return false;
+    }
+    return !stridedBy(in.graph, arg.children[1], *chunk);
+}
+
 double StructuralCost::cost(const CostInput& in) const {
     double children = 0;
     for (const ChildChoice& c : in.children) {
@@ -149,6 +215,9 @@ double StructuralCost::cost(const CostInput& in) const {
         return 1 + k * body;
     }
     default:
+        if (p_.uncoalesced != 1 && contiguousChunks(in, sizes)) {
+            children += (p_.uncoalesced - 1) * in.children[0].cost;
+        }
         return 1 + children + (launchesKernel(in) ? p_.launch : 0);
     }
 }

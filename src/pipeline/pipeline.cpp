@@ -63,7 +63,11 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    extract::StructuralCost cost(g, w.sizes); // tuning variables at plausible values
+    // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
+    bool gpu = w.bench->device().type.find("GPU") != std::string::npos || std::getenv("EGOPT_TMP_GPU");
+    extract::StructuralCost cost(g, w.sizes,
+                                 gpu ? extract::StructuralCost::Params::gpu()
+                                     : extract::StructuralCost::Params{});
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;

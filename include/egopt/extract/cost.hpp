@@ -65,6 +65,17 @@ public:
             8; // per element a MapSeq/MapLcl stores (what fusion into its consumer saves)
         double unknownSize = 32;
         double launch = 4096;
+        // Factor on the per-thread work of a global or local thread map applied to
+        // contiguous chunks (`Split(c) $ y`, c > 1, y not `Gather(ReorderWithStride(n / c))`):
+        // adjacent threads read elements c apart, so on a GPU a warp's load touches one cache
+        // line per thread instead of one in all. 1 (no preference) suits a CPU, where each
+        // thread walking its own chunk is what the caches want; gpu() sets 4.
+        double uncoalesced = 1;
+        static Params gpu() {
+            Params p;
+            p.uncoalesced = 4;
+            return p;
+        }
     };
     StructuralCost() = default;
     explicit StructuralCost(Params p) : p_(p) {}
@@ -75,6 +86,7 @@ public:
 
 private:
     double threadMap(const CostInput& in, double n, double body) const;
+    bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;
     arith::Bindings tuning_; // plausible values of the tuning variables (may be empty)
 };
