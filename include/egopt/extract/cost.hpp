@@ -6,6 +6,8 @@
 #include "egopt/extract/context.hpp"
 
 #include <span>
+#include <unordered_map>
+#include <vector>
 
 namespace egopt::extract {
 
@@ -89,6 +91,15 @@ private:
     bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;
     arith::Bindings tuning_; // plausible values of the tuning variables (may be empty)
+    // With an e-graph and uncoalesced != 1: the factor of the Split in each function class and
+    // the strides of the Gather(ReorderWithStride(s)) applications in each data class, so that
+    // the access check is a lookup (classes hold dozens of lowerings; cost() runs millions of
+    // times).
+    bool indexed_ = false;
+    std::unordered_map<egraph::EClassId, std::pair<arith::Size, double>> splits_; // and estimate
+    // Per data class: the chunk lengths n / s of its strided gathers (a Split by one of them
+    // gives interleaved chunks).
+    std::unordered_map<egraph::EClassId, std::vector<arith::Size>> strided_;
 };
 
 // A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it
