@@ -138,6 +138,17 @@ Library Library::standard() {
             arith::Size len = n ? *n : arith::Size(1);
             return g.tuningVar("split " + len.toString(), len);
         }};
+    // The outer length over its tuning variable (exact: the variable divides the length by its
+    // constraint): the number of chunks of a split by tuning(?x). As a stride,
+    // `Split(tuning) $ Gather(ReorderWithStride(cotuning))` gives chunk g the elements g, g + s,
+    // g + 2s, ...: adjacent threads read adjacent elements (coalesced on a GPU).
+    lib.generators["cotuning"] = {
+        {"c", "the outer length of the array divided by its tuning variable: N /^ tuning(?x)"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            auto n = outerLength(g, a[0].eclass);
+            arith::Size len = n ? *n : arith::Size(1);
+            return exactDiv(len, g.tuningVar("split " + len.toString(), len));
+        }};
     lib.generators["tuningInner"] = {
         {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {

@@ -61,9 +61,63 @@ arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& 
 StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes)
     : StructuralCost(g, sizes, Params{}) {}
 
+namespace {
+
+// The size argument of the first node of `op` in the class (a Split's factor, a
+// ReorderWithStride's stride), if any.
+std::optional<arith::Size> sizeOf(const egraph::EGraph& g, egraph::EClassId c, Op op) {
+    for (egraph::ENodeId id : g.eclass(c).nodes) {
+        const egraph::ENode& n = g.node(id);
+        if (n.op == op && !g.attrOf(n).sizes.empty()) {
+            return g.attrOf(n).sizes[0];
+        }
+    }
+    return std::nullopt;
+}
+
+// The strides s of the `Gather(ReorderWithStride(s)) $ x` applications in a data class.
+std::vector<arith::Size> stridesOf(const egraph::EGraph& g, egraph::EClassId c) {
+    std::vector<arith::Size> out;
+    for (egraph::ENodeId id : g.eclass(c).nodes) {
+        const egraph::ENode& a = g.node(id);
+        if (a.op != Op::Apply || a.children.size() != 2) {
+            continue;
+        }
+        for (egraph::ENodeId fid : g.eclass(a.children[0]).nodes) {
+            const egraph::ENode& f = g.node(fid);
+            if (f.op == Op::Gather && !f.children.empty()) {
+                if (auto s = sizeOf(g, f.children[0], Op::ReorderStride)) {
+                    out.push_back(*s);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p)
     : p_(p), tuning_(plausibleTuning(g, sizes)) {
     tuning_.insert(sizes.begin(), sizes.end());
+    if (p_.uncoalesced != 1) {
+        indexed_ = true;
+        for (egraph::EClassId c : g.classIds()) {
+            if (auto s = sizeOf(g, c, Op::Split)) {
+                splits_.emplace(c, std::make_pair(*s, estimateSize(*s, tuning_, p_.unknownSize)));
+            }
+            const egraph::ClassData& d = g.data(c);
+            if (d.isData() && g.types.isArray(d.type)) {
+                std::vector<arith::Size> chunks;
+                for (const arith::Size& s : stridesOf(g, c)) {
+                    chunks.push_back(exactDiv(g.types.lengthOf(d.type), s));
+                }
+                if (!chunks.empty()) {
+                    strided_.emplace(c, std::move(chunks));
+                }
+            }
+        }
+    }
 }
 
 namespace {
@@ -126,6 +180,49 @@ double StructuralCost::threadMap(const CostInput& in, double n, double body) con
     return extra + 2.0 * std::max(0, in.node.ival) + std::ceil(n / threads) * body;
 }
 
+// `MapGlb(d, f) $ (Split(c) $ y)` or `MapLcl(d, f) $ ...` (or a toGlobal / toLocal of a map:
+// its class holds every lowering, so it counts as one) with c > 1 and y not a strided gather
+// that interleaves the chunks. A MapWrg over contiguous chunks is fine: its MapLcl decides.
+bool StructuralCost::contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const {
+    if (in.node.op != Op::Apply || in.children.size() != 2) {
+        return false;
+    }
+    const egraph::ENode& fn = in.graph.node(in.children[0].node);
+    if (fn.op != Op::MapGlb && fn.op != Op::MapLcl && fn.op != Op::ToGlobal &&
+        fn.op != Op::ToLocal) {
+        return false;
+    }
+    const egraph::ENode& arg = in.graph.node(in.children[1].node);
+    if (arg.op != Op::Apply || arg.children.size() != 2) {
+        return false;
+    }
+    const egraph::EGraph& g = in.graph;
+    egraph::EClassId y = g.findConst(arg.children[1]);
+    if (indexed_) {
+        auto it = splits_.find(g.findConst(arg.children[0]));
+        if (it == splits_.end() || it->second.second <= 1) {
+            return false;
+        }
+        auto st = strided_.find(y);
+        return st == strided_.end() || std::find(st->second.begin(), st->second.end(),
+                                                 it->second.first) == st->second.end();
+    }
+    std::optional<arith::Size> chunk = sizeOf(g, arg.children[0], Op::Split);
+    if (!chunk || estimateSize(*chunk, sizes, p_.unknownSize) <= 1) {
+        return false;
+    }
+    // Strided: y = Gather(ReorderWithStride(s)) $ x with s * chunk == length of y, so chunk g
+    // reads g, g + s, g + 2s, ... (adjacent chunks, adjacent elements).
+    const egraph::ClassData& d = g.data(y);
+    if (!d.isData() || !g.types.isArray(d.type)) {
+        return true;
+    }
+    arith::Size n = g.types.lengthOf(d.type);
+    auto strides = stridesOf(g, y);
+    return std::none_of(strides.begin(), strides.end(),
+                        [&](const arith::Size& s) { return s * *chunk == n; });
+}
+
 double StructuralCost::cost(const CostInput& in) const {
     double children = 0;
     for (const ChildChoice& c : in.children) {
@@ -159,6 +256,9 @@ double StructuralCost::cost(const CostInput& in) const {
         return 1 + k * body;
     }
     default:
+        if (p_.uncoalesced != 1 && contiguousChunks(in, sizes)) {
+            children += (p_.uncoalesced - 1) * in.children[0].cost;
+        }
         return 1 + children + (launchesKernel(in) ? p_.launch : 0);
     }
 }

@@ -7,6 +7,7 @@
 #include "search.hpp"
 
 #include <chrono>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -140,8 +141,10 @@ arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const ari
 
 namespace {
 
-// Generates code for a candidate at the given sizes; returns the reason it was rejected.
-std::optional<std::string> codegenCheck(Candidate& c, const ExtractOptions& opt) {
+// Generates code for a candidate at the given sizes; returns the reason it was rejected. The
+// generated source goes to `source`.
+std::optional<std::string> codegenCheck(Candidate& c, const ExtractOptions& opt,
+                                        std::string& source) {
     try {
         c.tuningValues =
             chooseTuningValues(c.tuning, opt.sizes, opt.tuningValues, opt.tuningTarget);
@@ -153,10 +156,82 @@ std::optional<std::string> codegenCheck(Candidate& c, const ExtractOptions& opt)
         if (opt.buildOn) {
             opt.buildOn->build(code.source, code.kernel.name);
         }
+        source = std::move(code.source);
         return std::nullopt;
     } catch (const std::exception& e) {
         return std::string(e.what());
     }
+}
+
+bool isThreadMap(lift::Op op) {
+    return op == lift::Op::MapGlb || op == lift::Op::MapWrg || op == lift::Op::MapLcl;
+}
+
+void collectDims(const egraph::TermArena& t, egraph::TermId id,
+                 std::map<lift::Op, std::set<int32_t>>& dims) {
+    const egraph::TermNode& n = t.at(id);
+    if (isThreadMap(n.op)) {
+        dims[n.op].insert(n.ival);
+    }
+    for (egraph::TermId c : n.children) {
+        collectDims(t, c, dims);
+    }
+}
+
+egraph::TermId renumber(const egraph::TermArena& in, egraph::TermId id,
+                        const std::map<lift::Op, std::set<int32_t>>& dims, egraph::TermArena& out) {
+    egraph::TermNode n = in.at(id);
+    if (isThreadMap(n.op) && dims.at(n.op).size() == 1) {
+        n.ival = 0;
+    }
+    for (egraph::TermId& c : n.children) {
+        c = renumber(in, c, dims, out);
+    }
+    return out.add(std::move(n));
+}
+
+// The term with the dimension of every kind of thread map that uses a single dimension set to 0
+// (MapGlb(1) alone runs as MapGlb(0) does); nullopt when it is unchanged. Nests over several
+// dimensions are kept: which dimension is innermost decides coalescing.
+std::optional<std::pair<egraph::TermArena, egraph::TermId>>
+dimensionNormalised(const egraph::TermArena& t, egraph::TermId root) {
+    std::map<lift::Op, std::set<int32_t>> dims;
+    collectDims(t, root, dims);
+    bool changed = false;
+    for (const auto& [op, ds] : dims) {
+        changed = changed || (ds.size() == 1 && *ds.begin() != 0);
+    }
+    if (!changed) {
+        return std::nullopt;
+    }
+    egraph::TermArena out;
+    egraph::TermId r = renumber(t, root, dims, out);
+    return std::make_pair(std::move(out), r);
+}
+
+// The key under which candidates count as the same kernel: the generated source of the
+// dimension-normalised term (identical code up to toGlobal placements that change nothing, no-op
+// layouts that index simplification removes, or the dimension of a one-dimensional map).
+std::string kernelKey(const egraph::EGraph& g, const RankedTerm& r, const egraph::Signature& sig,
+                      const Candidate& c, const ExtractOptions& opt, std::string source) {
+    auto norm = dimensionNormalised(r.terms, r.root);
+    if (!norm) {
+        return source;
+    }
+    try {
+        Candidate n;
+        n.program = egraph::termToProgram(g, norm->first, norm->second, sig);
+        n.tuning = c.tuning;
+        n.program.sizeVars = c.program.sizeVars;
+        ExtractOptions o = opt;
+        o.buildOn = nullptr;
+        std::string normalised;
+        if (!codegenCheck(n, o, normalised)) {
+            return normalised;
+        }
+    } catch (const std::exception&) {
+    }
+    return source;
 }
 
 } // namespace
@@ -168,6 +243,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
     SearchOptions search{opt.k * std::max<size_t>(opt.poolFactor, 1), opt.k, opt.sizes,
                          opt.multipleKernels, opt.maxUpdates};
     auto ranked = extractTerms(g, root, cost, search, &result.stats);
+    std::map<std::string, size_t> kernels; // kernel key -> candidate index
     for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
         const RankedTerm& r = ranked[rank];
         Candidate c;
@@ -185,9 +261,20 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
             c.program.sizeVars.push_back(t.name);
         }
         if (opt.checkCodegen) {
-            if (auto why = codegenCheck(c, opt)) {
+            std::string source;
+            if (auto why = codegenCheck(c, opt, source)) {
                 result.rejected.push_back({rank, r.cost, c.text, *why});
                 continue;
+            }
+            if (opt.distinctKernels) {
+                std::string key = kernelKey(g, r, sig, c, opt, std::move(source));
+                auto [it, fresh] = kernels.emplace(std::move(key), result.candidates.size());
+                if (!fresh) {
+                    result.duplicates.push_back(
+                        {rank, r.cost, c.text,
+                         "the same kernel as candidate " + std::to_string(it->second)});
+                    continue;
+                }
             }
         }
         result.candidates.push_back(std::move(c));

@@ -65,13 +65,18 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    extract::StructuralCost cost(g, w.sizes); // tuning variables at plausible values
+    // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
+    bool gpu = w.bench->device().type.find("GPU") != std::string::npos;
+    extract::StructuralCost cost(g, w.sizes,
+                                 gpu ? extract::StructuralCost::Params::gpu()
+                                     : extract::StructuralCost::Params{});
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;
-    w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator), %zu states, "
-                   "%.2f s",
-                   r.candidates.size(), r.rejected.size(), r.stats.states, r.stats.seconds));
+    w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator, %zu repeating a "
+                   "better candidate's kernel), %zu states, %.2f s",
+                   r.candidates.size(), r.rejected.size(), r.duplicates.size(), r.stats.states,
+                   r.stats.seconds));
     for (size_t c = 0; c < r.candidates.size(); ++c) {
         w.progress(fmt("extract: candidate %zu (cost %.1f): %s", c, r.candidates[c].cost,
                        r.candidates[c].text.substr(0, 300).c_str()));

@@ -1,8 +1,12 @@
 // Candidates extracted from e-graphs where high-level programs meet lowering rules: every one
 // is fully lowered with a valid thread hierarchy, compiles, and computes what the interpreter
 // computes (on the default device, PoCL).
+#include "egopt/lift/frontend.hpp"
+#include "egopt/lift/typecheck.hpp"
+#include "egopt/rules/loader.hpp"
 #include "support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -124,4 +128,106 @@ TEST_CASE("partial sums: rules and a hand-lowered variant in one class", "[extra
         hand = hand || contains(c.text, "toGlobal");
     }
     CHECK(hand); // the hand-lowered variant competes with the rule-lowered ones
+}
+
+namespace {
+
+// The named rules of the shipped catalogue (rules/FILE, includes followed).
+std::vector<egraph::Rule> catalogue(const std::string& file, const std::set<std::string>& names,
+                                    const egraph::Library& lib) {
+    std::vector<egraph::Rule> out;
+    for (auto& r : rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/" + file, lib)) {
+        if (names.contains(r.name)) {
+            out.push_back(std::move(r));
+        }
+    }
+    REQUIRE(out.size() == names.size());
+    return out;
+}
+
+} // namespace
+
+// reduce-map-split-strided gives asum's strided partial sums with abs fused (chunk g reads g,
+// g + s, ...; s = N / v), macro-partial-reduce the contiguous ones: GPU costs rank the strided
+// kernel first, CPU costs the contiguous one; both compile and validate on PoCL.
+TEST_CASE("asum: coalesced fused partial sums first under GPU costs, valid on the device",
+          "[extract]") {
+    test::Graph gr;
+    lift::Program asum = lift::parseFile(test::shared("asum.lift"));
+    gr.main = egraph::insertProgram(gr.g, asum);
+    egraph::Library lib = egraph::Library::standard();
+    auto explore = catalogue("algorithmic.rules", {"reduce-map-split-strided"}, lib);
+    auto macros =
+        catalogue("opencl.rules", {"macro-partial-reduce", "macro-map-reduce-fusion"}, lib);
+    explore.insert(explore.end(), macros.begin(), macros.end());
+    egraph::Runner first(gr.g, explore, lib);
+    first.limits.iterations = 1;
+    first.run();
+    auto lowering = test::rules({"lower.rules"}, lib);
+    lowering.insert(lowering.end(), macros.begin(), macros.end());
+    egraph::Runner second(gr.g, lowering, lib);
+    second.limits.iterations = 3;
+    second.run();
+
+    arith::Bindings sizes{{"N", 1 << 16}};
+    ExtractOptions opt;
+    opt.k = 6;
+    opt.sizes = sizes;
+    opt.multipleKernels = true;
+    opt.buildOn = &test::session();
+    ExtractResult gpu =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature,
+                          StructuralCost(gr.g, sizes, StructuralCost::Params::gpu()), opt);
+    checkAll(gpu, sizes, 6);
+    const Candidate& best = gpu.candidates.front();
+    INFO(best.text);
+    CHECK(contains(best.text, "MapGlb"));
+    CHECK(contains(best.text, "Split(v__1) $ (Gather(ReorderWithStride(N/^v__1)) $ xs)"));
+    CHECK(contains(best.text, "abs $")); // fused into the chunk's reduction
+    // The kernel reads xs[gid + s*i]: adjacent work-items, adjacent elements.
+    lift::Program p = best.program;
+    arith::Bindings all = sizes;
+    all.insert(best.tuningValues.begin(), best.tuningValues.end());
+    lift::TypeInfo info = lift::typecheck(p);
+    codegen::GeneratedCode code = codegen::generate(p, info, all);
+    int64_t stride = (1 << 16) / best.tuningValues.at("v__1");
+    CHECK(contains(code.source, "abs(xs[gid_0+" + std::to_string(stride) + "*"));
+
+    ExtractResult cpu =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(gr.g, sizes), opt);
+    checkAll(cpu, sizes, 6);
+    CHECK(!contains(cpu.candidates.front().text, "ReorderWithStride"));
+    bool strided = false;
+    for (const Candidate& c : cpu.candidates) {
+        strided = strided || contains(c.text, "Gather(ReorderWithStride(N/^v__1)) $ xs");
+    }
+    CHECK(strided);
+}
+
+TEST_CASE("candidates repeating a better candidate's kernel are dropped", "[extract]") {
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::shared("scal.lift"), {"lower.rules", "core.rules"}, 4);
+    arith::Bindings sizes{{"N", 1024}};
+    ExtractOptions opt;
+    opt.k = 8;
+    opt.sizes = sizes;
+    ExtractResult r =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    opt.distinctKernels = false;
+    ExtractResult all =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    INFO(test::listing(r));
+    INFO(test::listing(all));
+    // MapGlb(1) alone generates the kernel of MapGlb(0): only the cheaper one is kept.
+    auto glb1 = [](const ExtractResult& x) {
+        return std::count_if(x.candidates.begin(), x.candidates.end(),
+                             [](const Candidate& c) { return contains(c.text, ", 1) $ xs"); });
+    };
+    CHECK(glb1(all) > 0);
+    CHECK(glb1(r) == 0);
+    CHECK(r.candidates.size() == 8);
+    CHECK(!r.duplicates.empty());
+    for (const Rejection& d : r.duplicates) {
+        CHECK(contains(d.reason, "the same kernel as candidate"));
+    }
 }

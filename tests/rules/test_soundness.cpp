@@ -131,6 +131,10 @@ TEST_CASE("unsound rules give a counterexample", "[rules][soundness]") {
              "rule bad: Gather(?r) $ ?x => ?x",
              "rule bad: (fun(x => ?body)) $ ?a => ?a",
              "rule bad: Reduce(?f) $ (?i, Map(?g) $ ?x) => Map(?g) $ (Reduce(?f) $ (?i, ?x))",
+             // a strided split outside a reduction permutes the result
+             "rule bad: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ (Split(#n) $ "
+             "(Gather(ReorderWithStride(#s)) $ ?x))) if isArray(?x) "
+             "where #n = tuning(?x), #s = cotuning(?x)",
          }) {
         auto v = checkOne(text);
         CHECK(v.verdict == Verdict::Fail);
@@ -139,6 +143,28 @@ TEST_CASE("unsound rules give a counterexample", "[rules][soundness]") {
         CHECK(!v.counterexample->inputs.empty());
         CHECK(!v.counterexample->lhsOutput.empty());
         CHECK(!v.counterexample->rhsOutput.empty());
+    }
+}
+
+// cotuning(?x) is the length over tuning(?x), exact: Split(tuning) $ Gather(ReorderWithStride
+// (cotuning)) gives chunks of tuning(?x) elements at stride cotuning(?x), and every instance's
+// sizes evaluate (a split by the cotuning too).
+TEST_CASE("strided partial reductions (cotuning) are sound", "[rules][soundness]") {
+    rules::SoundnessOptions options;
+    options.instances = 30;
+    auto vs = check(R"(
+rule reduce-split-strided: Reduce(?f) $ (?z, ?x) => Reduce(?f) $ (?z, Join $ (Map(fun(c => Reduce(?f) $ (?z, c))) $ (Split(#n) $ (Gather(ReorderWithStride(#s)) $ ?x))))
+    if associative(?f), commutative(?f), neutral(?z, ?f), notReordered(?x)
+    where #n = tuning(?x), #s = cotuning(?x)
+rule chunks: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ (Split(#c) $ ?x))
+    if isArray(?x)
+    where #c = cotuning(?x)
+)",
+                    options);
+    REQUIRE(vs.size() == 2);
+    for (const auto& v : vs) {
+        INFO(rules::formatVerdict(v));
+        CHECK(v.verdict == Verdict::Pass);
     }
 }
 

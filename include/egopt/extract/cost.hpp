@@ -6,6 +6,8 @@
 #include "egopt/extract/context.hpp"
 
 #include <span>
+#include <unordered_map>
+#include <vector>
 
 namespace egopt::extract {
 
@@ -67,6 +69,17 @@ public:
             8; // per element a MapSeq/MapLcl stores (what fusion into its consumer saves)
         double unknownSize = 32;
         double launch = 4096;
+        // Factor on the per-thread work of a global or local thread map applied to
+        // contiguous chunks (`Split(c) $ y`, c > 1, y not `Gather(ReorderWithStride(n / c))`):
+        // adjacent threads read elements c apart, so on a GPU a warp's load touches one cache
+        // line per thread instead of one in all. 1 (no preference) suits a CPU, where each
+        // thread walking its own chunk is what the caches want; gpu() sets 4.
+        double uncoalesced = 1;
+        static Params gpu() {
+            Params p;
+            p.uncoalesced = 4;
+            return p;
+        }
     };
     StructuralCost() = default;
     explicit StructuralCost(Params p) : p_(p) {}
@@ -77,8 +90,18 @@ public:
 
 private:
     double threadMap(const CostInput& in, double n, double body) const;
+    bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;
     arith::Bindings tuning_; // plausible values of the tuning variables (may be empty)
+    // With an e-graph and uncoalesced != 1: the factor of the Split in each function class and
+    // the strides of the Gather(ReorderWithStride(s)) applications in each data class, so that
+    // the access check is a lookup (classes hold dozens of lowerings; cost() runs millions of
+    // times).
+    bool indexed_ = false;
+    std::unordered_map<egraph::EClassId, std::pair<arith::Size, double>> splits_; // and estimate
+    // Per data class: the chunk lengths n / s of its strided gathers (a Split by one of them
+    // gives interleaved chunks).
+    std::unordered_map<egraph::EClassId, std::vector<arith::Size>> strided_;
 };
 
 // A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it

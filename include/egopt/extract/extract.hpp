@@ -24,7 +24,7 @@ struct ExtractOptions {
     size_t k = 16;
     // The search keeps k terms per state and k * poolFactor at the root, which the code
     // generator filter then goes through in cost order (it rejects some).
-    size_t poolFactor = 4;
+    size_t poolFactor = 8;
     arith::Bindings sizes; // concrete sizes for the code generator check and the cost function
     bool checkCodegen = true;
     // Values for tuning variables in the code generator check; missing ones get a default
@@ -41,6 +41,11 @@ struct ExtractOptions {
     // When set, the filter also compiles each candidate's OpenCL source on this session, so that
     // candidates the device compiler rejects are dropped too.
     runtime::Session* buildOn = nullptr;
+    // Candidates whose generated code is identical to a better one's, up to the dimension of a
+    // kind of thread map that uses one dimension (MapGlb(1) alone vs MapGlb(0)), are dropped
+    // (listed in ExtractResult::duplicates): toGlobal placements that change nothing, no-op
+    // layouts and dimension renumberings otherwise fill the K best with copies of one kernel.
+    bool distinctKernels = true;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -79,6 +84,7 @@ struct ExtractStats {
 struct ExtractResult {
     std::vector<Candidate> candidates; // at most k, non-decreasing cost
     std::vector<Rejection> rejected;
+    std::vector<Rejection> duplicates; // reason: the candidate whose kernel it repeats
     ExtractStats stats;
 };
 
