@@ -117,6 +117,29 @@ StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& s
                 }
             }
         }
+        // Classes of contiguous chunks: a `Split(c) $ y` (c > 1) with y not strided by c, and
+        // no strided split among the class's nodes.
+        for (egraph::EClassId c : g.classIds()) {
+            bool contiguous = false;
+            bool strided = false;
+            for (egraph::ENodeId id : g.eclass(c).nodes) {
+                const egraph::ENode& a = g.node(id);
+                if (a.op != Op::Apply || a.children.size() != 2) {
+                    continue;
+                }
+                auto sp = splits_.find(g.findConst(a.children[0]));
+                if (sp == splits_.end() || sp->second.second <= 1) {
+                    continue;
+                }
+                auto st = strided_.find(g.findConst(a.children[1]));
+                bool s = st != strided_.end() && std::find(st->second.begin(), st->second.end(),
+                                                           sp->second.first) != st->second.end();
+                (s ? strided : contiguous) = true;
+            }
+            if (contiguous && !strided) {
+                contiguous_.insert(c);
+            }
+        }
     }
 }
 
@@ -192,21 +215,17 @@ bool StructuralCost::contiguousChunks(const CostInput& in, const arith::Bindings
         fn.op != Op::ToLocal) {
         return false;
     }
+    const egraph::EGraph& g = in.graph;
+    if (indexed_) {
+        // By the argument's class, not its chosen term, so that the cost stays monotone in
+        // the argument's cost (the K-best enumeration prunes on that).
+        return contiguous_.contains(g.findConst(in.node.children[1]));
+    }
     const egraph::ENode& arg = in.graph.node(in.children[1].node);
     if (arg.op != Op::Apply || arg.children.size() != 2) {
         return false;
     }
-    const egraph::EGraph& g = in.graph;
     egraph::EClassId y = g.findConst(arg.children[1]);
-    if (indexed_) {
-        auto it = splits_.find(g.findConst(arg.children[0]));
-        if (it == splits_.end() || it->second.second <= 1) {
-            return false;
-        }
-        auto st = strided_.find(y);
-        return st == strided_.end() || std::find(st->second.begin(), st->second.end(),
-                                                 it->second.first) == st->second.end();
-    }
     std::optional<arith::Size> chunk = sizeOf(g, arg.children[0], Op::Split);
     if (!chunk || estimateSize(*chunk, sizes, p_.unknownSize) <= 1) {
         return false;

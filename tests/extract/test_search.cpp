@@ -15,6 +15,9 @@ ExtractResult extractFrom(test::Graph& gr, const arith::Bindings& sizes, size_t 
     ExtractOptions opt;
     opt.k = k;
     opt.sizes = sizes;
+    // These tests count the search's distinct terms; test_lowering.cpp covers dropping
+    // candidates whose kernels repeat a better one's.
+    opt.distinctKernels = false;
     return extractCandidates(gr.g, gr.main.root, gr.main.signature, cost, opt);
 }
 

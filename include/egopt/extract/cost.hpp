@@ -7,6 +7,7 @@
 
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace egopt::extract {
@@ -102,6 +103,7 @@ private:
     // Per data class: the chunk lengths n / s of its strided gathers (a Split by one of them
     // gives interleaved chunks).
     std::unordered_map<egraph::EClassId, std::vector<arith::Size>> strided_;
+    std::unordered_set<egraph::EClassId> contiguous_; // classes of contiguous chunks
 };
 
 // A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it
