@@ -246,6 +246,11 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
     std::map<std::string, size_t> kernels; // kernel key -> candidate index
     for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
         const RankedTerm& r = ranked[rank];
+        if (opt.maxCostRatio > 0 && !result.candidates.empty() &&
+            r.cost > opt.maxCostRatio * result.candidates.front().cost) {
+            result.beyondCostRatio = ranked.size() - rank; // ranked is in cost order
+            break;
+        }
         Candidate c;
         c.cost = r.cost;
         c.rank = rank;

@@ -74,9 +74,9 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     result.extractStats = r.stats;
     result.rejected = r.rejected;
     w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator, %zu repeating a "
-                   "better candidate's kernel), %zu states, %.2f s",
-                   r.candidates.size(), r.rejected.size(), r.duplicates.size(), r.stats.states,
-                   r.stats.seconds));
+                   "better candidate's kernel, %zu over %.0fx the best's cost), %zu states, %.2f s",
+                   r.candidates.size(), r.rejected.size(), r.duplicates.size(), r.beyondCostRatio,
+                   eo.maxCostRatio, r.stats.states, r.stats.seconds));
     for (size_t c = 0; c < r.candidates.size(); ++c) {
         w.progress(fmt("extract: candidate %zu (cost %.1f): %s", c, r.candidates[c].cost,
                        r.candidates[c].text.substr(0, 300).c_str()));

@@ -231,3 +231,29 @@ TEST_CASE("candidates repeating a better candidate's kernel are dropped", "[extr
         CHECK(contains(d.reason, "the same kernel as candidate"));
     }
 }
+
+TEST_CASE("candidates far costlier than the best are not taken", "[extract]") {
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::shared("scal.lift"), {"lower.rules", "core.rules"}, 4);
+    ExtractOptions opt;
+    opt.k = 16;
+    opt.sizes = {{"N", 1024}};
+    opt.maxCostRatio = 0; // no bound
+    ExtractResult all =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    INFO(test::listing(all));
+    REQUIRE(all.candidates.size() > 1);
+    // A bound between the best and the costliest candidate's cost.
+    double best = all.candidates.front().cost;
+    double ratio = (best + all.candidates.back().cost) / 2 / best;
+    REQUIRE(ratio > 1);
+    opt.maxCostRatio = ratio;
+    ExtractResult bounded =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    INFO(test::listing(bounded));
+    CHECK(bounded.candidates.size() < all.candidates.size());
+    CHECK(bounded.beyondCostRatio > 0);
+    for (const Candidate& c : bounded.candidates) {
+        CHECK(c.cost <= ratio * best);
+    }
+}

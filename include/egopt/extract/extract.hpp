@@ -46,6 +46,10 @@ struct ExtractOptions {
     // (listed in ExtractResult::duplicates): toGlobal placements that change nothing, no-op
     // layouts and dimension renumberings otherwise fill the K best with copies of one kernel.
     bool distinctKernels = true;
+    // Candidates costing more than this many times the best accepted one are not taken (0: no
+    // bound): once near-duplicates are dropped, the K best can otherwise reach fully sequential
+    // variants (mm's MapSeq nests, 4000x the best's cost) whose tuning runs take seconds each.
+    double maxCostRatio = 100;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -85,6 +89,7 @@ struct ExtractResult {
     std::vector<Candidate> candidates; // at most k, non-decreasing cost
     std::vector<Rejection> rejected;
     std::vector<Rejection> duplicates; // reason: the candidate whose kernel it repeats
+    size_t beyondCostRatio = 0;        // ranked terms not taken: over maxCostRatio x the best
     ExtractStats stats;
 };
 
