@@ -61,6 +61,10 @@ pipeline::Options optionsFrom(const Args& args) {
     o.timeLimit = nonNegativeNumber(args, "time-limit", 0);
     o.threads = static_cast<size_t>(nonNegativeNumber(args, "threads", 1));
     o.costModel = args.value("cost-model").value_or("analytic");
+    o.extractCost = args.value("extract-cost").value_or("auto");
+    if (o.extractCost != "auto" && o.extractCost != "gpu" && o.extractCost != "cpu") {
+        badInput("--extract-cost: expected auto, gpu or cpu, got '" + o.extractCost + "'");
+    }
     o.candidates = static_cast<size_t>(nonNegativeNumber(args, "candidates", 16));
     o.tuneBudget = static_cast<size_t>(nonNegativeNumber(args, "tune-budget", 0));
     o.tuner = args.value("tuner").value_or("guided");

@@ -154,6 +154,8 @@ std::vector<Command> commands() {
            "seconds for the whole run: tuning stops at 60%, confirmation at 100% once a "
            "candidate is valid (default 540; 0: unlimited)"},
           {"seed", true, "seed for random inputs (default 1)"},
+          {"extract-cost", true,
+           "extraction cost parameters: auto (gpu for a GPU device), gpu or cpu (default auto)"},
           {"assume-divisor-cap", true,
            "largest power of two saturation may assume divides a size variable, from the sizes "
            "used (default 16; 1: assume nothing)"},

@@ -242,6 +242,30 @@ bool StructuralCost::contiguousChunks(const CostInput& in, const arith::Bindings
                         [&](const arith::Size& s) { return s * *chunk == n; });
 }
 
+// Params::globalStore per scalar of the element a MapGlb/MapWrg writes (the innermost one of a
+// nest, whose elements are not arrays, so a 2D MapGlb nest pays once).
+double StructuralCost::globalStoreCost(const CostInput& in) const {
+    if (p_.globalStore == 0 || in.node.op == Op::MapLcl || in.argTypes.empty()) {
+        return 0;
+    }
+    const lift::TypeArena& types = in.graph.types;
+    lift::TypeId t = in.argTypes.back();
+    if (!types.isArray(t)) {
+        return 0;
+    }
+    // The result's element has the function's result type; the argument's element stands in
+    // for it (maps here keep the element's size: abs, mult of a pair, a chunk's sum).
+    lift::TypeId e = types.elemOf(t);
+    double scalars = 1;
+    if (types.isArray(e)) {
+        return 0; // a map over chunks: the function's own maps and reductions decide
+    }
+    if (types.at(e).kind == lift::TypeKind::Vector) {
+        scalars = types.at(e).width;
+    }
+    return p_.globalStore * scalars;
+}
+
 double StructuralCost::cost(const CostInput& in) const {
     double children = 0;
     for (const ChildChoice& c : in.children) {
@@ -263,7 +287,9 @@ double StructuralCost::cost(const CostInput& in) const {
     case Op::MapLcl:
         // Local maps store into local memory (small, like private memory); a global or
         // work-group map's result is charged through the kernel launch that consumes it.
-        return 1 + threadMap(in, n, body + (in.node.op == Op::MapLcl ? p_.store : 0));
+        return 1 +
+               threadMap(in, n,
+                         body + (in.node.op == Op::MapLcl ? p_.store : 0) + globalStoreCost(in));
     // A lane-wise function runs its lanes at once (SIMD): it costs what its scalar function
     // costs (plus a token, so that a term still costs more than its subterms).
     case Op::VectorizeUserFun:

@@ -66,7 +66,9 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
-    bool gpu = w.bench->device().type.find("GPU") != std::string::npos;
+    bool gpu =
+        w.options.extractCost == "gpu" || (w.options.extractCost == "auto" &&
+                                           w.bench->device().type.find("GPU") != std::string::npos);
     extract::StructuralCost cost(g, w.sizes,
                                  gpu ? extract::StructuralCost::Params::gpu()
                                      : extract::StructuralCost::Params{});

@@ -252,3 +252,22 @@ TEST_CASE("asum: a vectorised fused reduction is produced and validated on PoCL"
     CHECK(vec->text.find("asVector(8)") != std::string::npos);
     CHECK(vec->validationSizes.at("N") % 16 == 0); // validation sizes keep the assumptions
 }
+
+// Under GPU extraction costs a kernel-level map's global stores count per scalar, so the
+// vectorised abs in a kernel of its own (abs over float16, then partial sums) no longer ranks
+// above abs fused into the partial sums' loop.
+TEST_CASE("asum: GPU extraction costs rank a fused reduction first", "[pipeline]") {
+    Options o = small("asum", {{"N", 1 << 18}}); // long enough for a parallel kernel to win
+    o.phases = defaultPhases();
+    o.candidates = 3;
+    o.tuneBudget = 3;
+    o.extractCost = "gpu";
+    Result r = run(o);
+    REQUIRE(!r.candidates.empty());
+    const std::string& top = r.candidates.front().text;
+    INFO(top);
+    CHECK(top.find("MapGlb(MapVec(abs)") == std::string::npos);
+    CHECK(top.find("MapGlb(abs") == std::string::npos);
+    CHECK(top.find("MapGlb(fun(") != std::string::npos);
+    CHECK(top.find("MapVec(abs) $") != std::string::npos); // inside the chunk's reduction
+}

@@ -76,9 +76,16 @@ public:
         // line per thread instead of one in all. 1 (no preference) suits a CPU, where each
         // thread walking its own chunk is what the caches want; gpu() sets 4.
         double uncoalesced = 1;
+        // Per scalar (vector lanes count one each) that a MapGlb or MapWrg over non-array
+        // elements writes to global memory, for its consumer to read back: on a GPU the traffic,
+        // not the arithmetic, decides, and a vectorised map in its own kernel (abs over float16)
+        // would otherwise look cheaper than fusing it into the reduction that reads it. 0 on a CPU,
+        // where the caches absorb much of it; gpu() sets 4.
+        double globalStore = 0;
         static Params gpu() {
             Params p;
             p.uncoalesced = 4;
+            p.globalStore = 4;
             return p;
         }
     };
@@ -90,6 +97,7 @@ public:
     double cost(const CostInput& in) const override;
 
 private:
+    double globalStoreCost(const CostInput& in) const;
     double threadMap(const CostInput& in, double n, double body) const;
     bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;

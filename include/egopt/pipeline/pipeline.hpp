@@ -75,10 +75,13 @@ struct Options {
     // divides its real value and every companion combination's value; < 2: none.
     int64_t assumeDivisorCap = 16;
     std::string costModel = "analytic"; // costmodel::loadModel name or file
-    size_t candidates = 16;             // K
-    size_t tuneBudget = 0;              // measured configurations in all; 0: 3 * K
-    std::string tuner = "guided";       // "guided" or "random" (docs/tuning.md)
-    int runs = 5;                       // timed runs per measurement (after one warm-up)
+    // Extraction's StructuralCost parameters: "gpu" (coalescing and global stores count),
+    // "cpu", or "auto" (gpu when the device's type says GPU).
+    std::string extractCost = "auto";
+    size_t candidates = 16;       // K
+    size_t tuneBudget = 0;        // measured configurations in all; 0: 3 * K
+    std::string tuner = "guided"; // "guided" or "random" (docs/tuning.md)
+    int runs = 5;                 // timed runs per measurement (after one warm-up)
     // Kernel seconds of timed runs per measurement: runs stop early once they add up to this
     // (at least one timed run), so slow kernels (nbody, 0.7 s a run) cost 2-3 runs, not 6.
     double measureSeconds = 1.0;
