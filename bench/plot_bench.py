@@ -21,12 +21,14 @@ IMPLS = [("egopt", "#1f77b4"), ("clblast", "#ff7f0e"), ("cublas", "#2ca02c"), ("
 def read_tables(path, devices):
     """Yields (unit, {kernel: {impl: value}}) for each table in a CSV file; adds the device
     column's values to `devices`."""
+    blocks = []  # a table starts at each header line (kernel,...), blank line or not
     with open(path, encoding="utf-8") as f:
-        blocks = [b for b in f.read().split("\n\n") if b.strip()]
-    for block in blocks:
-        lines = [l for l in block.splitlines() if "," in l]
-        if not lines or not lines[0].startswith("kernel,"):
-            continue
+        for line in f.read().splitlines():
+            if line.startswith("kernel,"):
+                blocks.append([line])
+            elif "," in line and blocks:
+                blocks[-1].append(line)
+    for lines in blocks:
         reader = csv.DictReader(io.StringIO("\n".join(lines)))
         table = {}
         unit = None
