@@ -26,11 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string env(const char* name, const std::string& fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
 // The companion .json's first input combination, else defaults by the number of variables.
 std::vector<arith::Bindings> sizesFor(const lift::Program& p, const fs::path& file, bool mm) {
     std::vector<arith::Bindings> out;
@@ -64,7 +59,7 @@ void runOne(runtime::Session& s, const Model& model, const DeviceProfile& prof,
             codegen::GeneratedCode code = codegen::generate(p, info, sizes);
             codegen::RunOptions opt;
             opt.warmup = 2;
-            opt.runs = std::stoi(env("EGOPT_CALIB_RUNS", "9"));
+            opt.runs = std::stoi(envOr("EGOPT_CALIB_RUNS", "9"));
             codegen::RunResult r = codegen::runAndValidate(s, p, info, sizes, code, opt);
             Record rec;
             rec.device = prof.name;
@@ -109,12 +104,12 @@ double tauOf(const std::vector<Record>& rs, const std::function<double(const Rec
 } // namespace
 
 TEST_CASE("calibration data: run programs and record features and times", "[.calibrate]") {
-    std::string out = env("EGOPT_CALIB_OUT", "calibration.jsonl");
-    auto model = loadModel(env("EGOPT_CALIB_MODEL_IN", "analytic"));
-    runtime::Session s(runtime::selectDevice(env("EGOPT_CALIB_DEVICE", "")));
+    std::string out = envOr("EGOPT_CALIB_OUT", "calibration.jsonl");
+    auto model = loadModel(envOr("EGOPT_CALIB_MODEL_IN", "analytic"));
+    runtime::Session s(runtime::selectDevice(envOr("EGOPT_CALIB_DEVICE", "")));
     DeviceProfile prof = model->profile(s.device());
     std::string src = sourceDir();
-    std::string only = env("EGOPT_CALIB_ONLY", "");
+    std::string only = envOr("EGOPT_CALIB_ONLY", "");
     for (const auto& f : lifts(src + "/tests/costmodel/data/mm")) {
         if (only.empty() || only == "mm") {
             runOne(s, *model, prof, f, true, out);
@@ -172,8 +167,8 @@ void reportTaus(const std::string& what, const std::vector<Record>& mm,
 } // namespace
 
 TEST_CASE("calibration report: Kendall's tau on the mm variants", "[.report]") {
-    auto records = readRecords(env("EGOPT_CALIB_IN", "calibration.jsonl"));
-    auto analytic = loadModel(env("EGOPT_CALIB_ANALYTIC", "analytic"));
+    auto records = readRecords(envOr("EGOPT_CALIB_IN", "calibration.jsonl"));
+    auto analytic = loadModel(envOr("EGOPT_CALIB_ANALYTIC", "analytic"));
     DeviceProfile prof = analytic->profile(runtime::selectDevice(""));
     std::vector<Record> mm, other;
     for (auto& r : records) {
@@ -213,7 +208,7 @@ TEST_CASE("calibration report: Kendall's tau on the mm variants", "[.report]") {
                   << " ms, analytic (held-out constants) "
                   << am.predictSeconds(r.features, heldOut) * 1e3 << " ms\n";
     }
-    std::string modelOut = env("EGOPT_CALIB_MODEL", "");
+    std::string modelOut = envOr("EGOPT_CALIB_MODEL", "");
     if (!modelOut.empty()) {
         LearnedModel fitted = fitLearned(records, {});
         fitted.deviceClass = prof.deviceClass;

@@ -35,11 +35,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string envOr(const char* name, const std::string& fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
 std::vector<std::string> splitOn(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::stringstream in(s);

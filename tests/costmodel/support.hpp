@@ -5,9 +5,17 @@
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
 
+#include <cstdlib>
 #include <string>
 
 namespace egopt::costmodel::test {
+
+// An environment variable's value, or `fallback` when it is unset or empty (the hidden
+// calibration and re-timing cases take their settings from the environment).
+inline std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
 
 // A copy kernel: one coalesced read and write per element.
 inline const char* const kCopy = R"(val N = SizeVar("N")
