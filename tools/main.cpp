@@ -106,7 +106,7 @@ std::vector<Command> commands() {
          {{"instances", true, "instances that must agree per rule (default 50)"},
           {"seed", true, "seed of the random instances and inputs (default 1)"},
           {"rule", true, "check only the rule of this name"},
-          {"attempts", true, "random instantiations tried per rule at most (default 50000)"},
+          {"attempts", true, "random instantiations tried per rule at most (default 250000)"},
           {"allow-unchecked", false, "do not fail for rules without enough instances"},
           {"show-instances", true, "print the first N checked instances of each rule"},
           kHelpOption},

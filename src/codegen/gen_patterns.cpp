@@ -263,6 +263,9 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
 ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
     auto& types = program_.types;
     TypeId accT = typeOf(init);
+    if (types.isArray(accT)) {
+        return genArrayReduce(fun, init, xs, ctx, dest);
+    }
     Size n = types.lengthOf(typeOf(xs));
     Buffer acc{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
     usedTypes_.push_back(accT);
@@ -293,6 +296,50 @@ ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, 
         return dest->view;
     }
     return views_.mem(accId, types.array(accT, 1));
+}
+
+// A reduction whose accumulator is an array (register blocking: one accumulator per column of
+// a block) keeps it in a private array. Each step writes the function's result into a second
+// private array and copies it back, so a function that reads other elements of the accumulator
+// than the one it writes (a reversal, say) still sees the previous step's values; for the
+// element-wise functions of register blocking the compiler removes the copy once it unrolls the
+// constant-length loops.
+ViewId Generator::genArrayReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx,
+                                 const Dest* dest) {
+    auto& types = program_.types;
+    TypeId accT = typeOf(init);
+    Size n = types.lengthOf(typeOf(xs));
+    Ctx inner = ctx;
+    inner.space = AddrSpace::Private;
+    Dest acc = allocate(fun, accT, AddrSpace::Private, inner);
+    copyValue(acc.view, init, accT);
+    Dest next = allocate(fun, accT, AddrSpace::Private, inner);
+    std::string var = fresh("i");
+    Size idx = Size::var(var);
+    bool loop = n != Size(1);
+    if (loop) {
+        code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
+        env_.setRange(var, 0, n - 1);
+    } else {
+        idx = 0;
+    }
+    bool wrote = false;
+    ViewId r =
+        applyTo(program_.child(fun, 0), {acc.view, views_.access(xs, idx)}, inner, &next, wrote);
+    if (!wrote) {
+        copyValue(next.view, r, accT);
+    }
+    copyValue(acc.view, next.view, accT);
+    if (loop) {
+        code_.close();
+    }
+    if (dest) {
+        copyValue(views_.access(dest->view, 0), acc.view, accT);
+        return dest->view;
+    }
+    // A private allocation's view starts at offset 0: the one-element result array is the same
+    // memory seen with one more dimension.
+    return views_.mem(*views_.bufferOf(acc.view), types.array(accT, 1));
 }
 
 ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {

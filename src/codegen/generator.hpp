@@ -132,6 +132,8 @@ private:
     // --- patterns with code (gen_patterns.cpp)
     ViewId genMap(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
+    ViewId genArrayReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx,
+                          const Dest* dest);
     ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     void checkLowered(lift::NodeId fun, const Ctx& ctx) const;
     // Opens the loop, `if` or nothing that runs index `var` over [0, n) on `threads` threads

@@ -363,7 +363,14 @@ std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) 
     case ViewKind::Mem:
         return memLocation(r, env).read();
     case ViewKind::Expr: {
-        std::string suffix = fieldSuffix(leaf.type, r.path);
+        // An array-typed expression is a Value broadcast to every element (Lift's
+        // Value("0.0f", ArrayType(Float, 4))): array indices select the same value.
+        lift::TypeId t = leaf.type;
+        while (types_.isArray(t) && !r.path.empty() && !r.path.front().isField) {
+            r.path.pop_front();
+            t = types_.elemOf(t);
+        }
+        std::string suffix = fieldSuffix(t, r.path);
         return suffix.empty() ? leaf.text : "(" + leaf.text + ")" + suffix;
     }
     default:

@@ -145,6 +145,11 @@ std::vector<Recipe> unaryPool(Builder& b) {
                 return b.apply(b.op(Op::Tuple, 2), {get(b, t[0], 1), get(b, t[0], 0)});
             });
         },
+        [](Builder& b) { // the product of a zipped pair (matrix products, register blocking)
+            return b.lambda(1, [&](const auto& t) {
+                return b.apply(b.userFun("mult"), {get(b, t[0], 0), get(b, t[0], 1)});
+            });
+        },
         plain(Op::Join),
         plain(Op::Transpose),
         plain(Op::Split, {small}),
@@ -282,6 +287,8 @@ TypeId Builder::randomType() {
         t.array(t.array(elem, n), m),
         t.array(t.array(t.array(elem, k), m), n),
         t.array(f, n),
+        t.array(f, m), // a row and the rows of a matrix of floats (zips of rows with columns)
+        t.array(t.array(f, m), n),
     };
     used.push_back(pickOf(rng, choices));
     return used.back();

@@ -96,6 +96,14 @@ TEST_CASE("zips, tuples, scalars and intermediate memory", "[codegen]") {
     CHECK(g.code.kernel.args.size() == 3);
 }
 
+TEST_CASE("reductions with an array accumulator (register blocking)", "[codegen]") {
+    auto r = check("reduce_array_acc", {{"N", 64}});
+    CHECK(has(r, "float p_")); // the accumulator is a private array
+    auto mm = check("mm_register_block", {{"M", 8}, {"N", 16}, {"K", 12}});
+    CHECK(mm.code.kernel.launch.dims == 2);
+    check("mm_register_block", {{"M", 4}, {"N", 8}, {"K", 1}}); // a one-step reduction
+}
+
 TEST_CASE("filter: indices read from an input array", "[codegen]") {
     auto g = check("filter_glb", {{"N", 16}, {"M", 40}});
     CHECK(has(g, "xs[(int)(ids[gid_0])]"));

@@ -21,7 +21,7 @@ namespace egopt::rules {
 
 struct SoundnessOptions {
     size_t instances = 50;           // checked instances required per rule
-    size_t attempts = 50000;         // random instantiations tried per rule at most
+    size_t attempts = 250000;        // random instantiations tried per rule at most
     uint64_t seed = 1;               // everything is deterministic given the seed
     double tolerance = 1e-4;         // relative, for rules that involve reductions
     std::optional<std::string> rule; // check only the rule of this name
