@@ -260,18 +260,11 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
     return out.view;
 }
 
-ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
-    auto& types = program_.types;
-    TypeId accT = typeOf(init);
-    if (types.isArray(accT)) {
-        return genArrayReduce(fun, init, xs, ctx, dest);
-    }
-    Size n = types.lengthOf(typeOf(xs));
-    Buffer acc{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
-    usedTypes_.push_back(accT);
-    code_.line(ctype(accT) + " " + acc.name + " = " + read(init) + ";");
-    BufferId accId = addBuffer(std::move(acc));
-    ViewId accView = views_.mem(accId, accT);
+// The loop of a ReduceSeq over xs: each step applies the function to the accumulator and the
+// element and writes into `step` (the accumulator itself, or a second buffer copied back).
+void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx) {
+    TypeId accT = typeOf(acc);
+    Size n = program_.types.lengthOf(typeOf(xs));
     std::string var = fresh("i");
     Size idx = Size::var(var);
     bool loop = n != Size(1);
@@ -281,16 +274,33 @@ ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, 
     } else {
         idx = 0;
     }
-    Dest accDest{accView, false};
+    Dest stepDest{step, false};
     bool wrote = false;
     ViewId r =
-        applyTo(program_.child(fun, 0), {accView, views_.access(xs, idx)}, ctx, &accDest, wrote);
+        applyTo(program_.child(fun, 0), {acc, views_.access(xs, idx)}, ctx, &stepDest, wrote);
     if (!wrote) {
-        copyValue(accView, r, accT);
+        copyValue(step, r, accT);
+    }
+    if (step != acc) {
+        copyValue(acc, step, accT);
     }
     if (loop) {
         code_.close();
     }
+}
+
+ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
+    auto& types = program_.types;
+    TypeId accT = typeOf(init);
+    if (types.isArray(accT)) {
+        return genArrayReduce(fun, init, xs, ctx, dest);
+    }
+    Buffer acc{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
+    usedTypes_.push_back(accT);
+    code_.line(ctype(accT) + " " + acc.name + " = " + read(init) + ";");
+    BufferId accId = addBuffer(std::move(acc));
+    ViewId accView = views_.mem(accId, accT);
+    reduceLoop(fun, accView, accView, xs, ctx);
     if (dest) {
         copyValue(views_.access(dest->view, 0), accView, accT);
         return dest->view;
@@ -308,31 +318,12 @@ ViewId Generator::genArrayReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& 
                                  const Dest* dest) {
     auto& types = program_.types;
     TypeId accT = typeOf(init);
-    Size n = types.lengthOf(typeOf(xs));
     Ctx inner = ctx;
     inner.space = AddrSpace::Private;
     Dest acc = allocate(fun, accT, AddrSpace::Private, inner);
     copyValue(acc.view, init, accT);
     Dest next = allocate(fun, accT, AddrSpace::Private, inner);
-    std::string var = fresh("i");
-    Size idx = Size::var(var);
-    bool loop = n != Size(1);
-    if (loop) {
-        code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
-        env_.setRange(var, 0, n - 1);
-    } else {
-        idx = 0;
-    }
-    bool wrote = false;
-    ViewId r =
-        applyTo(program_.child(fun, 0), {acc.view, views_.access(xs, idx)}, inner, &next, wrote);
-    if (!wrote) {
-        copyValue(next.view, r, accT);
-    }
-    copyValue(acc.view, next.view, accT);
-    if (loop) {
-        code_.close();
-    }
+    reduceLoop(fun, acc.view, next.view, xs, inner);
     if (dest) {
         copyValue(views_.access(dest->view, 0), acc.view, accT);
         return dest->view;

@@ -132,6 +132,7 @@ private:
     // --- patterns with code (gen_patterns.cpp)
     ViewId genMap(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
+    void reduceLoop(lift::NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx);
     ViewId genArrayReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx,
                           const Dest* dest);
     ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
