@@ -1,6 +1,7 @@
 // egopt: the command-line entry point. Dispatches to a subcommand and maps errors to exit codes
 // (2 bad input, 3 internal error).
 #include "cli.hpp"
+#include "egopt/rules/soundness.hpp"
 #include "egopt/support/diagnostic.hpp"
 
 #include <exception>
@@ -17,6 +18,7 @@ const OptionSpec kSizeOption{"size", true, "bind a size variable, e.g. N=4096 (r
 const OptionSpec kHelpOption{"help", false, "show this help"};
 
 std::vector<Command> commands() {
+    const egopt::rules::SoundnessOptions soundness; // the defaults the help text quotes
     return {
         {"check",
          "check FILE [--size N=v ...]",
@@ -103,10 +105,16 @@ std::vector<Command> commands() {
          "left-hand side, rewritten by the engine, interpreted before and after. Prints PASS, "
          "FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed or "
          "could not be checked.",
-         {{"instances", true, "instances that must agree per rule (default 50)"},
-          {"seed", true, "seed of the random instances and inputs (default 1)"},
+         {{"instances", true,
+           "instances that must agree per rule (default " + std::to_string(soundness.instances) +
+               ")"},
+          {"seed", true,
+           "seed of the random instances and inputs (default " + std::to_string(soundness.seed) +
+               ")"},
           {"rule", true, "check only the rule of this name"},
-          {"attempts", true, "random instantiations tried per rule at most (default 250000)"},
+          {"attempts", true,
+           "random instantiations tried per rule at most (default " +
+               std::to_string(soundness.attempts) + ")"},
           {"allow-unchecked", false, "do not fail for rules without enough instances"},
           {"show-instances", true, "print the first N checked instances of each rule"},
           kHelpOption},

@@ -289,48 +289,37 @@ void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const
     }
 }
 
+// A scalar accumulator is a private variable updated in place. An array accumulator (register
+// blocking: one accumulator per column of a block) is a private array; each step writes the
+// function's result into a second private array and copies it back, so a function that reads
+// other elements of the accumulator than the one it writes (a reversal, say) still sees the
+// previous step's values; for the element-wise functions of register blocking the compiler
+// removes the copy once it unrolls the constant-length loops.
 ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
     auto& types = program_.types;
     TypeId accT = typeOf(init);
-    if (types.isArray(accT)) {
-        return genArrayReduce(fun, init, xs, ctx, dest);
-    }
-    Buffer acc{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
-    usedTypes_.push_back(accT);
-    code_.line(ctype(accT) + " " + acc.name + " = " + read(init) + ";");
-    BufferId accId = addBuffer(std::move(acc));
-    ViewId accView = views_.mem(accId, accT);
-    reduceLoop(fun, accView, accView, xs, ctx);
-    if (dest) {
-        copyValue(views_.access(dest->view, 0), accView, accT);
-        return dest->view;
-    }
-    return views_.mem(accId, types.array(accT, 1));
-}
-
-// A reduction whose accumulator is an array (register blocking: one accumulator per column of
-// a block) keeps it in a private array. Each step writes the function's result into a second
-// private array and copies it back, so a function that reads other elements of the accumulator
-// than the one it writes (a reversal, say) still sees the previous step's values; for the
-// element-wise functions of register blocking the compiler removes the copy once it unrolls the
-// constant-length loops.
-ViewId Generator::genArrayReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx,
-                                 const Dest* dest) {
-    auto& types = program_.types;
-    TypeId accT = typeOf(init);
     Ctx inner = ctx;
-    inner.space = AddrSpace::Private;
-    Dest acc = allocate(fun, accT, AddrSpace::Private, inner);
-    copyValue(acc.view, init, accT);
-    Dest next = allocate(fun, accT, AddrSpace::Private, inner);
-    reduceLoop(fun, acc.view, next.view, xs, inner);
+    ViewId acc = 0;
+    ViewId step = 0;
+    if (types.isArray(accT)) {
+        inner.space = AddrSpace::Private;
+        acc = allocate(fun, accT, AddrSpace::Private, inner).view;
+        copyValue(acc, init, accT);
+        step = allocate(fun, accT, AddrSpace::Private, inner).view;
+    } else {
+        Buffer b{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
+        usedTypes_.push_back(accT);
+        code_.line(ctype(accT) + " " + b.name + " = " + read(init) + ";");
+        acc = step = views_.mem(addBuffer(std::move(b)), accT);
+    }
+    reduceLoop(fun, acc, step, xs, inner);
     if (dest) {
-        copyValue(views_.access(dest->view, 0), acc.view, accT);
+        copyValue(views_.access(dest->view, 0), acc, accT);
         return dest->view;
     }
-    // A private allocation's view starts at offset 0: the one-element result array is the same
+    // The accumulator's view starts at offset 0: the one-element result array is the same
     // memory seen with one more dimension.
-    return views_.mem(*views_.bufferOf(acc.view), types.array(accT, 1));
+    return views_.mem(*views_.bufferOf(acc), types.array(accT, 1));
 }
 
 ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {

@@ -133,8 +133,6 @@ private:
     ViewId genMap(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
     void reduceLoop(lift::NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx);
-    ViewId genArrayReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx,
-                          const Dest* dest);
     ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     void checkLowered(lift::NodeId fun, const Ctx& ctx) const;
     // Opens the loop, `if` or nothing that runs index `var` over [0, n) on `threads` threads
