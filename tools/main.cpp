@@ -135,7 +135,8 @@ std::vector<Command> commands() {
          egopt::cli::runFit},
         {"optimize",
          "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
-         "[--candidates K] [--tune-budget N] [--threads N] [--node-limit N] [--time-limit S] "
+         "[--candidates K] [--explore N] [--explored M] [--tune-budget N] [--threads N] "
+         "[--node-limit N] [--time-limit S] "
          "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C]",
          "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
          "candidates, predict with the cost model, tune their numeric parameters by measured "
@@ -150,6 +151,11 @@ std::vector<Command> commands() {
           {"iterations", true, "iteration limit of each --rules phase (default 8)"},
           {"cost-model", true, "analytic, learned or a model file (default analytic)"},
           {"candidates", true, "candidates to extract and confirm (default 16)"},
+          {"explore", true,
+           "exploration draws: random terms of the e-graph ranked by the cost model (default "
+           "2000; 0: none)"},
+          {"explored", true,
+           "explored terms the cost model predicts fastest that join the candidates (default 4)"},
           {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
           {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
           {"threads", true, "saturation search threads"},

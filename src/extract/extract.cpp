@@ -15,18 +15,26 @@ namespace egopt::extract {
 
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
                                      const CostFunction& cost, const SearchOptions& opt,
-                                     ExtractStats* stats) {
+                                     ExtractStats* stats, std::vector<RankedTerm>* explored) {
     auto start = std::chrono::steady_clock::now();
     ExtractStats local;
     ExtractStats& st = stats ? *stats : local;
     detail::Search search(g, cost, opt);
     std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates);
+    auto ranked = [&search](const detail::Entry& e) {
+        RankedTerm r;
+        r.root = search.terms().toTerm(e.term, r.terms);
+        r.cost = e.cost;
+        return r;
+    };
     std::vector<RankedTerm> out;
     for (size_t i = 0; i < best.size() && i < opt.count; ++i) {
-        RankedTerm r;
-        r.root = search.terms().toTerm(best[i].term, r.terms);
-        r.cost = best[i].cost;
-        out.push_back(std::move(r));
+        out.push_back(ranked(best[i]));
+    }
+    if (explored) {
+        for (const detail::Entry& e : search.explore(opt.explore)) {
+            explored->push_back(ranked(e));
+        }
     }
     st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
@@ -234,16 +242,78 @@ std::string kernelKey(const egraph::EGraph& g, const RankedTerm& r, const egraph
     return source;
 }
 
+// The code generator filter for one ranked term: a candidate, or nullopt with the term listed
+// in `result.rejected` or `result.duplicates`. `kernels` maps kernel keys to candidate labels.
+std::optional<Candidate> accept(const egraph::EGraph& g, const RankedTerm& r, size_t rank,
+                                const egraph::Signature& sig, const ExtractOptions& opt,
+                                std::map<std::string, std::string>& kernels,
+                                const std::string& label, ExtractResult& result) {
+    Candidate c;
+    c.cost = r.cost;
+    c.rank = rank;
+    c.text = egraph::showTerm(g, r.terms, r.root, sig.names);
+    try {
+        c.program = egraph::termToProgram(g, r.terms, r.root, sig);
+    } catch (const std::exception& e) {
+        result.rejected.push_back({rank, r.cost, c.text, e.what()});
+        return std::nullopt;
+    }
+    c.tuning = tuningVariables(g, c.program);
+    for (const TuningVar& t : c.tuning) {
+        c.program.sizeVars.push_back(t.name);
+    }
+    if (!opt.checkCodegen) {
+        return c;
+    }
+    std::string source;
+    if (auto why = codegenCheck(c, opt, source)) {
+        result.rejected.push_back({rank, r.cost, c.text, *why});
+        return std::nullopt;
+    }
+    if (opt.distinctKernels) {
+        std::string key = kernelKey(g, r, sig, c, opt, std::move(source));
+        auto [it, fresh] = kernels.emplace(std::move(key), label);
+        if (!fresh) {
+            result.duplicates.push_back({rank, r.cost, c.text, "the same kernel as " + it->second});
+            return std::nullopt;
+        }
+    }
+    return c;
+}
+
+// Exploration's drawn terms through the same filter, after the candidates (so a drawn kernel
+// that repeats a candidate's is a duplicate). Rejections are not listed: most drawn terms are
+// poor, and their reasons would drown the candidates'.
+void acceptExplored(const egraph::EGraph& g, const std::vector<RankedTerm>& drawn,
+                    const egraph::Signature& sig, const ExtractOptions& opt,
+                    std::map<std::string, std::string>& kernels, ExtractResult& result) {
+    result.exploreDrawn = drawn.size();
+    ExtractResult scratch;
+    for (size_t i = 0; i < drawn.size() && i < opt.exploreChecks; ++i) {
+        ++result.exploreChecked;
+        std::string label = "explored term " + std::to_string(result.explored.size());
+        if (auto c = accept(g, drawn[i], i, sig, opt, kernels, label, scratch)) {
+            c->explored = true;
+            result.explored.push_back(std::move(*c));
+        }
+    }
+}
+
 } // namespace
 
 ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                                 const egraph::Signature& sig, const CostFunction& cost,
                                 const ExtractOptions& opt) {
     ExtractResult result;
-    SearchOptions search{opt.k * std::max<size_t>(opt.poolFactor, 1), opt.k, opt.sizes,
-                         opt.multipleKernels, opt.maxUpdates};
-    auto ranked = extractTerms(g, root, cost, search, &result.stats);
-    std::map<std::string, size_t> kernels; // kernel key -> candidate index
+    SearchOptions search{opt.k * std::max<size_t>(opt.poolFactor, 1),
+                         opt.k,
+                         opt.sizes,
+                         opt.multipleKernels,
+                         opt.maxUpdates,
+                         opt.explore};
+    std::vector<RankedTerm> drawn;
+    auto ranked = extractTerms(g, root, cost, search, &result.stats, &drawn);
+    std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
     for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
         const RankedTerm& r = ranked[rank];
         if (opt.maxCostRatio > 0 && !result.candidates.empty() &&
@@ -251,39 +321,12 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
             result.beyondCostRatio = ranked.size() - rank; // ranked is in cost order
             break;
         }
-        Candidate c;
-        c.cost = r.cost;
-        c.rank = rank;
-        c.text = egraph::showTerm(g, r.terms, r.root, sig.names);
-        try {
-            c.program = egraph::termToProgram(g, r.terms, r.root, sig);
-        } catch (const std::exception& e) {
-            result.rejected.push_back({rank, r.cost, c.text, e.what()});
-            continue;
+        std::string label = "candidate " + std::to_string(result.candidates.size());
+        if (auto c = accept(g, r, rank, sig, opt, kernels, label, result)) {
+            result.candidates.push_back(std::move(*c));
         }
-        c.tuning = tuningVariables(g, c.program);
-        for (const TuningVar& t : c.tuning) {
-            c.program.sizeVars.push_back(t.name);
-        }
-        if (opt.checkCodegen) {
-            std::string source;
-            if (auto why = codegenCheck(c, opt, source)) {
-                result.rejected.push_back({rank, r.cost, c.text, *why});
-                continue;
-            }
-            if (opt.distinctKernels) {
-                std::string key = kernelKey(g, r, sig, c, opt, std::move(source));
-                auto [it, fresh] = kernels.emplace(std::move(key), result.candidates.size());
-                if (!fresh) {
-                    result.duplicates.push_back(
-                        {rank, r.cost, c.text,
-                         "the same kernel as candidate " + std::to_string(it->second)});
-                    continue;
-                }
-            }
-        }
-        result.candidates.push_back(std::move(c));
     }
+    acceptExplored(g, drawn, sig, opt, kernels, result);
     return result;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,6 +28,9 @@ public:
 
     // The K best terms of `root` at the top level of a program, cheapest first.
     std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates);
+    // After run(): random terms of the root that leave the K-best lists at random states
+    // (explore.cpp), distinct, in the order drawn.
+    std::vector<Entry> explore(const ExploreOptions& opt);
     const TermStore& terms() const { return terms_; }
 
 private:
@@ -71,6 +75,9 @@ private:
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                   std::vector<ChildChoice>& scratch) const;
     bool recompute(uint32_t s, ExtractStats& stats);
+    struct Draw; // explore.cpp
+    std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
+    Entry keepListed(uint32_t s, Draw& d);
 
     const egraph::EGraph& g_;
     const CostFunction& cost_;

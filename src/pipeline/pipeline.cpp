@@ -58,13 +58,48 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
     return r.bindings;
 }
 
-extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
-                                    const Work& w, Result& result) {
+// Exploration's accepted terms that join the candidates: the `options.explored` the model
+// predicts fastest (at their default tuning values), each at most `exploreRatio` times the best
+// candidate's prediction.
+void addExplored(Work& w, extract::ExtractResult& r) {
+    auto predicted = [&w](const extract::Candidate& c) {
+        return w.predict(c, Space(c.tuning, w.sizes).initial(64));
+    };
+    double bound = 1e30;
+    for (const auto& c : r.candidates) {
+        if (auto p = predicted(c)) {
+            bound = std::min(bound, *p * w.options.exploreRatio);
+        }
+    }
+    std::vector<std::pair<double, size_t>> keyed;
+    for (size_t i = 0; i < r.explored.size(); ++i) {
+        if (auto p = predicted(r.explored[i]); p && *p <= bound) {
+            keyed.emplace_back(*p, i);
+        }
+    }
+    std::stable_sort(keyed.begin(), keyed.end());
+    keyed.resize(std::min(keyed.size(), w.options.explored));
+    w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels, %zu "
+                   "predicted within %.0fx the best candidate, %zu taken",
+                   w.options.exploreDraws, r.exploreDrawn, r.exploreChecked, r.explored.size(),
+                   keyed.size(), w.options.exploreRatio, keyed.size()));
+    for (auto& [p, i] : keyed) {
+        w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f): %s",
+                       r.candidates.size(), p * 1e3, r.explored[i].cost,
+                       r.explored[i].text.substr(0, 300).c_str()));
+        r.candidates.push_back(std::move(r.explored[i]));
+    }
+}
+
+extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inserted& ins, Work& w,
+                                    Result& result) {
     extract::ExtractOptions eo;
     eo.k = std::max<size_t>(1, w.options.candidates);
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
+    eo.explore.draws = w.options.explored ? w.options.exploreDraws : 0;
+    eo.explore.seed = w.options.seed;
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
     bool gpu =
         w.options.extractCost == "gpu" || (w.options.extractCost == "auto" &&
@@ -82,6 +117,9 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     for (size_t c = 0; c < r.candidates.size(); ++c) {
         w.progress(fmt("extract: candidate %zu (cost %.1f): %s", c, r.candidates[c].cost,
                        r.candidates[c].text.substr(0, 300).c_str()));
+    }
+    if (eo.explore.draws > 0) {
+        addExplored(w, r);
     }
     return r;
 }
@@ -148,8 +186,12 @@ TuneResult tuneStage(Work& w, Result& result) {
 } // namespace
 
 std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
+    return predict(candidates.at(c), values);
+}
+
+std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bindings& values) {
     try {
-        auto b = buildAt(candidates.at(c).program, values, sizes, options.codegen, assumed);
+        auto b = buildAt(c.program, values, sizes, options.codegen, assumed);
         if (!codegen::resourceProblem(b->code, sizes, bench->device()).empty()) {
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }

@@ -3,6 +3,7 @@
 
 #include "egopt/support/diagnostic.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,7 @@ json candidateJson(const CandidateResult& c) {
     json j = {{"index", c.index},
               {"expression", c.text},
               {"extraction_cost", c.extractCost},
+              {"origin", c.explored ? "exploration" : "extraction"},
               {"tuning_variables", tuning},
               {"status", std::string(statusName(c.status))},
               {"valid", c.status == CandidateResult::Status::Valid},
@@ -180,13 +182,17 @@ std::string candidateTable(const Result& r) {
     for (const auto& c : r.candidates) {
         bool ok = c.status == CandidateResult::Status::Valid;
         std::string mark = r.best && *r.best == c.index ? "*" : " ";
+        std::string status = std::string(statusName(c.status)) + (c.explored ? " (x)" : "");
         std::snprintf(line, sizeof line, "%3zu%s %-10s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n",
-                      c.index, mark.c_str(), std::string(statusName(c.status)).c_str(),
-                      ok ? c.seconds * 1e3 : 0.0, ok ? c.predicted * 1e3 : 0.0,
-                      ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0,
+                      c.index, mark.c_str(), status.c_str(), ok ? c.seconds * 1e3 : 0.0,
+                      ok ? c.predicted * 1e3 : 0.0, ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0,
                       shorten(valuesText(c.values), 22).c_str(),
                       shorten(ok ? c.text : c.text + "  [" + c.reason + "]", 150).c_str());
         out += line;
+    }
+    if (std::any_of(r.candidates.begin(), r.candidates.end(),
+                    [](const CandidateResult& c) { return c.explored; })) {
+        out += "(x): found by exploration, ranked by the cost model (docs/extraction.md)\n";
     }
     std::snprintf(line, sizeof line,
                   "Kendall's tau (predicted vs measured): %.3f over valid candidates, %.3f over "

@@ -55,6 +55,7 @@ struct Work {
     // The model's seconds for a configuration (nullopt when it does not generate or does not fit
     // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
+    std::optional<double> predict(const extract::Candidate& c, const arith::Bindings& values);
     // Builds and times a configuration at the real sizes; records it (and appends a record to
     // --record). nullopt when it fails to generate, build or run.
     std::optional<double> measure(size_t c, const arith::Bindings& values);

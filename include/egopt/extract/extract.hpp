@@ -20,6 +20,20 @@
 
 namespace egopt::extract {
 
+// Exploration (docs/extraction.md, "Exploration"): random terms of the root drawn from the
+// search's states after its fixed point, for a ranking that sees more than the cost function can
+// (the pipeline ranks them with its cost model). A draw enters the root state and picks one of
+// its edges uniformly among those whose children all have terms; each child then takes one of
+// its state's listed terms with probability `keep`, or is drawn the same way, so a draw leaves
+// the K best at several depths at once (an algorithmic alternative is usually a few classes
+// deep: register blocking is a Join of a Map over a Split of the original map's class).
+struct ExploreOptions {
+    size_t draws = 0; // 0: no exploration
+    double keep = 0.5;
+    size_t maxDepth = 64; // below it, listed terms only
+    uint64_t seed = 1;
+};
+
 struct ExtractOptions {
     size_t k = 16;
     // The search keeps k terms per state and k * poolFactor at the root, which the code
@@ -50,6 +64,11 @@ struct ExtractOptions {
     // bound): once near-duplicates are dropped, the K best can otherwise reach fully sequential
     // variants (mm's MapSeq nests, 4000x the best's cost) whose tuning runs take seconds each.
     double maxCostRatio = 100;
+    // Exploration draws, and how many of the distinct drawn terms go through the code generator
+    // filter (in the order drawn); accepted ones whose kernels are new land in
+    // ExtractResult::explored.
+    ExploreOptions explore;
+    size_t exploreChecks = 256;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -62,8 +81,9 @@ struct TuningVar {
 struct Candidate {
     lift::Program program; // parameters as the signature names them; tuning vars in sizeVars
     double cost = 0;
-    size_t rank = 0;  // position in the ranked list before the code generator filter
-    std::string text; // Lift-like text
+    size_t rank = 0;       // position in the ranked list before the code generator filter
+    bool explored = false; // drawn by exploration (rank: the draw's position)
+    std::string text;      // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
 };
@@ -90,6 +110,10 @@ struct ExtractResult {
     std::vector<Rejection> rejected;
     std::vector<Rejection> duplicates; // reason: the candidate whose kernel it repeats
     size_t beyondCostRatio = 0;        // ranked terms not taken: over maxCostRatio x the best
+    // Exploration's accepted terms whose kernels are not among the candidates' (any cost, in
+    // the order drawn), and how many distinct terms were drawn and checked.
+    std::vector<Candidate> explored;
+    size_t exploreDrawn = 0, exploreChecked = 0;
     ExtractStats stats;
 };
 
@@ -109,10 +133,13 @@ struct SearchOptions {
     arith::Bindings sizes;
     bool multipleKernels = false;
     size_t maxUpdates = 0;
+    ExploreOptions explore;
 };
+// With `explored`, also the distinct terms exploration drew (options.explore), in draw order.
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
                                      const CostFunction& cost, const SearchOptions& options,
-                                     ExtractStats* stats = nullptr);
+                                     ExtractStats* stats = nullptr,
+                                     std::vector<RankedTerm>* explored = nullptr);
 
 // extractTerms, conversion to programs, and the code generator filter.
 ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,

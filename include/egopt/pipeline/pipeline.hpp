@@ -78,7 +78,13 @@ struct Options {
     // Extraction's StructuralCost parameters: "gpu" (coalescing and global stores count),
     // "cpu", or "auto" (gpu when the device's type says GPU).
     std::string extractCost = "auto";
-    size_t candidates = 16;       // K
+    size_t candidates = 16; // K
+    // Exploration (docs/extraction.md): random terms drawn from the extraction's states, and how
+    // many of the accepted ones the cost model predicts fastest join the K candidates (only
+    // those predicted at most `exploreRatio` times the best candidate's time).
+    size_t exploreDraws = 2000;
+    size_t explored = 4;
+    double exploreRatio = 4;
     size_t tuneBudget = 0;        // measured configurations in all; 0: 3 * K
     std::string tuner = "guided"; // "guided" or "random" (docs/tuning.md)
     int runs = 5;                 // timed runs per measurement (after one warm-up)
@@ -112,6 +118,7 @@ struct CandidateResult {
     size_t index = 0;       // position in extraction order
     std::string text;       // low-level expression, tuning variables symbolic
     double extractCost = 0; // the extraction cost function's value
+    bool explored = false;  // found by exploration (ranked by the cost model), not the K best
     std::vector<extract::TuningVar> tuning;
     arith::Bindings values;            // chosen tuning values
     std::string lowered;               // the expression with the chosen values
