@@ -236,6 +236,15 @@ int64_t driverLocal(int64_t global, double preferred) {
     return 1;
 }
 
+// PoCL (3.1, probed on the 2-core EPYC) does not split an NDRange into work-groups of fewer than
+// kMinSplitItems work-items: 48 work-items, or [1,1,2], run as one work-group on one core, 64 as
+// two groups of 32 (in any dimension).
+constexpr int64_t kMinSplitItems = 32;
+bool smallRange(const std::array<int64_t, 3>& global, const DeviceProfile& profile) {
+    int64_t items = global[0] * global[1] * global[2];
+    return items < 2 * kMinSplitItems && static_cast<double>(items) <= profile.maxWorkGroupSize;
+}
+
 KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::KernelText& text,
                               const codegen::KernelInfo& info, const arith::Bindings& sizes,
                               const DeviceProfile& profile) {
@@ -253,6 +262,9 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
                                                               std::max(1.0, profile.computeUnits)));
         }
         wk.local[0] = driverLocal(wk.global[0], preferred);
+        if (!profile.gpu && smallRange(wk.global, profile)) {
+            wk.local = wk.global; // one work-group: one core
+        }
     }
     wk.singleItem = wk.global[0] == 1;
     wk.sequentialItems = !profile.gpu;

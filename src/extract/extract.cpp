@@ -31,12 +31,15 @@ std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId r
     for (size_t i = 0; i < best.size() && i < opt.count; ++i) {
         out.push_back(ranked(best[i]));
     }
+    auto searched = std::chrono::steady_clock::now();
+    st.seconds = std::chrono::duration<double>(searched - start).count();
     if (explored) {
         for (const detail::Entry& e : search.explore(opt.explore)) {
             explored->push_back(ranked(e));
         }
+        st.exploreSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
     }
-    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
 
@@ -313,6 +316,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                          opt.explore};
     std::vector<RankedTerm> drawn;
     auto ranked = extractTerms(g, root, cost, search, &result.stats, &drawn);
+    result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
     for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
         const RankedTerm& r = ranked[rank];
@@ -326,7 +330,10 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
             result.candidates.push_back(std::move(*c));
         }
     }
+    auto start = std::chrono::steady_clock::now();
     acceptExplored(g, drawn, sig, opt, kernels, result);
+    result.exploreSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
 

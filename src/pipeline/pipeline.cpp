@@ -61,7 +61,7 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
 // Exploration's accepted terms that join the candidates: the `options.explored` the model
 // predicts fastest (at their default tuning values), each at most `exploreRatio` times the best
 // candidate's prediction.
-void addExplored(Work& w, extract::ExtractResult& r) {
+void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     auto predicted = [&w](const extract::Candidate& c) {
         return w.predict(c, Space(c.tuning, w.sizes).initial(64));
     };
@@ -78,11 +78,16 @@ void addExplored(Work& w, extract::ExtractResult& r) {
         }
     }
     std::stable_sort(keyed.begin(), keyed.end());
+    size_t within = keyed.size();
     keyed.resize(std::min(keyed.size(), w.options.explored));
-    w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels, %zu "
-                   "predicted within %.0fx the best candidate, %zu taken",
+    w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels (%.2f "
+                   "s), %zu predicted within %.0fx the best candidate, %zu taken",
                    w.options.exploreDraws, r.exploreDrawn, r.exploreChecked, r.explored.size(),
-                   keyed.size(), w.options.exploreRatio, keyed.size()));
+                   r.exploreSeconds, within, w.options.exploreRatio, keyed.size()));
+    result.exploreDrawn = r.exploreDrawn;
+    result.exploreChecked = r.exploreChecked;
+    result.exploreAccepted = r.explored.size();
+    result.exploreTaken = keyed.size();
     for (auto& [p, i] : keyed) {
         w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f): %s",
                        r.candidates.size(), p * 1e3, r.explored[i].cost,
@@ -119,7 +124,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
                        r.candidates[c].text.substr(0, 300).c_str()));
     }
     if (eo.explore.draws > 0) {
-        addExplored(w, r);
+        addExplored(w, r, result);
     }
     return r;
 }

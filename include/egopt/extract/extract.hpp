@@ -96,13 +96,14 @@ struct Rejection {
 };
 
 struct ExtractStats {
-    size_t states = 0;      // (class, context, argument types) states reachable from the root
-    size_t edges = 0;       // (state, node, child contexts) alternatives
-    size_t terms = 0;       // distinct terms built
-    size_t updates = 0;     // state list recomputations
-    size_t cutCycles = 0;   // terms dropped because an e-node repeated on a path
-    bool truncated = false; // maxUpdates reached before the fixed point
-    double seconds = 0;
+    size_t states = 0;         // (class, context, argument types) states reachable from the root
+    size_t edges = 0;          // (state, node, child contexts) alternatives
+    size_t terms = 0;          // distinct terms built
+    size_t updates = 0;        // state list recomputations
+    size_t cutCycles = 0;      // terms dropped because an e-node repeated on a path
+    bool truncated = false;    // maxUpdates reached before the fixed point
+    double seconds = 0;        // the search (without exploration's draws)
+    double exploreSeconds = 0; // exploration's draws
 };
 
 struct ExtractResult {
@@ -114,6 +115,7 @@ struct ExtractResult {
     // the order drawn), and how many distinct terms were drawn and checked.
     std::vector<Candidate> explored;
     size_t exploreDrawn = 0, exploreChecked = 0;
+    double exploreSeconds = 0; // drawing and checking
     ExtractStats stats;
 };
 

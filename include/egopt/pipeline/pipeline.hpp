@@ -162,6 +162,9 @@ struct Result {
     std::vector<PhaseResult> phases;
     size_t nodes = 0, classes = 0;
     extract::ExtractStats extractStats;
+    // Exploration: distinct terms drawn, checked by the code generator filter, accepted with new
+    // kernels, and taken as candidates.
+    size_t exploreDrawn = 0, exploreChecked = 0, exploreAccepted = 0, exploreTaken = 0;
     std::vector<extract::Rejection> rejected;
     std::vector<CandidateResult> candidates;
     std::optional<size_t> best;          // index into candidates
