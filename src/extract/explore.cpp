@@ -23,6 +23,23 @@ Entry Search::keepListed(uint32_t s, Draw& d) {
     return list[d.below(list.size())];
 }
 
+// The edges of state `s` whose children all have terms.
+std::vector<uint32_t> Search::viableEdges(uint32_t s) const {
+    const State& st = states_[s];
+    std::vector<uint32_t> out;
+    for (uint32_t i = st.firstEdge; i < st.firstEdge + st.numEdges; ++i) {
+        const Edge& e = edges_[i];
+        bool ok = true;
+        for (uint32_t c = 0; c < e.numChildren && ok; ++c) {
+            ok = !lists_[childStates_[e.firstChild + c]].empty();
+        }
+        if (ok) {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
 // A random term of state `s`: an edge uniformly among the viable ones, each child listed or
 // drawn. nullopt when the state has no term at all. A drawn e-node that already occurs below
 // (a cycle) is retried a few times, then the state's best listed term is taken.
@@ -34,17 +51,7 @@ std::optional<Entry> Search::draw(uint32_t s, size_t depth, Draw& d) {
         return keepListed(s, d);
     }
     const State& st = states_[s];
-    std::vector<uint32_t> viable;
-    for (uint32_t i = 0; i < st.numEdges; ++i) {
-        const Edge& e = edges_[st.firstEdge + i];
-        bool ok = true;
-        for (uint32_t c = 0; c < e.numChildren && ok; ++c) {
-            ok = !lists_[childStates_[e.firstChild + c]].empty();
-        }
-        if (ok) {
-            viable.push_back(st.firstEdge + i);
-        }
-    }
+    std::vector<uint32_t> viable = viableEdges(s);
     std::vector<Entry> kids;
     std::vector<TermRef> kidTerms;
     for (int attempt = 0; attempt < 4 && !viable.empty(); ++attempt) {

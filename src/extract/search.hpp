@@ -78,6 +78,7 @@ private:
     struct Draw; // explore.cpp
     std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
     Entry keepListed(uint32_t s, Draw& d);
+    std::vector<uint32_t> viableEdges(uint32_t s) const;
 
     const egraph::EGraph& g_;
     const CostFunction& cost_;

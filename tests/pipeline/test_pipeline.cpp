@@ -59,9 +59,11 @@ void checkReport(const nlohmann::json& j) {
         CHECK(j.contains(key));
     }
     REQUIRE(!j["candidates"].empty());
+    CHECK(j["extraction"].contains("exploration"));
     for (const auto& c : j["candidates"]) {
         CHECK(c.contains("expression"));
         CHECK(c.contains("valid"));
+        CHECK((c["origin"] == "extraction" || c["origin"] == "exploration"));
         if (c["valid"].get<bool>()) {
             for (const char* key : {"predicted_seconds", "median_seconds", "gb_per_s",
                                     "gflop_per_s", "launch", "tuning_values"}) {
@@ -120,6 +122,34 @@ TEST_CASE("asum end to end: parallel partial sums, validated, constraints kept",
     checkTuning(r);
     checkReport(nlohmann::json::parse(reportJson(r)));
     CHECK(!r.candidates[*r.best].validationSizes.empty());
+}
+
+TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[pipeline]") {
+    Options o = small("scal", {{"N", 1024}});
+    o.candidates = 1;
+    o.explored = 2;
+    o.exploreRatio = 1e9; // any prediction: the test is about the plumbing, not the ranking
+    Result r = run(o);
+    REQUIRE(r.best);
+    CHECK(r.exploreDrawn > 0);
+    CHECK(r.exploreAccepted >= 2);
+    REQUIRE(r.exploreTaken == 2);
+    REQUIRE(r.candidates.size() == 3);
+    CHECK(!r.candidates[0].explored);
+    for (size_t i = 1; i < 3; ++i) {
+        INFO(r.candidates[i].text);
+        CHECK(r.candidates[i].explored);
+        CHECK(r.candidates[i].status == CandidateResult::Status::Valid);
+    }
+    CHECK(candidateTable(r).find("(x)") != std::string::npos);
+    nlohmann::json j = nlohmann::json::parse(reportJson(r));
+    CHECK(j["candidates"][1]["origin"] == "exploration");
+    CHECK(j["extraction"]["exploration"]["taken"] == 2);
+
+    o.exploreDraws = 0; // off: only the extracted candidate
+    Result none = run(o);
+    CHECK(none.exploreTaken == 0);
+    CHECK(none.candidates.size() == 1);
 }
 
 TEST_CASE("an interruption still gives a report", "[pipeline]") {
