@@ -11,12 +11,14 @@ using namespace egopt::extract;
 
 namespace {
 
-ExtractResult explored(test::Graph& gr, size_t k, size_t draws, uint64_t seed) {
+ExtractResult explored(test::Graph& gr, size_t k, size_t draws, uint64_t seed,
+                       size_t checks = ExtractOptions{}.exploreChecks) {
     ExtractOptions opt;
     opt.k = k;
     opt.sizes = {{"N", 1024}};
     opt.explore.draws = draws;
     opt.explore.seed = seed;
+    opt.exploreChecks = checks;
     return extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
 }
 
@@ -79,13 +81,7 @@ TEST_CASE("exploration is deterministic for a seed and off without draws", "[ext
 TEST_CASE("exploration checks at most exploreChecks drawn terms", "[extract]") {
     test::Graph gr;
     test::insertAndSaturate(gr, test::shared("scal.lift"), {"lower.rules", "core.rules"}, 4);
-    ExtractOptions opt;
-    opt.k = 1;
-    opt.sizes = {{"N", 1024}};
-    opt.explore.draws = 400;
-    opt.exploreChecks = 3;
-    ExtractResult r =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult r = explored(gr, 1, 400, 1, 3);
     CHECK(r.exploreDrawn > 3);
     CHECK(r.exploreChecked == 3);
     CHECK(r.explored.size() <= 3);
