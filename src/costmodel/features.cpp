@@ -150,8 +150,9 @@ struct Walker {
         if (!n.intVar.empty()) {
             assign(n.intVar, n.intValue);
         }
-        avg.privateAccesses += w;
-        maxStmts += wmax;
+        double work = n.idRead ? 0.0 : 1.0;
+        avg.privateAccesses += w * work;
+        maxStmts += wmax * work;
         maxBarriers += n.barrier ? wmax : 0;
         for (const auto& c : n.calls) {
             avg.userFunCalls += w;

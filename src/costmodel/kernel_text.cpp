@@ -191,6 +191,7 @@ void scanAccesses(const std::string& s, const Scope& sc, TextNode& node) {
 // Returns true for an array declaration (which accesses nothing).
 bool scanDecl(const std::string& s, Scope& sc, TextNode& node) {
     static const std::regex intDecl(R"(^(?:const\s+)?int\s+(\w+)\s*=\s*(.+)$)");
+    static const std::regex idCall(R"(^get_(global|local|group)_id\(\d\)$)");
     static const std::regex assign(R"(^(\w+)\s*=\s*([^=].*)$)");
     static const std::regex array(R"(^(__local\s+)?(\w+)\s+(\w+)\[(.+)\]$)");
     static const std::regex pointer(
@@ -200,6 +201,7 @@ bool scanDecl(const std::string& s, Scope& sc, TextNode& node) {
         sc.ints.insert(m[1]);
         node.intVar = m[1];
         node.intValue = parseCExpr(m[2].str());
+        node.idRead = std::regex_match(m[2].str(), idCall);
     } else if (std::regex_match(s, m, assign) && sc.ints.count(m[1].str())) {
         node.intVar = m[1];
         node.intValue = parseCExpr(m[2].str());

@@ -43,6 +43,9 @@ struct TextNode {
     bool barrier = false;
     std::string intVar; // an int variable declared or assigned ...
     CExpr intValue;     // ... to this value
+    // `int v = get_group_id(d);` and the like: a thread id read, which costs no work (a CPU
+    // compiler hoists it out of the loop over work-items, a GPU reads a special register).
+    bool idRead = false;
 };
 
 struct KernelText {

@@ -117,3 +117,20 @@ TEST_CASE("every hand-lowered test program has features", "[features]") {
     Features v = featuresOfFile(sourceDir() + "/examples/lowlevel/copy_vec4.lift", {{"N", 4096}});
     CHECK(v.total.globalReadCoalesced == 4096 * 4); // vload4: 16 bytes per work-item, contiguous
 }
+
+TEST_CASE("reading a thread id is not work: a nest over two dimensions counts what one does",
+          "[features]") {
+    // The same copy as one MapWrg over rows and as a MapWrg(0) of MapWrg(1) over split rows:
+    // the second reads get_group_id(1) too, which the compiler hoists out of the work-item loop.
+    const char* flat = R"(val M = SizeVar("M")
+val N = SizeVar("N")
+fun(ArrayType(ArrayType(Float, M), N), a => MapWrg(0)(MapLcl(0)(id)) $ a))";
+    const char* nested = R"(val M = SizeVar("M")
+val N = SizeVar("N")
+fun(ArrayType(ArrayType(Float, M), N), a => Join() o MapWrg(0)(MapWrg(1)(MapLcl(0)(id))) o Split(4) $ a))";
+    arith::Bindings sizes{{"M", 64}, {"N", 32}};
+    Features f = featuresOf(flat, sizes), g = featuresOf(nested, sizes);
+    CHECK(g.total.workGroups == f.total.workGroups);
+    CHECK(g.total.privateAccesses == f.total.privateAccesses);
+    CHECK(g.total.workPerItem == f.total.workPerItem);
+}
