@@ -135,7 +135,8 @@ std::vector<Command> commands() {
          egopt::cli::runFit},
         {"optimize",
          "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
-         "[--candidates K] [--explore N] [--explored M] [--tune-budget N] [--threads N] "
+         "[--candidates K] [--explore N] [--explored M] [--refine R] [--tune-budget N] [--threads "
+         "N] "
          "[--node-limit N] [--time-limit S] "
          "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C]",
          "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
@@ -156,6 +157,9 @@ std::vector<Command> commands() {
            "2000; 0: none)"},
           {"explored", true,
            "explored terms the cost model predicts fastest that join the candidates (default 4)"},
+          {"refine", true,
+           "refinement rounds: neighbours of the best-predicted terms, one lowering choice "
+           "changed (default 3; 0: none)"},
           {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
           {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
           {"threads", true, "saturation search threads"},

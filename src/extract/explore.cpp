@@ -17,6 +17,20 @@ struct Search::Draw {
     bool chance(double p) { return static_cast<double>(rng() >> 11) * 0x1.0p-53 < p; }
 };
 
+Entry Search::build(uint32_t s, const Edge& e, std::span<const Entry> kids) {
+    std::vector<ChildChoice> choices;
+    std::vector<TermRef> kidTerms;
+    for (uint32_t c = 0; c < e.numChildren; ++c) {
+        uint32_t cs = childStates_[e.firstChild + c];
+        choices.push_back(
+            {states_[cs].eclass, states_[cs].ctx, terms_.node(kids[c].term), kids[c].cost});
+        kidTerms.push_back(kids[c].term);
+    }
+    const State& st = states_[s];
+    CostInput in{g_, st.eclass, g_.node(e.node), st.ctx, types_[st.types], choices, sizes_};
+    return Entry{cost_.cost(in), terms_.make(e.node, kidTerms)};
+}
+
 // One of the state's listed terms (the K best), uniformly.
 Entry Search::keepListed(uint32_t s, Draw& d) {
     const std::vector<Entry>& list = lists_[s];
@@ -50,7 +64,6 @@ std::optional<Entry> Search::draw(uint32_t s, size_t depth, Draw& d) {
     if (depth >= d.opt.maxDepth) {
         return keepListed(s, d);
     }
-    const State& st = states_[s];
     std::vector<uint32_t> viable = viableEdges(s);
     std::vector<Entry> kids;
     std::vector<TermRef> kidTerms;
@@ -70,14 +83,7 @@ std::optional<Entry> Search::draw(uint32_t s, size_t depth, Draw& d) {
         if (!kidTerms.empty() && terms_.contains(kidTerms, e.node)) {
             continue;
         }
-        std::vector<ChildChoice> choices;
-        for (uint32_t c = 0; c < e.numChildren; ++c) {
-            uint32_t cs = childStates_[e.firstChild + c];
-            choices.push_back(
-                {states_[cs].eclass, states_[cs].ctx, terms_.node(kids[c].term), kids[c].cost});
-        }
-        CostInput in{g_, st.eclass, g_.node(e.node), st.ctx, types_[st.types], choices, sizes_};
-        return Entry{cost_.cost(in), terms_.make(e.node, kidTerms)};
+        return build(s, e, kids);
     }
     return lists_[s].front();
 }

@@ -10,35 +10,51 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_set>
 
 namespace egopt::extract {
+
+namespace {
+
+RankedTerm rankedTerm(const detail::Search& search, const detail::Entry& e) {
+    RankedTerm r;
+    r.root = search.terms().toTerm(e.term, r.terms);
+    r.cost = e.cost;
+    return r;
+}
+
+// The search's K best of the root and, with `explore`, exploration's distinct draws; timed.
+std::vector<detail::Entry> runSearch(detail::Search& search, egraph::EClassId root,
+                                     const SearchOptions& opt, ExtractStats& st,
+                                     std::vector<detail::Entry>* drawn) {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates);
+    best.resize(std::min(best.size(), opt.count));
+    auto searched = std::chrono::steady_clock::now();
+    st.seconds = std::chrono::duration<double>(searched - start).count();
+    if (drawn) {
+        *drawn = search.explore(opt.explore);
+        st.exploreSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
+    }
+    return best;
+}
+
+} // namespace
 
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
                                      const CostFunction& cost, const SearchOptions& opt,
                                      ExtractStats* stats, std::vector<RankedTerm>* explored) {
-    auto start = std::chrono::steady_clock::now();
     ExtractStats local;
-    ExtractStats& st = stats ? *stats : local;
     detail::Search search(g, cost, opt);
-    std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates);
-    auto ranked = [&search](const detail::Entry& e) {
-        RankedTerm r;
-        r.root = search.terms().toTerm(e.term, r.terms);
-        r.cost = e.cost;
-        return r;
-    };
+    std::vector<detail::Entry> drawn;
     std::vector<RankedTerm> out;
-    for (size_t i = 0; i < best.size() && i < opt.count; ++i) {
-        out.push_back(ranked(best[i]));
+    for (const detail::Entry& e :
+         runSearch(search, root, opt, stats ? *stats : local, explored ? &drawn : nullptr)) {
+        out.push_back(rankedTerm(search, e));
     }
-    auto searched = std::chrono::steady_clock::now();
-    st.seconds = std::chrono::duration<double>(searched - start).count();
-    if (explored) {
-        for (const detail::Entry& e : search.explore(opt.explore)) {
-            explored->push_back(ranked(e));
-        }
-        st.exploreSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
+    for (const detail::Entry& e : drawn) {
+        explored->push_back(rankedTerm(search, e));
     }
     return out;
 }
@@ -286,18 +302,81 @@ std::optional<Candidate> accept(const egraph::EGraph& g, const RankedTerm& r, si
 
 // Exploration's drawn terms through the same filter, after the candidates (so a drawn kernel
 // that repeats a candidate's is a duplicate). Rejections are not listed: most drawn terms are
-// poor, and their reasons would drown the candidates'.
-void acceptExplored(const egraph::EGraph& g, const std::vector<RankedTerm>& drawn,
-                    const egraph::Signature& sig, const ExtractOptions& opt,
-                    std::map<std::string, std::string>& kernels, ExtractResult& result) {
+// poor, and their reasons would drown the candidates'. Returns the accepted terms.
+std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detail::Search& search,
+                                            const std::vector<detail::Entry>& drawn,
+                                            const egraph::Signature& sig, const ExtractOptions& opt,
+                                            std::map<std::string, std::string>& kernels,
+                                            ExtractResult& result) {
     result.exploreDrawn = drawn.size();
     ExtractResult scratch;
+    std::vector<detail::TermRef> accepted;
     for (size_t i = 0; i < drawn.size() && i < opt.exploreChecks; ++i) {
         ++result.exploreChecked;
         std::string label = "explored term " + std::to_string(result.explored.size());
-        if (auto c = accept(g, drawn[i], i, sig, opt, kernels, label, scratch)) {
+        if (auto c =
+                accept(g, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label, scratch)) {
             c->explored = true;
             result.explored.push_back(std::move(*c));
+            accepted.push_back(drawn[i].term);
+        }
+    }
+    return accepted;
+}
+
+// A term the refinement may expand: its rank, and whether its neighbours were checked.
+struct Seed {
+    double rank;
+    detail::TermRef term;
+    bool expanded = false;
+};
+
+// Rounds of the local search (ExtractOptions::refineRounds): the best unexpanded seeds' neighbours
+// through the filter, the remaining checks shared equally among a round's seeds.
+void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> pool,
+            std::unordered_set<detail::TermRef> seen, const egraph::Signature& sig,
+            const ExtractOptions& opt, std::map<std::string, std::string>& kernels,
+            ExtractResult& result) {
+    ExtractResult scratch;
+    while (result.refineRounds < opt.refineRounds && result.refineChecked < opt.refineChecks) {
+        std::vector<size_t> order(pool.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return pool[a].rank < pool[b].rank; });
+        std::vector<size_t> seeds;
+        for (size_t i : order) {
+            if (!pool[i].expanded && seeds.size() < opt.refineSeeds) {
+                seeds.push_back(i);
+            }
+        }
+        if (seeds.empty()) {
+            break;
+        }
+        ++result.refineRounds;
+        size_t share = (opt.refineChecks - result.refineChecked + seeds.size() - 1) / seeds.size();
+        for (size_t i : seeds) {
+            pool[i].expanded = true;
+            size_t checked = 0;
+            for (const detail::Entry& n : search.neighbours(pool[i].term)) {
+                if (checked == share || result.refineChecked == opt.refineChecks) {
+                    break;
+                }
+                if (!seen.insert(n.term).second) {
+                    continue;
+                }
+                ++checked;
+                ++result.refineChecked;
+                std::string label = "explored term " + std::to_string(result.explored.size());
+                auto c = accept(g, rankedTerm(search, n), 0, sig, opt, kernels, label, scratch);
+                std::optional<double> rank = c ? opt.rank(*c) : std::nullopt;
+                if (!rank) {
+                    continue;
+                }
+                c->explored = true;
+                result.explored.push_back(std::move(*c));
+                ++result.refineAccepted;
+                pool.push_back({*rank, n.term});
+            }
         }
     }
 }
@@ -308,32 +387,59 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                                 const egraph::Signature& sig, const CostFunction& cost,
                                 const ExtractOptions& opt) {
     ExtractResult result;
-    SearchOptions search{opt.k * std::max<size_t>(opt.poolFactor, 1),
-                         opt.k,
-                         opt.sizes,
-                         opt.multipleKernels,
-                         opt.maxUpdates,
-                         opt.explore};
-    std::vector<RankedTerm> drawn;
-    auto ranked = extractTerms(g, root, cost, search, &result.stats, &drawn);
+    SearchOptions so{opt.k * std::max<size_t>(opt.poolFactor, 1),
+                     opt.k,
+                     opt.sizes,
+                     opt.multipleKernels,
+                     opt.maxUpdates,
+                     opt.explore};
+    detail::Search search(g, cost, so);
+    std::vector<detail::Entry> drawn;
+    std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
+    std::vector<detail::TermRef> candidateTerms;
     for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
-        const RankedTerm& r = ranked[rank];
+        const detail::Entry& r = ranked[rank];
         if (opt.maxCostRatio > 0 && !result.candidates.empty() &&
             r.cost > opt.maxCostRatio * result.candidates.front().cost) {
             result.beyondCostRatio = ranked.size() - rank; // ranked is in cost order
             break;
         }
         std::string label = "candidate " + std::to_string(result.candidates.size());
-        if (auto c = accept(g, r, rank, sig, opt, kernels, label, result)) {
+        if (auto c = accept(g, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
             result.candidates.push_back(std::move(*c));
+            candidateTerms.push_back(r.term);
         }
     }
     auto start = std::chrono::steady_clock::now();
-    acceptExplored(g, drawn, sig, opt, kernels, result);
-    result.exploreSeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<detail::TermRef> explored =
+        acceptExplored(g, search, drawn, sig, opt, kernels, result);
+    auto explorationDone = std::chrono::steady_clock::now();
+    result.exploreSeconds += std::chrono::duration<double>(explorationDone - start).count();
+    if (opt.rank && opt.refineRounds > 0) {
+        std::vector<Seed> pool;
+        std::unordered_set<detail::TermRef> seen;
+        auto add = [&](const Candidate& c, detail::TermRef t) {
+            seen.insert(t);
+            if (auto r = opt.rank(c)) {
+                pool.push_back({*r, t});
+            }
+        };
+        for (size_t i = 0; i < result.candidates.size(); ++i) {
+            add(result.candidates[i], candidateTerms[i]);
+        }
+        for (size_t i = 0; i < explored.size(); ++i) {
+            add(result.explored[i], explored[i]);
+        }
+        for (const detail::Entry& d : drawn) {
+            seen.insert(d.term); // checked already, or beyond exploreChecks
+        }
+        refine(g, search, std::move(pool), std::move(seen), sig, opt, kernels, result);
+        result.refineSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - explorationDone)
+                .count();
+    }
     return result;
 }
 

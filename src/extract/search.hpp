@@ -31,6 +31,12 @@ public:
     // After run(): random terms of the root that leave the K-best lists at random states
     // (explore.cpp), distinct, in the order drawn.
     std::vector<Entry> explore(const ExploreOptions& opt);
+    // After run(): the terms of the root that differ from `t` (a term of the root) in one
+    // choice, anywhere in it: one e-node swapped for another of its class over the same child
+    // classes (MapSeq(f) for MapGlb(0, f), Split(32) for Split(v__2), ...), the rest of `t`
+    // kept wherever it is valid in the contexts the swap implies (refine.cpp). Distinct, the
+    // swaps nearest the root first.
+    std::vector<Entry> neighbours(TermRef t);
     const TermStore& terms() const { return terms_; }
 
 private:
@@ -75,10 +81,15 @@ private:
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                   std::vector<ChildChoice>& scratch) const;
     bool recompute(uint32_t s, ExtractStats& stats);
+    // A term of state `s` built by edge `e` from the children's entries (cost included).
+    Entry build(uint32_t s, const Edge& e, std::span<const Entry> kids);
     struct Draw; // explore.cpp
     std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
     Entry keepListed(uint32_t s, Draw& d);
     std::vector<uint32_t> viableEdges(uint32_t s) const;
+    struct Refine; // refine.cpp
+    std::optional<double> costIn(TermRef t, uint32_t s, Refine& r);
+    const std::vector<std::pair<Entry, uint32_t>>& neighboursIn(TermRef t, uint32_t s, Refine& r);
 
     const egraph::EGraph& g_;
     const CostFunction& cost_;

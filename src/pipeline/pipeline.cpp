@@ -81,9 +81,15 @@ void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     size_t within = keyed.size();
     keyed.resize(std::min(keyed.size(), w.options.explored));
     w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels (%.2f "
-                   "s), %zu predicted within %.0fx the best candidate, %zu taken",
-                   w.options.exploreDraws, r.exploreDrawn, r.exploreChecked, r.explored.size(),
-                   r.exploreSeconds, within, w.options.exploreRatio, keyed.size()));
+                   "s); refinement: %zu rounds, %zu neighbours checked, %zu new kernels (%.2f s); "
+                   "%zu predicted within %.0fx the best candidate, %zu taken",
+                   w.options.exploreDraws, r.exploreDrawn, r.exploreChecked,
+                   r.explored.size() - r.refineAccepted, r.exploreSeconds, r.refineRounds,
+                   r.refineChecked, r.refineAccepted, r.refineSeconds, within,
+                   w.options.exploreRatio, keyed.size()));
+    result.refineRounds = r.refineRounds;
+    result.refineChecked = r.refineChecked;
+    result.refineAccepted = r.refineAccepted;
     result.exploreDrawn = r.exploreDrawn;
     result.exploreChecked = r.exploreChecked;
     result.exploreAccepted = r.explored.size();
@@ -105,6 +111,10 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.codegen = w.options.codegen;
     eo.explore.draws = w.options.explored ? w.options.exploreDraws : 0;
     eo.explore.seed = w.options.seed;
+    eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
+    eo.rank = [&w](const extract::Candidate& c) {
+        return w.predict(c, Space(c.tuning, w.sizes).initial(64));
+    };
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
     bool gpu =
         w.options.extractCost == "gpu" || (w.options.extractCost == "auto" &&

@@ -86,3 +86,54 @@ TEST_CASE("exploration checks at most exploreChecks drawn terms", "[extract]") {
     CHECK(r.exploreChecked == 3);
     CHECK(r.explored.size() <= 3);
 }
+
+namespace {
+
+// Refinement from scal's single best candidate (a MapGlb), ranked by a toy model that prefers
+// terms without thread maps: one swap gives the one-thread MapSeq kernel.
+ExtractResult refined(test::Graph& gr, size_t rounds, size_t checks = 256) {
+    ExtractOptions opt;
+    opt.k = 1;
+    opt.sizes = {{"N", 1024}};
+    opt.refineRounds = rounds;
+    opt.refineChecks = checks;
+    opt.rank = [](const Candidate& c) -> std::optional<double> {
+        return contains(c.text, "MapGlb") || contains(c.text, "MapWrg") ? 2.0 : 1.0;
+    };
+    return extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+}
+
+} // namespace
+
+TEST_CASE("refinement checks the neighbours of the best-ranked terms", "[extract]") {
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::shared("scal.lift"), {"lower.rules", "core.rules"}, 4);
+    ExtractResult r = refined(gr, 2);
+    INFO(test::listing(r));
+    REQUIRE(r.candidates.size() == 1);
+    CHECK(contains(r.candidates[0].text, "MapGlb"));
+    CHECK(r.exploreDrawn == 0);
+    CHECK(r.refineRounds >= 1);
+    CHECK(r.refineChecked > 0);
+    CHECK(r.refineAccepted == r.explored.size());
+    std::set<std::string> seen{r.candidates[0].text};
+    bool sequential = false;
+    for (const Candidate& c : r.explored) {
+        INFO(c.text);
+        CHECK(c.explored);
+        CHECK(seen.insert(c.text).second);
+        CHECK(test::hierarchyError(c.program).empty());
+        sequential = sequential || !contains(c.text, "MapGlb") && !contains(c.text, "MapWrg");
+        codegen::RunResult run = test::validate(c, {{"N", 1024}});
+        INFO(run.summary());
+        CHECK(run.ok);
+    }
+    CHECK(sequential); // MapGlb swapped for MapSeq: a one-thread kernel
+    // Deterministic, bounded, and off without rounds.
+    ExtractResult again = refined(gr, 2);
+    CHECK(texts(again.explored) == texts(r.explored));
+    CHECK(refined(gr, 2, 2).refineChecked == 2);
+    ExtractResult off = refined(gr, 0);
+    CHECK(off.refineChecked == 0);
+    CHECK(off.explored.empty());
+}

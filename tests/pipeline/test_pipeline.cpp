@@ -145,10 +145,21 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     nlohmann::json j = nlohmann::json::parse(reportJson(r));
     CHECK(j["candidates"][1]["origin"] == "exploration");
     CHECK(j["extraction"]["exploration"]["taken"] == 2);
+    // Refinement ran from the model's best-ranked terms (default rounds).
+    CHECK(r.refineRounds >= 1);
+    CHECK(r.refineChecked > 0);
+    CHECK(r.refineAccepted <= r.exploreAccepted);
+    CHECK(j["extraction"]["exploration"]["refinement"]["checked"] == r.refineChecked);
+
+    o.refineRounds = 0; // no refinement: drawn terms only
+    Result drawnOnly = run(o);
+    CHECK(drawnOnly.refineChecked == 0);
+    CHECK(drawnOnly.exploreAccepted < r.exploreAccepted);
 
     o.exploreDraws = 0; // off: only the extracted candidate
     Result none = run(o);
     CHECK(none.exploreTaken == 0);
+    CHECK(none.refineChecked == 0);
     CHECK(none.candidates.size() == 1);
 }
 

@@ -15,6 +15,8 @@
 #include "egopt/extract/cost.hpp"
 #include "egopt/runtime/session.hpp"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ namespace egopt::extract {
 // its state's listed terms with probability `keep`, or is drawn the same way, so a draw leaves
 // the K best at several depths at once (an algorithmic alternative is usually a few classes
 // deep: register blocking is a Join of a Map over a Split of the original map's class).
+struct Candidate;
+
 struct ExploreOptions {
     size_t draws = 0; // 0: no exploration
     double keep = 0.5;
@@ -69,6 +73,16 @@ struct ExtractOptions {
     // ExtractResult::explored.
     ExploreOptions explore;
     size_t exploreChecks = 256;
+    // Refinement (docs/extraction.md): a local search from the terms `rank` orders first. Each
+    // round takes the `refineSeeds` best-ranked terms not yet expanded (candidates, explored
+    // terms, earlier neighbours) and checks their neighbours (one e-node swapped, e.g. a MapSeq
+    // for a MapGlb, the rest kept) through the code generator filter; accepted ones join
+    // `explored` and the ranking. Off unless both `rank` and `refineRounds` are set.
+    std::function<std::optional<double>(const Candidate&)>
+        rank; // lower is better; nullopt: unranked
+    size_t refineRounds = 0;
+    size_t refineSeeds = 4;
+    size_t refineChecks = 256; // neighbours through the filter, over all rounds
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -116,6 +130,9 @@ struct ExtractResult {
     std::vector<Candidate> explored;
     size_t exploreDrawn = 0, exploreChecked = 0;
     double exploreSeconds = 0; // drawing and checking
+    // Refinement: rounds run, neighbours checked, accepted (also in `explored`), seconds.
+    size_t refineRounds = 0, refineChecked = 0, refineAccepted = 0;
+    double refineSeconds = 0;
     ExtractStats stats;
 };
 

@@ -85,6 +85,9 @@ struct Options {
     size_t exploreDraws = 2000;
     size_t explored = 4;
     double exploreRatio = 4;
+    // Refinement rounds (docs/extraction.md): the model's best-ranked terms' neighbours (one
+    // lowering choice changed) are checked and ranked too; 0: none. With exploration only.
+    size_t refineRounds = 3;
     size_t tuneBudget = 0;        // measured configurations in all; 0: 3 * K
     std::string tuner = "guided"; // "guided" or "random" (docs/tuning.md)
     int runs = 5;                 // timed runs per measurement (after one warm-up)
@@ -165,6 +168,8 @@ struct Result {
     // Exploration: distinct terms drawn, checked by the code generator filter, accepted with new
     // kernels, and taken as candidates.
     size_t exploreDrawn = 0, exploreChecked = 0, exploreAccepted = 0, exploreTaken = 0;
+    // Refinement: rounds, neighbours checked, accepted (counted in exploreAccepted too).
+    size_t refineRounds = 0, refineChecked = 0, refineAccepted = 0;
     std::vector<extract::Rejection> rejected;
     std::vector<CandidateResult> candidates;
     std::optional<size_t> best;          // index into candidates
