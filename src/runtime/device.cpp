@@ -111,6 +111,12 @@ Device describeDevice(const Device& platformPart, cl_device_id id) {
     d.type = typeName(deviceValue<cl_device_type>(id, CL_DEVICE_TYPE));
     d.computeUnits = deviceValue<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
     d.maxWorkGroupSize = deviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    auto dims = std::min<cl_uint>(3, deviceValue<cl_uint>(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS));
+    std::vector<size_t> items(std::max<cl_uint>(dims, 1), 0);
+    if (dims > 0 && clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(size_t) * dims,
+                                    items.data(), nullptr) == CL_SUCCESS) {
+        std::copy_n(items.begin(), dims, d.maxWorkItemSizes.begin());
+    }
     d.localMemBytes = deviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
     d.globalMemBytes = deviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
     d.maxAllocBytes = deviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);

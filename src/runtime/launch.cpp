@@ -65,6 +65,15 @@ void Session::validateRange(const Kernel& kernel, const NDRange& global,
                      "local size " + local.str() + " does not divide global size " + global.str());
         }
     }
+    for (cl_uint d = 0; d < local.dims; ++d) {
+        // NVIDIA reports CL_INVALID_KERNEL_ARGS, not CL_INVALID_WORK_ITEM_SIZE, for this one.
+        size_t most = device_.maxWorkItemSizes[d];
+        if (most != 0 && local.sizes[d] > most) {
+            badRange(kernel, "local size " + local.str() + " exceeds " + std::to_string(most) +
+                                 " work-items in dimension " + std::to_string(d) + " on " +
+                                 device_.name + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+        }
+    }
     if (local.dims != 0) {
         size_t limit = std::min(device_.maxWorkGroupSize, kernelWorkGroupLimit(kernel, device_.id));
         if (local.total() > limit) {

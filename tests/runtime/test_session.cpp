@@ -125,6 +125,12 @@ TEST_CASE("kernel argument and launch errors are reported clearly", "[runtime]")
     CHECK_THROWS_WITH(s.launch(k, 16, 5), Catch::Contains("does not divide"));
     CHECK_THROWS_WITH(s.launch(k, NDRange(16), NDRange(4, 4)), Catch::Contains("dimensions"));
     CHECK_THROWS_WITH(s.launch(k, 1 << 20, 1 << 20), Catch::Contains("exceeds"));
+    // A local size over the device's per-dimension limit is named as such, dimension included.
+    size_t most = s.device().maxWorkItemSizes[2];
+    REQUIRE(most > 0);
+    CHECK_THROWS_WITH(s.launch(k, NDRange(1, 1, 2 * most), NDRange(1, 1, 2 * most)),
+                      Catch::Contains("in dimension 2") &&
+                          Catch::Contains("CL_DEVICE_MAX_WORK_ITEM_SIZES"));
     CHECK_THROWS_AS(s.upload({}), Error);
 }
 

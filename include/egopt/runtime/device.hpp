@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CL/cl.h>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,6 +28,9 @@ struct Device {
     std::string type;    // "CPU", "GPU", "ACCELERATOR", or several joined by "|"
     cl_uint computeUnits = 0;
     size_t maxWorkGroupSize = 0;
+    // CL_DEVICE_MAX_WORK_ITEM_SIZES: the largest local size per dimension (NVIDIA: 1024, 1024,
+    // 64); 0 where the device has fewer dimensions or did not say.
+    std::array<size_t, 3> maxWorkItemSizes{0, 0, 0};
     uint64_t localMemBytes = 0;
     uint64_t globalMemBytes = 0;
     uint64_t maxAllocBytes = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest single buffer
