@@ -292,6 +292,12 @@ ViewId Generator::callUserFun(NodeId fun, int userFun, int width, std::vector<Vi
         }
         for (ViewId a : args) {
             argText.push_back(read(a));
+            TypeId t = typeOf(a);
+            if (width && program_.types.kind(t) == lift::TypeKind::Scalar) {
+                // A scalar a vectorised call broadcasts to every lane (VectorizeUserFun).
+                TypeId v = infer_.vectorize(t, static_cast<uint32_t>(width));
+                argText.back() = "(" + ctype(v) + ")(" + argText.back() + ")";
+            }
         }
     }
     std::pair<int, int> key{userFun, width};

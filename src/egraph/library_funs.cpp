@@ -221,24 +221,29 @@ bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x) {
 
 // ?f maps one numeric scalar to a numeric scalar and ?x is an array of that scalar: f can be
 // applied lane-wise to vectors (MapVec, VectorizeUserFun).
-// With several arrays: f takes one element of each.
+// With several arguments: f takes one element of each array, and a numeric scalar value as it is
+// (VectorizeUserFun broadcasts it to every lane); at least one argument is an array.
 bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs) {
     const FunSig& sig = g.data(f).fun;
     if (sig.kind != FunSig::Kind::Mono || sig.params.size() != xs.size() ||
         !isNumericScalar(g.types, sig.result)) {
         return false;
     }
+    bool arrays = false;
     for (size_t i = 0; i < xs.size(); ++i) {
         const ClassData& xd = g.data(xs[i].eclass);
-        if (!xd.isData() || !g.types.isArray(xd.type)) {
+        if (!xd.isData() || xd.type == lift::kNoType) {
             return false;
         }
-        TypeId elem = g.types.elemOf(xd.type);
-        if (!isNumericScalar(g.types, elem) || sig.params[i] != elem) {
+        bool array = g.types.isArray(xd.type);
+        TypeId elem = array ? g.types.elemOf(xd.type) : xd.type;
+        if ((!array && xs.size() == 1) || !isNumericScalar(g.types, elem) ||
+            sig.params[i] != elem) {
             return false;
         }
+        arrays = arrays || array;
     }
-    return true;
+    return arrays;
 }
 
 } // namespace
@@ -283,7 +288,8 @@ void addFunctionConditions(Library& lib) {
         [](const EGraph& g, Args a) { return vectorizableReducer(g, a[0].eclass, a[1].eclass); }};
     lib.conditions["vectorizable"] = {
         {"cc+",
-         "the function maps numeric scalars (one element of each array) to a numeric scalar"},
+         "the function maps numeric scalars (one element of each array, or a scalar value, which "
+         "vectorisation broadcasts) to a numeric scalar"},
         [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1)); }};
 }
 

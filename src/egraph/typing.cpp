@@ -35,12 +35,17 @@ std::vector<TypeId> EGraph::childArgTypes(Op op, std::span<const TypeId> args) {
         return {args[0], types.elemOf(args[1])};
     case Op::MapVec:
     case Op::VectorizeUserFun: {
+        // VectorizeUserFun broadcasts scalar arguments to every lane (a captured value).
         std::vector<TypeId> lanes;
+        bool vectors = false;
         for (TypeId t : args) {
             const auto& v = types.at(t);
-            need(v.kind == TypeKind::Vector, "a vector is expected");
-            lanes.push_back(types.scalar(v.scalar));
+            bool broadcast = op == Op::VectorizeUserFun && v.kind == TypeKind::Scalar;
+            need(v.kind == TypeKind::Vector || broadcast, "a vector is expected");
+            vectors = vectors || !broadcast;
+            lanes.push_back(broadcast ? t : types.scalar(v.scalar));
         }
+        need(vectors, "a lane-wise function needs a vector argument");
         return lanes;
     }
     case Op::Iterate:
@@ -97,7 +102,11 @@ TypeId EGraph::patternResult(const ENode& fn, std::span<const TypeId> args) {
         TypeId r = resultOf(fn.children.at(0), childArgTypes(fn.op, args));
         const auto& lane = types.at(r);
         need(lane.kind == TypeKind::Scalar, "a lane-wise function must return a scalar");
-        return types.vector(lane.scalar, types.at(arg(0)).width);
+        uint32_t width = 0;
+        for (TypeId t : args) {
+            width = std::max(width, types.at(t).width); // scalars (broadcast) have none
+        }
+        return types.vector(lane.scalar, width);
     }
     case Op::Reduce:
     case Op::ReduceSeq:

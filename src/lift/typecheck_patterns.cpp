@@ -196,13 +196,20 @@ TypeId TypeChecker::typeVectorize(CallSite site, std::span<const TypeId> args) {
     uint32_t width = vectorWidth(site, 0);
     std::vector<TypeId> lanes;
     lanes.reserve(args.size());
+    bool vectors = false;
     for (size_t i = 0; i < args.size(); ++i) {
         TypeId lane = devectorize(args[i], width);
-        if (lane == kNoType) {
+        // A numeric scalar is broadcast to every lane (a value the vectorised lambda captures).
+        bool broadcast = lane == kNoType && types_.kind(args[i]) == TypeKind::Scalar;
+        if (lane == kNoType && !broadcast) {
             fail(site, argName(i) + " of " + describe(site.fun) + ": expected a vector of width " +
                            std::to_string(width) + ", found " + show(args[i]));
         }
-        lanes.push_back(lane);
+        vectors = vectors || !broadcast;
+        lanes.push_back(broadcast ? args[i] : lane);
+    }
+    if (!vectors) {
+        fail(site, describe(site.fun) + " needs at least one vector argument");
     }
     TypeId result = applyFunction({f, site.apply}, lanes);
     return vectorizeResult(site, result, width);

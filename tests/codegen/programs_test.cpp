@@ -55,6 +55,8 @@ TEST_CASE("vectorisation", "[codegen]") {
     CHECK(has(g, "vload4"));
     CHECK(has(g, "vstore4"));
     check("mapvec", {{"N", 64}});
+    auto b = check("vec_broadcast", {{"N", 64}});
+    CHECK(has(b, "mult_v4((float4)(alpha), vload4("));
     // A vectorised reduction: the lanes of a private float8 accumulator read as floats.
     auto r = check("vec_reduce", {{"N", 256}});
     CHECK(has(r, "((float*)&acc"));

@@ -124,3 +124,26 @@ TEST_CASE("dot reaches the vectorised element-wise product", "[egraph]") {
                               params, "(xs, ys)");
     CHECK(reaches(a, b, 3));
 }
+
+TEST_CASE("scal reaches the vectorised map with alpha broadcast", "[egraph]") {
+    const char* params = "ArrayType(Float, N), Float";
+    lift::Program a = program("Map(fun(x => mult(alpha, x))) $ xs", params, "(xs, alpha)");
+    for (int w : {4, 8, 16}) {
+        INFO(w);
+        std::string v = std::to_string(w);
+        lift::Program b = program("asScalar() o Map(fun(x => VectorizeUserFun(" + v +
+                                      ", mult)(alpha, x))) o asVector(" + v + ") $ xs",
+                                  params, "(xs, alpha)");
+        CHECK(reaches(a, b, 1));
+    }
+    // The captured value on the other side, and a literal.
+    lift::Program c = program("Map(fun(x => mult(x, 2.0f))) $ xs");
+    lift::Program d = program(
+        "asScalar() o Map(fun(x => VectorizeUserFun(4, mult)(x, 2.0f))) o asVector(4) $ xs");
+    CHECK(reaches(c, d, 1));
+    // Not when the "captured" argument is the element itself (notFree: x * x captures nothing).
+    lift::Program e = program("Map(fun(x => mult(x, x))) $ xs");
+    lift::Program f =
+        program("asScalar() o Map(fun(x => VectorizeUserFun(4, mult)(x, x))) o asVector(4) $ xs");
+    CHECK_FALSE(reaches(e, f, 1));
+}

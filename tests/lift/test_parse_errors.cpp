@@ -66,6 +66,9 @@ const Case kCases[] = {
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => VectorType(Float, 5))", "2:42",
      "expected VectorType(scalar type, 2|3|4|8|16)"},
     {"val = 3", "1:5", "expected a name after val/def, found '='"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(fun(x => VectorizeUserFun(4, "
+     "mult)(x, x))) $ xs)",
+     "2:61", "VectorizeUserFun(4) needs at least one vector argument"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Split(4)(xs, xs))", "2:37",
      "Split(4) takes 1 argument, but is applied to 2"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(abs) $ xs)\nfun(ArrayType(Float, "
