@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 
 using egopt::test::runCli;
 using egopt::test::writeTempFile;
@@ -34,7 +35,8 @@ TEST_CASE("check prints the symbolic and the concrete type", "[cli]") {
 }
 
 TEST_CASE("the default action on a .lift file is the pipeline", "[cli]") {
-    auto dir = std::filesystem::temp_directory_path() / "egopt-cli-default";
+    auto dir = std::filesystem::temp_directory_path() /
+               ("egopt-cli-default-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     auto r = runCli(kExamples + "scal.lift --size N=256 --candidates 1 --tune-budget 1 --runs 1 " +
                     "--output-dir " + dir.string());
@@ -42,6 +44,7 @@ TEST_CASE("the default action on a .lift file is the pipeline", "[cli]") {
     CHECK(std::filesystem::exists(dir / "scal.cl"));
     CHECK(std::filesystem::exists(dir / "scal.report.json"));
     CHECK(r.out.find("Kendall's tau") != std::string::npos);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("interp computes the dot product of the issue's example", "[cli]") {

@@ -6,10 +6,16 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
 namespace fs = std::filesystem;
+
+// Per process: build/ and build-sanitize/ suites, or ctest -j, run these at the same time.
+fs::path scratch(const std::string& name) {
+    return fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+}
 
 struct Result {
     int status;
@@ -17,12 +23,15 @@ struct Result {
 };
 
 Result egopt(const std::string& args) {
-    fs::path log = fs::temp_directory_path() / "egopt_codegen_cli_test.log";
+    fs::path log = scratch("egopt_codegen_cli_test.log");
     std::string cmd = std::string(EGOPT_CLI) + " " + args + " > " + log.string() + " 2>&1";
     int rc = std::system(cmd.c_str());
-    std::ifstream in(log);
     std::stringstream ss;
-    ss << in.rdbuf();
+    {
+        std::ifstream in(log);
+        ss << in.rdbuf();
+    }
+    fs::remove(log);
     return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
 }
 
@@ -40,7 +49,7 @@ std::string program(const std::string& name) {
 } // namespace
 
 TEST_CASE("codegen -o writes the kernels and the plan JSON", "[codegen]") {
-    fs::path dir = fs::temp_directory_path() / "egopt_codegen_cli";
+    fs::path dir = scratch("egopt_codegen_cli");
     fs::create_directories(dir);
     fs::path cl = dir / "mk.cl";
     Result r = egopt("codegen " + program("mk_asum_final") + " --size N=1024 -o " + cl.string());

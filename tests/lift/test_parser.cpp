@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using egopt::test::kExamples;
 using egopt::test::signatureOf;
@@ -187,7 +188,8 @@ TEST_CASE("companion sizes", "[lift]") {
     REQUIRE(combos.size() >= 1);
     CHECK(combos[0].size() == 2);
     CHECK(egopt::lift::readCompanionSizes("/nonexistent/x.lift").empty());
-    auto dir = std::filesystem::temp_directory_path() / "egopt_companion";
+    auto dir =
+        std::filesystem::temp_directory_path() / ("egopt_companion-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     { std::ofstream(dir / "bad.json") << "{\"input_combinations\": [[1, \"x\"]]}"; }
     CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "bad.lift").string()),
@@ -195,4 +197,5 @@ TEST_CASE("companion sizes", "[lift]") {
     { std::ofstream(dir / "broken.json") << "{\"input_combinations\": [[1, 2]"; }
     CHECK_THROWS_WITH(egopt::lift::readCompanionSizes((dir / "broken.lift").string()),
                       Catch::Contains("malformed JSON"));
+    std::filesystem::remove_all(dir);
 }
