@@ -128,20 +128,24 @@ private:
 };
 
 // Runs the sequence `warmup` times untimed, then `runs` times; each kernel waits for the
-// previous one (in-order queue), so every run recomputes the output from the inputs. A run longer
-// than options.slowRunNs, even a warm-up, is kept and ends the timing.
+// previous one (in-order queue), so every run recomputes the output from the inputs. A run's time
+// is the span from the first kernel's start to the last one's end, gaps between kernels included
+// (what a caller of the sequence waits for; runtime::Session::launchSequence). A run longer than
+// options.slowRunNs, even a warm-up, is kept and ends the timing.
 void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
                   const RunOptions& options, TimedResult& r) {
     std::vector<std::vector<uint64_t>> perKernel(launches.size());
     std::vector<uint64_t> totals;
     int runs = std::max(1, options.runs);
     uint64_t timed = 0;
+    std::vector<runtime::SequenceLaunch> sequence;
+    for (Launch& l : launches) {
+        sequence.push_back({&l.kernel, l.global, l.local});
+    }
     for (int run = 0; run < options.warmup + runs; ++run) {
-        std::vector<uint64_t> times;
-        for (Launch& l : launches) {
-            times.push_back(session.launch(l.kernel, l.global, l.local, options.timeout).kernelNs);
-        }
-        uint64_t total = std::accumulate(times.begin(), times.end(), uint64_t{0});
+        runtime::SequenceResult s = session.launchSequence(sequence, options.timeout);
+        const std::vector<uint64_t>& times = s.kernelNs;
+        uint64_t total = s.spanNs;
         bool slow = options.slowRunNs > 0 && total > options.slowRunNs;
         if (run >= options.warmup || slow) {
             totals.push_back(total);

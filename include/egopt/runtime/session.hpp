@@ -117,6 +117,18 @@ struct LaunchResult {
     uint64_t kernelNs = 0; // CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START
 };
 
+// One kernel of a sequence (Session::launchSequence); the kernel must outlive the call.
+struct SequenceLaunch {
+    Kernel* kernel = nullptr;
+    NDRange global;
+    NDRange local;
+};
+
+struct SequenceResult {
+    std::vector<uint64_t> kernelNs; // each kernel's END - START, in launch order
+    uint64_t spanNs = 0;            // END of the last - START of the first: gaps included
+};
+
 struct TimingResult {
     std::vector<uint64_t> timesNs; // one per measured run, in run order (warm-up runs excluded)
     uint64_t medianNs = 0;         // mean of the two middle values for an even count
@@ -171,6 +183,15 @@ public:
     // Throws KernelTimeout when the deadline passes first.
     LaunchResult launch(Kernel& kernel, const NDRange& global, const NDRange& local = {},
                         std::chrono::milliseconds timeout = kDefaultTimeout);
+
+    // Enqueues the kernels in order behind a gate (a user event the first waits for, released once
+    // all are enqueued, so host enqueue time stays off the device's timeline), then waits for the
+    // last, up to `timeout` per kernel. The in-order queue runs them one after another; spanNs is
+    // what a host that enqueues the whole sequence waits for, the device's gaps between kernels
+    // included (25-50 us per kernel on PoCL). Checks and errors as launch(); a failed kernel is
+    // named.
+    SequenceResult launchSequence(std::span<const SequenceLaunch> launches,
+                                  std::chrono::milliseconds timeout = kDefaultTimeout);
 
     // True after a KernelTimeout: every later call that uses the device throws.
     bool abandoned() const { return abandoned_; }
