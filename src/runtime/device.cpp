@@ -221,13 +221,15 @@ std::string formatDeviceTable(const std::vector<Device>& devices) {
     std::ostringstream out;
     out << std::left << std::setw(6) << "index" << std::setw(30) << "platform" << std::setw(36)
         << "device" << std::setw(6) << "type" << std::right << std::setw(5) << "CUs" << std::setw(9)
-        << "max WG" << std::setw(11) << "local mem"
+        << "max WG" << std::setw(17) << "max items/dim" << std::setw(11) << "local mem"
         << "\n";
     for (const Device& d : devices) {
         out << std::left << std::setw(6) << d.index << std::setw(30) << d.platformName.substr(0, 29)
             << std::setw(36) << d.name.substr(0, 35) << std::setw(6) << d.type << std::right
-            << std::setw(5) << d.computeUnits << std::setw(9) << d.maxWorkGroupSize << std::setw(11)
-            << memSize(d.localMemBytes) << "\n";
+            << std::setw(5) << d.computeUnits << std::setw(9) << d.maxWorkGroupSize << std::setw(17)
+            << (std::to_string(d.maxWorkItemSizes[0]) + "," +
+                std::to_string(d.maxWorkItemSizes[1]) + "," + std::to_string(d.maxWorkItemSizes[2]))
+            << std::setw(11) << memSize(d.localMemBytes) << "\n";
     }
     return out.str();
 }

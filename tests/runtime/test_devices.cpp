@@ -38,9 +38,12 @@ TEST_CASE("the installed OpenCL devices are listed", "[runtime]") {
         CHECK(devices[i].globalMemBytes > 0);
         CHECK(devices[i].maxAllocBytes > 0);
         CHECK(devices[i].maxAllocBytes <= devices[i].globalMemBytes);
+        CHECK(devices[i].maxWorkItemSizes[0] > 0); // every device has dimension 0
     }
     std::string table = formatDeviceTable(devices);
     CHECK(table.find(devices[0].name.substr(0, 20)) != std::string::npos);
+    CHECK(table.find("max items/dim") != std::string::npos);
+    CHECK(table.find(std::to_string(devices[0].maxWorkItemSizes[0]) + ",") != std::string::npos);
 }
 
 TEST_CASE("devices are selected by index and by name", "[runtime]") {
