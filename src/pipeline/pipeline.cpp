@@ -62,9 +62,7 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
 // predicts fastest (at their default tuning values), each at most `exploreRatio` times the best
 // candidate's prediction.
 void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
-    auto predicted = [&w](const extract::Candidate& c) {
-        return w.predict(c, Space(c.tuning, w.sizes).initial(64));
-    };
+    auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     double bound = 1e30;
     for (const auto& c : r.candidates) {
         if (auto p = predicted(c)) {
@@ -112,9 +110,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.explore.draws = w.options.explored ? w.options.exploreDraws : 0;
     eo.explore.seed = w.options.seed;
     eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
-    eo.rank = [&w](const extract::Candidate& c) {
-        return w.predict(c, Space(c.tuning, w.sizes).initial(64));
-    };
+    eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
     bool gpu =
         w.options.extractCost == "gpu" || (w.options.extractCost == "auto" &&
@@ -143,8 +139,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
 std::vector<size_t> predictedOrder(Work& w) {
     std::vector<std::pair<double, size_t>> keyed;
     for (size_t c = 0; c < w.candidates.size(); ++c) {
-        Space s(w.candidates[c].tuning, w.sizes);
-        std::optional<double> p = w.predict(c, s.initial(64));
+        std::optional<double> p = w.predictAtDefaults(w.candidates[c]);
         keyed.emplace_back(p.value_or(1e30), c);
     }
     std::stable_sort(keyed.begin(), keyed.end());
@@ -214,6 +209,10 @@ std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bi
     } catch (const Error&) {
         return std::nullopt;
     }
+}
+
+std::optional<double> Work::predictAtDefaults(const extract::Candidate& c) {
+    return predict(c, Space(c.tuning, sizes).initial(64));
 }
 
 std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {

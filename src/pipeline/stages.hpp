@@ -56,6 +56,9 @@ struct Work {
     // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
     std::optional<double> predict(const extract::Candidate& c, const arith::Bindings& values);
+    // The prediction at the candidate's default tuning values (the tuner's starting point), which
+    // ranks candidates and explored terms before anything is measured.
+    std::optional<double> predictAtDefaults(const extract::Candidate& c);
     // Builds and times a configuration at the real sizes; records it (and appends a record to
     // --record). nullopt when it fails to generate, build or run.
     std::optional<double> measure(size_t c, const arith::Bindings& values);

@@ -110,25 +110,26 @@ void Session::waitFor(cl_event event, const Kernel& kernel, std::chrono::millise
     }
 }
 
-LaunchResult Session::launch(Kernel& kernel, const NDRange& global, const NDRange& local,
-                             std::chrono::milliseconds timeout) {
-    requireUsable();
-    kernel.requireAllArgsSet();
-    validateRange(kernel, global, local);
+namespace {
+
+// Enqueues one kernel, after `gate` when given; the error names the kernel and its sizes.
+Handle<cl_event> enqueue(cl_command_queue queue, const Kernel& kernel, const NDRange& global,
+                         const NDRange& local, const cl_event* gate = nullptr) {
     cl_event raw = nullptr;
-    checkCl(clEnqueueNDRangeKernel(
-                queue_.get(), kernel.get(), global.dims, nullptr, global.sizes.data(),
-                local.dims == 0 ? nullptr : local.sizes.data(), 0, nullptr, &raw),
+    checkCl(clEnqueueNDRangeKernel(queue, kernel.get(), global.dims, nullptr, global.sizes.data(),
+                                   local.dims == 0 ? nullptr : local.sizes.data(), gate ? 1 : 0,
+                                   gate, &raw),
             "launching kernel '" + kernel.name() + "' with global " + global.str() + ", local " +
                 local.str());
-    Handle<cl_event> event(raw);
-    waitFor(event.get(), kernel, timeout);
-    cl_ulong start = profilingCounter(event.get(), CL_PROFILING_COMMAND_START);
-    cl_ulong end = profilingCounter(event.get(), CL_PROFILING_COMMAND_END);
-    return LaunchResult{end > start ? end - start : 0};
+    return Handle<cl_event>(raw);
 }
 
-namespace {
+// END - START of a profiled event, in nanoseconds.
+uint64_t durationNs(cl_event event) {
+    cl_ulong start = profilingCounter(event, CL_PROFILING_COMMAND_START);
+    cl_ulong end = profilingCounter(event, CL_PROFILING_COMMAND_END);
+    return end > start ? end - start : 0;
+}
 
 // Releases a gate event once: complete after a successful enqueue, failed otherwise (commands
 // waiting on a failed event are terminated instead of blocking the queue forever).
@@ -148,8 +149,17 @@ struct Gate {
         }
     }
 };
-
 } // namespace
+
+LaunchResult Session::launch(Kernel& kernel, const NDRange& global, const NDRange& local,
+                             std::chrono::milliseconds timeout) {
+    requireUsable();
+    kernel.requireAllArgsSet();
+    validateRange(kernel, global, local);
+    Handle<cl_event> event = enqueue(queue_.get(), kernel, global, local);
+    waitFor(event.get(), kernel, timeout);
+    return LaunchResult{durationNs(event.get())};
+}
 
 SequenceResult Session::launchSequence(std::span<const SequenceLaunch> launches,
                                        std::chrono::milliseconds timeout) {
@@ -167,14 +177,8 @@ SequenceResult Session::launchSequence(std::span<const SequenceLaunch> launches,
     checkCl(err, "clCreateUserEvent");
     std::vector<Handle<cl_event>> events;
     for (const SequenceLaunch& l : launches) {
-        cl_event raw = nullptr;
-        checkCl(clEnqueueNDRangeKernel(
-                    queue_.get(), l.kernel->get(), l.global.dims, nullptr, l.global.sizes.data(),
-                    l.local.dims == 0 ? nullptr : l.local.sizes.data(), events.empty() ? 1 : 0,
-                    events.empty() ? &gate.event : nullptr, &raw),
-                "launching kernel '" + l.kernel->name() + "' with global " + l.global.str() +
-                    ", local " + l.local.str());
-        events.emplace_back(raw);
+        events.push_back(enqueue(queue_.get(), *l.kernel, l.global, l.local,
+                                 events.empty() ? &gate.event : nullptr));
     }
     gate.release(CL_COMPLETE);
     auto total = timeout * static_cast<int64_t>(launches.size());
@@ -192,9 +196,7 @@ SequenceResult Session::launchSequence(std::span<const SequenceLaunch> launches,
         throw;
     }
     for (const Handle<cl_event>& e : events) {
-        cl_ulong start = profilingCounter(e.get(), CL_PROFILING_COMMAND_START);
-        cl_ulong end = profilingCounter(e.get(), CL_PROFILING_COMMAND_END);
-        r.kernelNs.push_back(end > start ? end - start : 0);
+        r.kernelNs.push_back(durationNs(e.get()));
     }
     cl_ulong first = profilingCounter(events.front().get(), CL_PROFILING_COMMAND_START);
     cl_ulong last = profilingCounter(events.back().get(), CL_PROFILING_COMMAND_END);
