@@ -159,6 +159,18 @@ Library Library::standard() {
             }
             return g.tuningVar("split " + len.toString(), len);
         }};
+    // The same two for a size that a rule computes (a length after asVector, the number of
+    // chunks of an earlier split): a multi-level split names each level's length in its `where`.
+    lib.generators["tuningOf"] = {
+        {"s", "a tuning variable that divides the size (shared with every split of that length)"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            return g.tuningVar("split " + a[0].size.toString(), a[0].size);
+        }};
+    lib.generators["cotuningOf"] = {
+        {"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            return exactDiv(a[0].size, g.tuningVar("split " + a[0].size.toString(), a[0].size));
+        }};
     lib.generators["lengthOf"] = {{"c", "the outer length of the array (not a fresh variable)"},
                                   [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
                                       auto n = outerLength(g, a[0].eclass);

@@ -23,7 +23,8 @@ double estimateSize(const arith::Size& s, const arith::Bindings& sizes, double f
     return c ? std::max<double>(1.0, static_cast<double>(*c)) : fallback;
 }
 
-arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes) {
+arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes,
+                                double threads) {
     // Constraints come in creation order, so a variable's lengths mention only earlier ones.
     std::vector<std::pair<std::string, std::vector<arith::Size>>> vars;
     for (const auto& c : g.constraints()) {
@@ -45,10 +46,10 @@ arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& 
         if (len == 0) {
             continue;
         }
-        // At most sqrt(len) (a balanced split, tile sizes) and at most len / 4096 (enough
+        // At most sqrt(len) (a balanced split, tile sizes) and at most len / threads (enough
         // chunks for every global thread), but at least 8 (a split into single elements is
         // never the point).
-        double target = std::max(8.0, std::min(std::sqrt(double(len)), double(len) / 4096));
+        double target = std::max(8.0, std::min(std::sqrt(double(len)), double(len) / threads));
         int64_t v = std::clamp<int64_t>(static_cast<int64_t>(target), 1, len);
         while (len % v != 0) {
             --v;
@@ -98,7 +99,7 @@ std::vector<arith::Size> stridesOf(const egraph::EGraph& g, egraph::EClassId c) 
 } // namespace
 
 StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p)
-    : p_(p), tuning_(plausibleTuning(g, sizes)) {
+    : p_(p), tuning_(plausibleTuning(g, sizes, p.glbThreads)) {
     tuning_.insert(sizes.begin(), sizes.end());
     if (p_.uncoalesced != 1) {
         indexed_ = true;

@@ -324,6 +324,33 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
     return accepted;
 }
 
+// The code generator filter over ranked terms in order, until `k` candidates are taken from them
+// or a term costs over maxCostRatio x the first one taken. Returns the taken terms.
+std::vector<detail::TermRef> takeRanked(const egraph::EGraph& g, const detail::Search& search,
+                                        const std::vector<detail::Entry>& ranked, size_t k,
+                                        bool secondView, const egraph::Signature& sig,
+                                        const ExtractOptions& opt,
+                                        std::map<std::string, std::string>& kernels,
+                                        ExtractResult& result) {
+    std::vector<detail::TermRef> taken;
+    std::optional<double> first;
+    for (size_t rank = 0; rank < ranked.size() && taken.size() < k; ++rank) {
+        const detail::Entry& r = ranked[rank];
+        if (opt.maxCostRatio > 0 && first && r.cost > opt.maxCostRatio * *first) {
+            result.beyondCostRatio += ranked.size() - rank; // ranked is in cost order
+            break;
+        }
+        std::string label = "candidate " + std::to_string(result.candidates.size());
+        if (auto c = accept(g, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
+            c->secondView = secondView;
+            first = first.value_or(c->cost);
+            result.candidates.push_back(std::move(*c));
+            taken.push_back(r.term);
+        }
+    }
+    return taken;
+}
+
 // A term the refinement may expand: its rank, and whether its neighbours were checked.
 struct Seed {
     double rank;
@@ -398,19 +425,17 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
-    std::vector<detail::TermRef> candidateTerms;
-    for (size_t rank = 0; rank < ranked.size() && result.candidates.size() < opt.k; ++rank) {
-        const detail::Entry& r = ranked[rank];
-        if (opt.maxCostRatio > 0 && !result.candidates.empty() &&
-            r.cost > opt.maxCostRatio * result.candidates.front().cost) {
-            result.beyondCostRatio = ranked.size() - rank; // ranked is in cost order
-            break;
-        }
-        std::string label = "candidate " + std::to_string(result.candidates.size());
-        if (auto c = accept(g, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
-            result.candidates.push_back(std::move(*c));
-            candidateTerms.push_back(r.term);
-        }
+    std::vector<detail::TermRef> candidateTerms =
+        takeRanked(g, search, ranked, opt.k, false, sig, opt, kernels, result);
+    if (opt.secondCost && opt.secondK > 0) {
+        SearchOptions second = so;
+        second.explore.draws = 0; // exploration draws from the first view's search
+        detail::Search secondSearch(g, *opt.secondCost, second);
+        ExtractStats st;
+        std::vector<detail::Entry> best = runSearch(secondSearch, root, second, st, nullptr);
+        result.stats.seconds += st.seconds;
+        result.stats.truncated = result.stats.truncated || st.truncated;
+        takeRanked(g, secondSearch, best, opt.secondK, true, sig, opt, kernels, result);
     }
     auto start = std::chrono::steady_clock::now();
     std::vector<detail::TermRef> explored =
@@ -426,7 +451,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                 pool.push_back({*r, t});
             }
         };
-        for (size_t i = 0; i < result.candidates.size(); ++i) {
+        for (size_t i = 0; i < candidateTerms.size(); ++i) { // the first view's: its terms
             add(result.candidates[i], candidateTerms[i]);
         }
         for (size_t i = 0; i < explored.size(); ++i) {

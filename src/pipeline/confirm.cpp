@@ -41,6 +41,7 @@ CandidateResult describe(const Work& w, size_t c) {
     cr.text = cand.text;
     cr.extractCost = cand.cost;
     cr.explored = cand.explored;
+    cr.secondView = cand.secondView;
     cr.tuning = cand.tuning;
     for (const auto& [key, run] : w.runs) {
         if (key.first == c) {

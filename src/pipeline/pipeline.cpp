@@ -118,6 +118,13 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     extract::StructuralCost cost(g, w.sizes,
                                  gpu ? extract::StructuralCost::Params::gpu()
                                      : extract::StructuralCost::Params{});
+    // On a GPU also the occupancy view's best (cost.hpp): neither view ranks every program's
+    // fast forms first (mm's 2-D thread maps vs gemv's work-group rows), measurement decides.
+    extract::StructuralCost occupancy(g, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
+    if (gpu) {
+        eo.secondCost = &occupancy;
+        eo.secondK = std::max<size_t>(1, eo.k / 2);
+    }
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
     result.extractStats = r.stats;
     result.rejected = r.rejected;

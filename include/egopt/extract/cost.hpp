@@ -88,6 +88,18 @@ public:
             p.globalStore = 4;
             return p;
         }
+        // The same GPU at full occupancy: an H100/H200 keeps 132 x 2048 threads in flight and
+        // needs them to hide memory latency. With 4096, a level of a reduction looks 16 times
+        // longer than it is, so a one-thread fold of thousands of partial results costs no more
+        // than the level that feeds it, and work-group-per-row forms (gemv) look serial. This
+        // view ranks multi-level reductions and work-group maps first; gpu()'s ranks the 2-D
+        // thread maps of mm first. The pipeline extracts with both (ExtractOptions::secondCost).
+        static Params gpuOccupancy() {
+            Params p = gpu();
+            p.glbThreads = 65536;
+            p.wrgGroups = 512;
+            return p;
+        }
     };
     StructuralCost() = default;
     explicit StructuralCost(Params p) : p_(p) {}
@@ -116,10 +128,12 @@ private:
 
 // A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it
 // divides (evaluated under `sizes` and the earlier variables) that is at most the square root
-// of that length: a balanced split, where the tuner usually ends up within a few powers of two
-// (chunks per thread vs threads, tile sizes). Variables whose lengths cannot be evaluated are
+// of that length and at most the length over `threads` (enough chunks for every thread): a
+// balanced split, where the tuner usually ends up within a few powers of two (chunks per thread
+// vs threads, tile sizes). Variables whose lengths cannot be evaluated are
 // left out.
-arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes);
+arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes,
+                                double threads = 4096);
 
 // The value of a size under `sizes`, unknown variables counting as `fallback`; at least 1.
 double estimateSize(const arith::Size& s, const arith::Bindings& sizes, double fallback);

@@ -83,6 +83,11 @@ struct ExtractOptions {
     size_t refineRounds = 0;
     size_t refineSeeds = 4;
     size_t refineChecks = 256; // neighbours through the filter, over all rounds
+    // A second view of the costs (nullptr: none; the pipeline's GPU occupancy view): its
+    // `secondK` best candidates whose kernels are new join the list after the first view's
+    // (Candidate::secondView; their `cost` is in the second view's units).
+    const CostFunction* secondCost = nullptr;
+    size_t secondK = 0;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -97,6 +102,7 @@ struct Candidate {
     double cost = 0;
     size_t rank = 0;       // position in the ranked list before the code generator filter
     bool explored = false; // drawn by exploration (rank: the draw's position)
+    bool secondView = false; // ranked by ExtractOptions::secondCost
     std::string text;      // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
@@ -121,7 +127,8 @@ struct ExtractStats {
 };
 
 struct ExtractResult {
-    std::vector<Candidate> candidates; // at most k, non-decreasing cost
+    // At most k in non-decreasing cost, then at most secondK of the second view (in its order).
+    std::vector<Candidate> candidates;
     std::vector<Rejection> rejected;
     std::vector<Rejection> duplicates; // reason: the candidate whose kernel it repeats
     size_t beyondCostRatio = 0;        // ranked terms not taken: over maxCostRatio x the best

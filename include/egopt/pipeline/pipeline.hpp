@@ -122,6 +122,7 @@ struct CandidateResult {
     std::string text;       // low-level expression, tuning variables symbolic
     double extractCost = 0; // the extraction cost function's value
     bool explored = false;  // found by exploration (ranked by the cost model), not the K best
+    bool secondView = false; // among the K/2 best of the GPU occupancy view (extract/cost.hpp)
     std::vector<extract::TuningVar> tuning;
     arith::Bindings values;            // chosen tuning values
     std::string lowered;               // the expression with the chosen values
