@@ -193,8 +193,9 @@ std::string candidateTable(const Result& r) {
     for (const auto& c : r.candidates) {
         bool ok = c.status == CandidateResult::Status::Valid;
         std::string mark = r.best && *r.best == c.index ? "*" : " ";
-        std::string status = std::string(statusName(c.status)) +
-                             (c.explored ? " (x)" : c.secondView ? " (o)" : "");
+        std::string status = std::string(statusName(c.status)) + (c.explored     ? " (x)"
+                                                                  : c.secondView ? " (o)"
+                                                                                 : "");
         std::snprintf(line, sizeof line, "%3zu%s %-10s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n",
                       c.index, mark.c_str(), status.c_str(), ok ? c.seconds * 1e3 : 0.0,
                       ok ? c.predicted * 1e3 : 0.0, ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0,
@@ -208,7 +209,8 @@ std::string candidateTable(const Result& r) {
     }
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.secondView; })) {
-        out += "(o): ranked by the GPU occupancy view of the extraction cost (docs/extraction.md)\n";
+        out +=
+            "(o): ranked by the GPU occupancy view of the extraction cost (docs/extraction.md)\n";
     }
     std::snprintf(line, sizeof line,
                   "Kendall's tau (predicted vs measured): %.3f over valid candidates, %.3f over "

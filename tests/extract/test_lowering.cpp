@@ -257,3 +257,79 @@ TEST_CASE("candidates far costlier than the best are not taken", "[extract]") {
         CHECK(c.cost <= ratio * best);
     }
 }
+
+// macro-reduce-gpu-w4 gives asum's two-level float4 reduction (strided chunks at both levels).
+// At 128M floats the GPU occupancy view ranks it above macro-partial-reduce's single level of
+// contiguous float16 chunks, which gpu()'s view ranks first (there, one thread folding thousands
+// of partial sums looks no longer than the level that feeds it); with the occupancy view as the
+// second view, its best candidate joins the first view's. At a small size it validates on PoCL.
+TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extract]") {
+    test::Graph gr;
+    lift::Program asum = lift::parseFile(test::shared("asum.lift"));
+    gr.main = egraph::insertProgram(gr.g, asum);
+    gr.g.assumeDivides(arith::Size(16), arith::Size::var("N")); // as the pipeline assumes
+    egraph::Library lib = egraph::Library::standard();
+    auto rules = catalogue("opencl.rules",
+                           {"macro-reduce-gpu-w4", "vectorize-reduce-w16", "vectorize-map-input",
+                            "macro-partial-reduce", "macro-map-reduce-fusion"},
+                           lib);
+    auto lowering = test::rules({"lower.rules"}, lib);
+    rules.insert(rules.end(), lowering.begin(), lowering.end());
+    egraph::Runner runner(gr.g, rules, lib);
+    runner.limits.iterations = 5;
+    runner.run();
+
+    arith::Bindings sizes{{"N", int64_t(1) << 27}};
+    ExtractOptions opt;
+    opt.k = 1;
+    opt.sizes = sizes;
+    opt.multipleKernels = true;
+    auto twoLevel = [](const Candidate& c) {
+        std::string t = c.text;
+        size_t strides = 0;
+        for (size_t at = t.find("ReorderWithStride"); at != std::string::npos;
+             at = t.find("ReorderWithStride", at + 1)) {
+            ++strides;
+        }
+        return contains(t, "VectorizeUserFun(add, 4)") && contains(t, "MapVec(abs)") &&
+               strides == 2;
+    };
+    StructuralCost gpu(gr.g, sizes, StructuralCost::Params::gpu());
+    StructuralCost occupancy(gr.g, sizes, StructuralCost::Params::gpuOccupancy());
+    ExtractResult first = extractCandidates(gr.g, gr.main.root, gr.main.signature, gpu, opt);
+    ExtractResult second = extractCandidates(gr.g, gr.main.root, gr.main.signature, occupancy, opt);
+    INFO(test::listing(first));
+    INFO(test::listing(second));
+    REQUIRE(!first.candidates.empty());
+    REQUIRE(!second.candidates.empty());
+    CHECK(!twoLevel(first.candidates.front()));
+    CHECK(contains(first.candidates.front().text, "VectorizeUserFun(add, 16)"));
+    CHECK(twoLevel(second.candidates.front()));
+
+    opt.secondCost = &occupancy;
+    opt.secondK = 2;
+    ExtractResult both = extractCandidates(gr.g, gr.main.root, gr.main.signature, gpu, opt);
+    INFO(test::listing(both));
+    REQUIRE(both.candidates.size() > first.candidates.size());
+    std::set<std::string> texts;
+    for (size_t i = 0; i < both.candidates.size(); ++i) {
+        const Candidate& c = both.candidates[i];
+        CHECK(texts.insert(c.text).second);
+        CHECK(c.secondView == (i >= first.candidates.size()));
+        if (i < first.candidates.size()) {
+            CHECK(c.text == first.candidates[i].text);
+        }
+    }
+    const Candidate& added = both.candidates[first.candidates.size()];
+    CHECK(added.text == second.candidates.front().text);
+    CHECK(twoLevel(added));
+
+    // Chunks of 8 at both levels fit 64K floats (N/4 = 8 * 8 * 256).
+    Candidate small = added;
+    for (const TuningVar& t : small.tuning) {
+        small.tuningValues[t.name] = 8;
+    }
+    codegen::RunResult run = test::validate(small, {{"N", 1 << 16}});
+    INFO(run.summary());
+    CHECK(run.ok);
+}

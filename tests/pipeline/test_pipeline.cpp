@@ -315,4 +315,19 @@ TEST_CASE("asum: GPU extraction costs rank a fused reduction first", "[pipeline]
     CHECK(top.find("MapGlb(abs") == std::string::npos);
     CHECK(top.find("MapGlb(fun(") != std::string::npos);
     CHECK(top.find("MapVec(abs) $") != std::string::npos); // inside the chunk's reduction
+    // The occupancy view's best kernels join the list after the K best, marked in the report.
+    nlohmann::json report = nlohmann::json::parse(reportJson(r));
+    size_t second = 0;
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+        const CandidateResult& c = r.candidates[i];
+        if (c.explored) {
+            continue;
+        }
+        CHECK(c.secondView == (i >= o.candidates));
+        second += c.secondView ? 1 : 0;
+        CHECK(report["candidates"][i]["origin"] ==
+              (c.secondView ? "extraction (occupancy view)" : "extraction"));
+    }
+    CHECK(second >= 1);
+    CHECK(second <= o.candidates / 2 + 1);
 }

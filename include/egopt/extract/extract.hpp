@@ -100,10 +100,10 @@ struct TuningVar {
 struct Candidate {
     lift::Program program; // parameters as the signature names them; tuning vars in sizeVars
     double cost = 0;
-    size_t rank = 0;       // position in the ranked list before the code generator filter
-    bool explored = false; // drawn by exploration (rank: the draw's position)
+    size_t rank = 0;         // position in the ranked list before the code generator filter
+    bool explored = false;   // drawn by exploration (rank: the draw's position)
     bool secondView = false; // ranked by ExtractOptions::secondCost
-    std::string text;      // Lift-like text
+    std::string text;        // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
 };

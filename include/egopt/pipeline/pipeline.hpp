@@ -118,10 +118,10 @@ struct Measurement {
 };
 
 struct CandidateResult {
-    size_t index = 0;       // position in extraction order
-    std::string text;       // low-level expression, tuning variables symbolic
-    double extractCost = 0; // the extraction cost function's value
-    bool explored = false;  // found by exploration (ranked by the cost model), not the K best
+    size_t index = 0;        // position in extraction order
+    std::string text;        // low-level expression, tuning variables symbolic
+    double extractCost = 0;  // the extraction cost function's value
+    bool explored = false;   // found by exploration (ranked by the cost model), not the K best
     bool secondView = false; // among the K/2 best of the GPU occupancy view (extract/cost.hpp)
     std::vector<extract::TuningVar> tuning;
     arith::Bindings values;            // chosen tuning values
