@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 namespace egopt::pipeline {
 
@@ -120,9 +121,10 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
                                      : extract::StructuralCost::Params{});
     // On a GPU also the occupancy view's best (cost.hpp): neither view ranks every program's
     // fast forms first (mm's 2-D thread maps vs gemv's work-group rows), measurement decides.
-    extract::StructuralCost occupancy(g, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
+    std::optional<extract::StructuralCost> occupancy;
     if (gpu) {
-        eo.secondCost = &occupancy;
+        occupancy.emplace(g, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
+        eo.secondCost = &*occupancy;
         eo.secondK = std::max<size_t>(1, eo.k / 2);
     }
     extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
