@@ -14,6 +14,12 @@ std::optional<arith::Size> detail::outerLength(const EGraph& g, EClassId c) {
 namespace {
 
 using detail::outerLength;
+
+// The tuning variable of every split of an array of length `len` (one per length, see tuning).
+arith::Size splitVar(EGraph& g, const arith::Size& len) {
+    return g.tuningVar("split " + len.toString(), len);
+}
+
 using Args = std::span<const ArgValue>;
 
 // Decided from the sizes alone, or from the e-graph's assumptions (EGraph::assumeDivides).
@@ -136,7 +142,7 @@ Library Library::standard() {
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
             auto n = outerLength(g, a[0].eclass);
             arith::Size len = n ? *n : arith::Size(1);
-            return g.tuningVar("split " + len.toString(), len);
+            return splitVar(g, len);
         }};
     // The outer length over its tuning variable (exact: the variable divides the length by its
     // constraint): the number of chunks of a split by tuning(?x). As a stride,
@@ -147,7 +153,7 @@ Library Library::standard() {
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
             auto n = outerLength(g, a[0].eclass);
             arith::Size len = n ? *n : arith::Size(1);
-            return exactDiv(len, g.tuningVar("split " + len.toString(), len));
+            return exactDiv(len, splitVar(g, len));
         }};
     lib.generators["tuningInner"] = {
         {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
@@ -157,20 +163,19 @@ Library Library::standard() {
             if (d.isData() && g.types.isArray(d.type) && g.types.isArray(g.types.elemOf(d.type))) {
                 len = g.types.lengthOf(g.types.elemOf(d.type));
             }
-            return g.tuningVar("split " + len.toString(), len);
+            return splitVar(g, len);
         }};
     // The same two for a size that a rule computes (a length after asVector, the number of
     // chunks of an earlier split): a multi-level split names each level's length in its `where`.
     lib.generators["tuningOf"] = {
         {"s", "a tuning variable that divides the size (shared with every split of that length)"},
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-            return g.tuningVar("split " + a[0].size.toString(), a[0].size);
+            return splitVar(g, a[0].size);
         }};
-    lib.generators["cotuningOf"] = {
-        {"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-            return exactDiv(a[0].size, g.tuningVar("split " + a[0].size.toString(), a[0].size));
-        }};
+    lib.generators["cotuningOf"] = {{"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
+                                    [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+                                        return exactDiv(a[0].size, splitVar(g, a[0].size));
+                                    }};
     lib.generators["lengthOf"] = {{"c", "the outer length of the array (not a fresh variable)"},
                                   [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
                                       auto n = outerLength(g, a[0].eclass);
