@@ -79,8 +79,8 @@ double matMul(const arith::Bindings& sizes, size_t i) {
     return sum;
 }
 
-const std::array<ProgramSpec, 8>& specs() {
-    static const std::array<ProgramSpec, 8> table{{
+const std::array<ProgramSpec, 10>& specs() {
+    static const std::array<ProgramSpec, 10> table{{
         {"copy_vec4",
          "copy_vec4",
          Shape::Vector,
@@ -146,6 +146,24 @@ const std::array<ProgramSpec, 8>& specs() {
          {{"M", 32}, {"K", 48}, {"N", 40}},
          true,
          "C = A B, naive: one output per work-item, no tiling; 2MNK flops",
+         matMul},
+        {"mm_block2d",
+         "mm_block2d",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 128}, {"K", 48}, {"N", 192}},
+         true,
+         "C = A B, 64x64 tiles per work-group, 4x4 register blocks (4 float4 accumulators) per "
+         "work-item; 2MNK flops",
+         matMul},
+        {"mm_block2d_8x4",
+         "mm_block2d_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "C = A B, 128x64 tiles per work-group, 8x4 register blocks (8 float4 accumulators) per "
+         "work-item; 2MNK flops",
          matMul},
     }};
     return table;

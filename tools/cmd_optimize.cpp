@@ -68,6 +68,7 @@ pipeline::Options optionsFrom(const Args& args) {
     o.candidates = static_cast<size_t>(nonNegativeNumber(args, "candidates", 16));
     o.exploreDraws = static_cast<size_t>(nonNegativeNumber(args, "explore", 2000));
     o.explored = static_cast<size_t>(nonNegativeNumber(args, "explored", 4));
+    o.guided = static_cast<size_t>(nonNegativeNumber(args, "guided", 2));
     o.refineRounds = static_cast<size_t>(nonNegativeNumber(args, "refine", 3));
     o.tuneBudget = static_cast<size_t>(nonNegativeNumber(args, "tune-budget", 0));
     o.tuner = args.value("tuner").value_or("guided");

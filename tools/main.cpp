@@ -135,7 +135,8 @@ std::vector<Command> commands() {
          egopt::cli::runFit},
         {"optimize",
          "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
-         "[--candidates K] [--explore N] [--explored M] [--refine R] [--tune-budget N] [--threads "
+         "[--candidates K] [--explore N] [--explored M] [--guided G] [--refine R] [--tune-budget "
+         "N] [--threads "
          "N] "
          "[--node-limit N] [--time-limit S] "
          "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C]",
@@ -157,6 +158,9 @@ std::vector<Command> commands() {
            "2000; 0: none)"},
           {"explored", true,
            "explored terms the cost model predicts fastest that join the candidates (default 4)"},
+          {"guided", true,
+           "and before them, guided draws' terms (macro rules' schedules) predicted fastest "
+           "(default 2)"},
           {"refine", true,
            "refinement rounds: neighbours of the best-predicted terms, one lowering choice "
            "changed (default 3; 0: none)"},

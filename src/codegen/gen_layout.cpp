@@ -11,6 +11,9 @@ using lift::Op;
 using lift::TypeId;
 
 ViewId Generator::layoutView(NodeId fun, const std::vector<ViewId>& args) {
+    if (program_.op(fun) == Op::Map) {
+        return mapOfView(fun, args.at(0));
+    }
     std::vector<TypeId> argTypes;
     for (ViewId a : args) {
         argTypes.push_back(typeOf(a));
@@ -134,9 +137,75 @@ std::optional<ViewId> Generator::inverseDest(NodeId fun, TypeId argType, ViewId 
         v.kind = ViewKind::AsScalar;
         v.ival = static_cast<int32_t>(infer_.size(fun, 0).constant().value_or(4));
         break;
+    case Op::Map:
+        return isLayout1(fun) ? mapOfInverse(fun, argType, dest) : std::nullopt;
     default:
         return std::nullopt;
     }
+    return views_.add(std::move(v));
+}
+
+bool Generator::isLayout1(NodeId fun) const {
+    switch (program_.op(fun)) {
+    case Op::Join:
+    case Op::Split:
+    case Op::Transpose:
+    case Op::TransposeW:
+    case Op::Scatter:
+    case Op::Gather:
+    case Op::AsScalar:
+    case Op::AsVector:
+    case Op::Id:
+    case Op::Reorder:
+        return true;
+    case Op::Map:
+        return isLayout1(program_.child(fun, 0));
+    default:
+        return false;
+    }
+}
+
+// Map(f) $ xs for a layout f: element i is f's view of xs[i]. f's view is built once, over a
+// Hole that resolution replaces by xs[i].
+ViewId Generator::mapOfView(NodeId map, ViewId xs) {
+    auto& types = program_.types;
+    TypeId arrayType = typeOf(xs);
+    if (!types.isArray(arrayType) || !isLayout1(map)) {
+        failAt(program_, map,
+               "a plain Map has no OpenCL mapping (use MapGlb, MapWrg/MapLcl or "
+               "MapSeq; a Map of a layout function such as Join is a view)");
+    }
+    View hole;
+    hole.kind = ViewKind::Hole;
+    hole.type = types.elemOf(arrayType);
+    ViewId element = layoutView(program_.child(map, 0), {views_.add(std::move(hole))});
+    View v;
+    v.kind = ViewKind::MapOf;
+    v.type = types.array(typeOf(element), types.lengthOf(arrayType));
+    v.kids = {xs, element};
+    return views_.add(std::move(v));
+}
+
+// The destination through which Map(f)'s argument writes into Map(f)'s destination `dest`:
+// element i is the inverse of f over dest[i].
+std::optional<ViewId> Generator::mapOfInverse(NodeId map, TypeId argType, ViewId dest) {
+    auto& types = program_.types;
+    TypeId destType = typeOf(dest);
+    if (!types.isArray(argType) || !types.isArray(destType)) {
+        return std::nullopt;
+    }
+    View hole;
+    hole.kind = ViewKind::Hole;
+    hole.type = types.elemOf(destType);
+    auto element =
+        inverseDest(program_.child(map, 0), types.elemOf(argType), views_.add(std::move(hole)));
+    if (!element) {
+        return std::nullopt;
+    }
+    View v;
+    v.kind = ViewKind::MapOf;
+    v.type = argType;
+    v.kids = {dest, *element};
     return views_.add(std::move(v));
 }
 
@@ -169,11 +238,7 @@ std::optional<AddrSpace> Generator::exprAnnotation(NodeId e) const {
     if (auto a = annotation(c[0])) {
         return a;
     }
-    Op op = program_.op(c[0]);
-    bool passesThrough = op == Op::Join || op == Op::Split || op == Op::Transpose ||
-                         op == Op::TransposeW || op == Op::Scatter || op == Op::Gather ||
-                         op == Op::AsScalar || op == Op::AsVector || op == Op::Id;
-    return passesThrough && c.size() == 2 ? exprAnnotation(c[1]) : std::nullopt;
+    return isLayout1(c[0]) && c.size() == 2 ? exprAnnotation(c[1]) : std::nullopt;
 }
 
 } // namespace egopt::codegen::detail

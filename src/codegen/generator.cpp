@@ -178,12 +178,7 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
 ViewId Generator::genApply(NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote) {
     auto c = program_.children(apply);
     NodeId fun = c[0];
-    Op op = program_.op(fun);
-    bool layout1 = c.size() == 2 &&
-                   (op == Op::Join || op == Op::Split || op == Op::Transpose ||
-                    op == Op::TransposeW || op == Op::Scatter || op == Op::Gather ||
-                    op == Op::AsScalar || op == Op::AsVector || op == Op::Id || op == Op::Reorder);
-    if (layout1 && dest) {
+    if (c.size() == 2 && isLayout1(fun) && dest) {
         TypeId argType = infer_.expr(c[1], paramTypes_);
         if (auto inv = inverseDest(fun, argType, dest->view)) {
             Dest d{*inv, dest->final};

@@ -125,6 +125,11 @@ private:
                        const Dest* dest, bool& wrote);
     ViewId layoutView(lift::NodeId fun, const std::vector<ViewId>& args);
     std::optional<ViewId> inverseDest(lift::NodeId fun, lift::TypeId argType, ViewId dest);
+    // A function of one array that only rearranges it (a view, no code): Join, Split,
+    // Transpose, Gather, ..., and a plain Map of one (Lift's Map(Join()) after lowering).
+    bool isLayout1(lift::NodeId fun) const;
+    ViewId mapOfView(lift::NodeId map, ViewId xs);
+    std::optional<ViewId> mapOfInverse(lift::NodeId map, lift::TypeId argType, ViewId dest);
     void copyValue(ViewId dst, ViewId src, lift::TypeId type);
     std::optional<AddrSpace> annotation(lift::NodeId fun) const;
     std::optional<AddrSpace> exprAnnotation(lift::NodeId expr) const;

@@ -138,6 +138,40 @@ void pushIndex(Path& path, Size i) {
     path.push_front(Step{false, std::move(i), 0});
 }
 
+// Where the vectorised index at position `pos` of the path is after view `kind` rewrote the
+// front of the path (-2: MapOf takes it into its hole; -1: already there, Hole restores it).
+int movedVectorIndex(ViewKind kind, int pos) {
+    switch (kind) {
+    case ViewKind::Access: // pushes an index
+    case ViewKind::Get:    // pushes a field
+        return pos + 1;
+    case ViewKind::Join: // i -> (i / a, i % a): the lanes stay in the second
+        return pos + 1;
+    case ViewKind::Split: // (i, j) -> i * a + j
+    case ViewKind::Slide:
+    case ViewKind::Zip: // (i, field) -> i
+        return pos <= 1 ? 0 : pos - 1;
+    case ViewKind::Unzip: // (field, i) -> (i, field)
+        return pos == 1 ? 0 : pos;
+    case ViewKind::TupleOf: // pops a field
+        return pos - 1;
+    case ViewKind::MapOf: // pops the element index into its hole
+        return pos == 0 ? -2 : pos - 1;
+    case ViewKind::Hole: // pushes it back
+        return pos + 1;
+    default: // Transpose swaps the first two; the others rewrite the first index in place
+        return pos;
+    }
+}
+
+size_t arrayDepth(const lift::TypeArena& types, lift::TypeId t) {
+    size_t d = 0;
+    for (; types.isArray(t); t = types.elemOf(t)) {
+        ++d;
+    }
+    return d;
+}
+
 } // namespace
 
 Size ViewArena::padIndex(const View& v, const Size& i, const arith::RangeEnv& env) const {
@@ -162,21 +196,45 @@ Size ViewArena::padIndex(const View& v, const Size& i, const arith::RangeEnv& en
 
 ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env) const {
     Resolved r;
+    // The elements MapOf views entered, innermost last: a Hole continues at that element
+    // (`vector`: the index was the vectorised one).
+    struct Entered {
+        ViewId array;
+        Size index;
+        bool vector;
+    };
+    std::vector<Entered> holes;
+    // After asVector: the position in the path of the vectorised index (the w lanes are
+    // consecutive in it), or -1 once it went into a MapOf's hole.
+    int vecPos = -1;
     for (ViewId cur = view;;) {
         const View& v = at(cur);
-        // A vector load/store reads w consecutive elements: views between asVector and memory
-        // that do not keep consecutive elements consecutive cannot be vectorised.
-        if (r.vectorWidth != 0 && (v.kind == ViewKind::Gather || v.kind == ViewKind::Transpose ||
-                                   v.kind == ViewKind::Pad || v.kind == ViewKind::Filter)) {
+        // A vector load/store reads w consecutive elements: a view that reorders the
+        // vectorised index (Gather, Pad, Filter at its position; Transpose of it or of the
+        // index above it) breaks that; views of outer indices do not.
+        bool reorders =
+            v.kind == ViewKind::Transpose ? vecPos == 0 || vecPos == 1
+            : v.kind == ViewKind::Gather || v.kind == ViewKind::Pad || v.kind == ViewKind::Filter
+                ? vecPos == 0
+                : false;
+        if (r.vectorWidth != 0 && reorders) {
             if (r.laneRead && r.lanes.empty() && !r.laneRead->rest) {
                 r.byLanes = true; // read() gathers the lanes one by one
                 return r;
             }
             badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter)");
         }
+        if (vecPos >= 0) {
+            vecPos = movedVectorIndex(v.kind, vecPos);
+        }
         switch (v.kind) {
         case ViewKind::Mem:
         case ViewKind::Expr:
+            // The lanes must be the innermost (unit-stride) index of the memory.
+            if (r.vectorWidth != 0 && v.kind == ViewKind::Mem && r.lanes.empty() &&
+                vecPos != static_cast<int>(arrayDepth(types_, v.type)) - 1) {
+                badPath("asVector of an index that is not the innermost one in memory");
+            }
             r.leaf = cur;
             r.path = std::move(path);
             return r;
@@ -256,6 +314,7 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
                 Resolved::LaneRead{v.kids.at(0), types_.elemOf(v.type), i, v.ival, !path.empty()};
             pushIndex(path, i * v.ival);
             r.vectorWidth = v.ival;
+            vecPos = 0;
             break;
         }
         case ViewKind::Filter: {
@@ -270,6 +329,23 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             pushIndex(path, floorDiv(i, v.ival));
             r.lanes.push_back(mod(i, v.ival));
             break;
+        }
+        case ViewKind::MapOf:
+            // Only the outer index moves; the function's views are checked as they are visited.
+            holes.push_back({v.kids.at(0), popIndex(path, "Map"), vecPos == -2});
+            vecPos = vecPos == -2 ? -1 : vecPos;
+            cur = v.kids.at(1);
+            continue;
+        case ViewKind::Hole: {
+            if (holes.empty()) {
+                badPath("a mapped layout function's element outside its map");
+            }
+            Entered e = holes.back();
+            holes.pop_back();
+            pushIndex(path, e.index);
+            vecPos = e.vector ? 0 : vecPos;
+            cur = e.array;
+            continue;
         }
         }
         cur = v.kids.at(0);

@@ -48,6 +48,9 @@ enum class ViewKind : uint8_t {
     AsVector,  // kids[0] ([S]n) as [S<ival>]n/ival
     AsScalar,  // kids[0] ([S<ival>]n) as [S]n*ival
     Filter,    // element i of kids[0] at the index kids[1][i] (a data-dependent gather)
+    MapOf,     // a layout function applied to each element of kids[0]: element i is kids[1]
+               // (the function's view over a Hole) with the Hole standing for kids[0][i]
+    Hole,      // the element a MapOf's function view is applied to
 };
 
 struct View {

@@ -35,6 +35,18 @@ uint32_t EGraph::ruleIndex(const std::string& name) {
     return it->second;
 }
 
+const std::vector<std::vector<ENodeId>>& EGraph::rhsNodes(uint32_t rule) const {
+    static const std::vector<std::vector<ENodeId>> kNone;
+    return rule < rhsNodes_.size() ? rhsNodes_[rule] : kNone;
+}
+
+void EGraph::noteRhsNodes(uint32_t rule, std::span<const ENodeId> nodes) {
+    if (rhsNodes_.size() <= rule) {
+        rhsNodes_.resize(rule + 1);
+    }
+    rhsNodes_[rule].emplace_back(nodes.begin(), nodes.end());
+}
+
 EClassId EGraph::find(EClassId c) {
     EClassId root = c;
     while (parent_[root] != root) {
@@ -74,6 +86,9 @@ std::optional<EClassId> EGraph::lookup(ENode node) const {
 EClassId EGraph::add(ENode node) {
     ENode c = canonicalize(node);
     auto it = memo_.find(c);
+    if (it != memo_.end() && recording_) {
+        recording_->push_back(it->second);
+    }
     if (it != memo_.end()) {
         EClassId existing = find(it->second);
         if (!explanations) {
@@ -109,6 +124,9 @@ EClassId EGraph::add(ENode node) {
     proof_.emplace_back();
     memo_.emplace(std::move(c), id);
     ++numClasses_;
+    if (recording_) {
+        recording_->push_back(id);
+    }
     return id;
 }
 

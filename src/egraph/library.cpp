@@ -15,6 +15,15 @@ namespace {
 
 using detail::outerLength;
 
+// The length of the elements of an array of arrays.
+std::optional<arith::Size> innerLength(const EGraph& g, EClassId c) {
+    const ClassData& d = g.data(c);
+    if (!d.isData() || !g.types.isArray(d.type) || !g.types.isArray(g.types.elemOf(d.type))) {
+        return std::nullopt;
+    }
+    return g.types.lengthOf(g.types.elemOf(d.type));
+}
+
 // The tuning variable of every split of an array of length `len` (one per length, see tuning).
 arith::Size splitVar(EGraph& g, const arith::Size& len) {
     return g.tuningVar("split " + len.toString(), len);
@@ -89,15 +98,28 @@ void addShapeConditions(Library& lib) {
 void addConditions(Library& lib) {
     lib.conditions["notFree"] = {{"cn", "the class does not use De Bruijn variable n"},
                                  [](const EGraph& g, std::span<const ArgValue> a) {
+                                     auto n = static_cast<int32_t>(a[1].number);
                                      const auto& fv = g.data(a[0].eclass).freeVars;
-                                     return !std::binary_search(fv.begin(), fv.end(),
-                                                                static_cast<int32_t>(a[1].number));
+                                     if (!std::binary_search(fv.begin(), fv.end(), n)) {
+                                         return true;
+                                     }
+                                     // Some member may use it; the class does not depend on
+                                     // it when its smallest term does not (the right side
+                                     // is built from that term: EGraph::shift).
+                                     auto best = g.smallestTermFreeVars(a[0].eclass);
+                                     return !std::binary_search(best.begin(), best.end(), n);
                                  }};
     lib.conditions["divides"] = {{"sc", "the size divides the outer length of the array"},
                                  [](const EGraph& g, std::span<const ArgValue> a) {
                                      auto n = outerLength(g, a[1].eclass);
                                      return n && divides(g, a[0].size, *n);
                                  }};
+    lib.conditions["innerDivides"] = {
+        {"sc", "the size divides the inner length of the array of arrays"},
+        [](const EGraph& g, std::span<const ArgValue> a) {
+            auto n = innerLength(g, a[1].eclass);
+            return n && divides(g, a[0].size, *n);
+        }};
     lib.conditions["innerLength"] = {{"cs", "the class is an array of arrays of this length"},
                                      [](const EGraph& g, std::span<const ArgValue> a) {
                                          const ClassData& d = g.data(a[0].eclass);
@@ -181,6 +203,12 @@ Library Library::standard() {
                                       auto n = outerLength(g, a[0].eclass);
                                       return n ? *n : arith::Size(1);
                                   }};
+    lib.generators["innerLengthOf"] = {
+        {"c", "the inner length of an array of arrays (not a fresh variable)"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            auto n = innerLength(g, a[0].eclass);
+            return n ? *n : arith::Size(1);
+        }};
     detail::addFunctionConditions(lib);
     detail::addStructuralAppliers(lib);
     addUserFunConditions(lib);

@@ -207,12 +207,25 @@ bool isNumericScalar(const lift::TypeArena& t, TypeId ty) {
 
 // ?f combines two numeric scalars of one type into one, and ?x is an array of them: the
 // reduction by f can run lane-wise on vectors (VectorizeUserFun).
-bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x) {
+// The element `depth` array levels down (1: the element of an array, 2: of a matrix), if the
+// type has that many.
+std::optional<TypeId> elementAt(const lift::TypeArena& types, TypeId t, int depth) {
+    for (int i = 0; i < depth; ++i) {
+        if (t == lift::kNoType || !types.isArray(t)) {
+            return std::nullopt;
+        }
+        t = types.elemOf(t);
+    }
+    return t;
+}
+
+bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x, int depth) {
     const ClassData& xd = g.data(x);
-    if (!xd.isData() || !g.types.isArray(xd.type)) {
+    auto e = xd.isData() ? elementAt(g.types, xd.type, depth) : std::nullopt;
+    if (!e) {
         return false;
     }
-    TypeId elem = g.types.elemOf(xd.type);
+    TypeId elem = *e;
     const FunSig& sig = g.data(f).fun;
     return isNumericScalar(g.types, elem) && sig.kind == FunSig::Kind::Mono &&
            sig.params.size() == 2 && sig.params[0] == elem && sig.params[1] == elem &&
@@ -223,7 +236,7 @@ bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x) {
 // applied lane-wise to vectors (MapVec, VectorizeUserFun).
 // With several arguments: f takes one element of each array, and a numeric scalar value as it is
 // (VectorizeUserFun broadcasts it to every lane); at least one argument is an array.
-bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs) {
+bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs, int depth) {
     const FunSig& sig = g.data(f).fun;
     if (sig.kind != FunSig::Kind::Mono || sig.params.size() != xs.size() ||
         !isNumericScalar(g.types, sig.result)) {
@@ -235,8 +248,9 @@ bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs) {
         if (!xd.isData() || xd.type == lift::kNoType) {
             return false;
         }
-        bool array = g.types.isArray(xd.type);
-        TypeId elem = array ? g.types.elemOf(xd.type) : xd.type;
+        auto deep = elementAt(g.types, xd.type, depth);
+        bool array = deep.has_value() && g.types.isArray(xd.type);
+        TypeId elem = array ? *deep : xd.type;
         if ((!array && xs.size() == 1) || !isNumericScalar(g.types, elem) ||
             sig.params[i] != elem) {
             return false;
@@ -285,12 +299,24 @@ void addFunctionConditions(Library& lib) {
         [](const EGraph& g, Args a) { return !holdsApplicationOf(g, a[0].eclass, Op::AsScalar); }};
     lib.conditions["vectorizableReducer"] = {
         {"cc", "the function combines two numeric scalars into one, the array holds them"},
-        [](const EGraph& g, Args a) { return vectorizableReducer(g, a[0].eclass, a[1].eclass); }};
+        [](const EGraph& g, Args a) {
+            return vectorizableReducer(g, a[0].eclass, a[1].eclass, 1);
+        }};
     lib.conditions["vectorizable"] = {
         {"cc+",
          "the function maps numeric scalars (one element of each array, or a scalar value, which "
          "vectorisation broadcasts) to a numeric scalar"},
-        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1)); }};
+        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1), 1); }};
+    // The same for the elements of matrices (arrays of arrays): a rule that vectorises rows.
+    lib.conditions["vectorizableReducerInner"] = {
+        {"cc", "the function combines two numeric scalars into one, the matrix holds them"},
+        [](const EGraph& g, Args a) {
+            return vectorizableReducer(g, a[0].eclass, a[1].eclass, 2);
+        }};
+    lib.conditions["vectorizableInner"] = {
+        {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
+                "scalar"},
+        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1), 2); }};
 }
 
 } // namespace egopt::egraph::detail

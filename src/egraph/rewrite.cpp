@@ -127,10 +127,20 @@ std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib
 
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
     Subst s = m.subst;
-    std::optional<EClassId> rhs = buildRhs(g, rule, lib, m, s);
+    std::vector<ENodeId> nodes;
+    g.recordNodes(&nodes);
+    std::optional<EClassId> rhs;
+    try {
+        rhs = buildRhs(g, rule, lib, m, s);
+    } catch (...) {
+        g.recordNodes(nullptr);
+        throw;
+    }
+    g.recordNodes(nullptr);
     if (!rhs) {
         return false;
     }
+    g.noteRhsNodes(g.ruleIndex(rule.name), nodes);
     EClassId lhs = g.find(m.eclass);
     if (g.explanations) { // the exact left-hand term, so the derivation can show it
         try {

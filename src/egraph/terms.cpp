@@ -2,6 +2,7 @@
 // extracting the smallest term of a class.
 #include "egopt/egraph/egraph.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace egopt::egraph {
@@ -100,7 +101,8 @@ EClassId EGraph::shift(EClassId c, int32_t by, int32_t cutoff) {
         return c;
     }
     if (by < 0) {
-        for (int32_t v : d.freeVars) {
+        // The smallest term is what gets shifted: only its variables can escape.
+        for (int32_t v : smallestTermFreeVars(c)) {
             if (v >= cutoff && v < cutoff - by) {
                 throw ScopeError("a variable would escape its binder");
             }
@@ -137,6 +139,39 @@ TermId EGraph::extract(EClassId c, TermArena& out) const {
         TermId id = out.add(std::move(t));
         done.emplace(cls, id);
         return id;
+    };
+    return rec(rec, c, 0);
+}
+
+std::vector<int32_t> EGraph::smallestTermFreeVars(EClassId c) const {
+    std::unordered_map<EClassId, std::vector<int32_t>> done;
+    // Best members form an acyclic graph (costs strictly decrease towards the leaves).
+    auto rec = [&](auto& self, EClassId cls, size_t depth) -> const std::vector<int32_t>& {
+        cls = findConst(cls);
+        if (auto it = done.find(cls); it != done.end()) {
+            return it->second;
+        }
+        if (depth > kMaxDepth) {
+            throw TypeError("extraction nested too deeply");
+        }
+        const ENode& n = orig_[data(cls).best];
+        std::vector<int32_t> fv;
+        if (n.op == Op::Param) {
+            fv.push_back(n.ival);
+        }
+        for (EClassId child : n.children) {
+            for (int32_t v : self(self, child, depth + 1)) {
+                // A lambda binds n.ival variables: its body's index v is v - n.ival outside.
+                if (n.op != Op::Lambda) {
+                    fv.push_back(v);
+                } else if (v >= n.ival) {
+                    fv.push_back(v - n.ival);
+                }
+            }
+        }
+        std::sort(fv.begin(), fv.end());
+        fv.erase(std::unique(fv.begin(), fv.end()), fv.end());
+        return done.emplace(cls, std::move(fv)).first->second;
     };
     return rec(rec, c, 0);
 }

@@ -139,7 +139,8 @@ std::vector<ChildContexts> deviceApply(const ENode& n, Context c) {
 std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     size_t k = n.children.size();
     switch (n.op) {
-    case Op::Map:
+    case Op::Map: // a view when its function is one (Map(Join), Map(asVector(4)))
+        return {ChildContexts(k, Context::at(Level::LayoutFn))};
     case Op::Reduce:
     case Op::PartRed:
     case Op::Filter:
@@ -233,8 +234,10 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
         }
         return {};
     case Level::LayoutFn:
-        return isLayout(n.op) ? std::vector<ChildContexts>{ChildContexts(k, c)}
-                              : std::vector<ChildContexts>{};
+        // Map of a layout function (Map(Join)): a view too, as the code generator builds it.
+        return isLayout(n.op) || (n.op == Op::Map && k == 1)
+                   ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                   : std::vector<ChildContexts>{};
     case Level::LambdaFn:
         if (n.op == Op::Lambda) {
             return {ChildContexts(k, Context::host())};

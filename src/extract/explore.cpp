@@ -88,13 +88,142 @@ std::optional<Entry> Search::draw(uint32_t s, size_t depth, Draw& d) {
     return lists_[s].front();
 }
 
-std::vector<Entry> Search::explore(const ExploreOptions& opt) {
+// For guided draws: which edges are viable, their states, and the edges each state is a child
+// of (built once per exploration, shared by every guide).
+void Search::indexEdges() {
+    edgeViable_.assign(edges_.size(), false);
+    edgeOwner_.assign(edges_.size(), 0);
+    childEdges_.assign(states_.size(), {});
+    for (uint32_t s = 0; s < states_.size(); ++s) {
+        for (uint32_t i : viableEdges(s)) {
+            edgeViable_[i] = true;
+        }
+        const State& st = states_[s];
+        for (uint32_t i = st.firstEdge; i < st.firstEdge + st.numEdges; ++i) {
+            edgeOwner_[i] = s;
+            const Edge& e = edges_[i];
+            for (uint32_t c = 0; c < e.numChildren; ++c) {
+                childEdges_[childStates_[e.firstChild + c]].push_back(i);
+            }
+        }
+    }
+}
+
+// A state leads to a guide when one of its viable edges is a guide's e-node or has a child
+// state that leads to one: from the guide's edges up through the edges' owners.
+std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const {
+    std::vector<bool> leads(states_.size(), false);
+    std::vector<uint32_t> work;
+    for (uint32_t i = 0; i < edges_.size(); ++i) {
+        uint32_t s = edgeOwner_[i];
+        if (edgeViable_[i] && !leads[s] && guide.contains(edges_[i].node)) {
+            leads[s] = true;
+            work.push_back(s);
+        }
+    }
+    while (!work.empty()) {
+        uint32_t s = work.back();
+        work.pop_back();
+        for (uint32_t i : childEdges_[s]) {
+            uint32_t p = edgeOwner_[i];
+            if (edgeViable_[i] && !leads[p]) {
+                leads[p] = true;
+                work.push_back(p);
+            }
+        }
+    }
+    return leads;
+}
+
+// A term of state `s` that replays the guide. Where the state's class holds a guide e-node, the
+// term takes one (a viable edge with it), and each child class that holds one must replay it
+// too, the others taking their best listed term; an edge whose children cannot is dropped for
+// another (the same application in a one-thread kernel's context instead of a kernel's cannot
+// take the guide's thread map below it). Elsewhere, on the way down to the guide, an edge with
+// children that lead to it. Edges in random order; nullopt when no edge replays the guide. One
+// result per state and draw (`done`); a state met again on its own path fails (a cycle).
+std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, Draw& d,
+                                        const Guide& guide,
+                                        std::unordered_map<uint32_t, std::optional<Entry>>& done) {
+    if (lists_[s].empty()) {
+        return std::nullopt;
+    }
+    bool held = guide.classes.contains(states_[s].eclass);
+    // Inside the replayed term, a class without guide e-nodes is one of the rule's variables
+    // (taken as listed); on the way down to it, only the states that lead there.
+    if (!held && (inside || !guide.leads[s])) {
+        return lists_[s].front();
+    }
+    if (auto it = done.find(s); it != done.end()) {
+        return it->second;
+    }
+    if (depth >= d.opt.maxDepth) {
+        return std::nullopt;
+    }
+    done.emplace(s, std::nullopt); // on the path
+    std::vector<uint32_t> order;
+    for (uint32_t i : viableEdges(s)) {
+        if (!held || guide.nodes.contains(edges_[i].node)) {
+            order.push_back(i);
+        }
+    }
+    for (size_t i = order.size(); i > 1; --i) { // Fisher-Yates with the draw's generator
+        std::swap(order[i - 1], order[d.below(i)]);
+    }
+    std::optional<Entry> result;
+    for (uint32_t i : order) {
+        const Edge& e = edges_[i];
+        std::vector<Entry> kids;
+        std::vector<TermRef> kidTerms;
+        bool guided = held;
+        for (uint32_t c = 0; c < e.numChildren; ++c) {
+            uint32_t cs = childStates_[e.firstChild + c];
+            bool follow = guide.classes.contains(states_[cs].eclass) || guide.leads[cs];
+            guided = guided || follow;
+            std::optional<Entry> kid =
+                follow ? guidedDraw(cs, depth + 1, held, d, guide, done) : lists_[cs].front();
+            if (!kid) {
+                break;
+            }
+            kids.push_back(*kid);
+            kidTerms.push_back(kid->term);
+        }
+        if (kids.size() != e.numChildren || !guided ||
+            (!kidTerms.empty() && terms_.contains(kidTerms, e.node))) {
+            continue;
+        }
+        result = build(s, e, kids);
+        break;
+    }
+    done[s] = result;
+    return result;
+}
+
+std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
     std::vector<Entry> out;
+    guided = 0;
     if (states_.empty() || opt.draws == 0) {
         return out;
     }
     Draw d{opt, std::mt19937_64(opt.seed)};
     std::unordered_set<TermRef> seen;
+    if (!opt.guides.empty()) {
+        indexEdges();
+    }
+    for (const auto& nodes : opt.guides) {
+        Guide guide{nodes, {}, leadsTo(nodes)};
+        for (egraph::ENodeId n : nodes) {
+            guide.classes.insert(g_.findConst(n)); // node ids are class ids until merged
+        }
+        for (size_t i = 0; i < opt.guidedDraws && guide.leads[0]; ++i) {
+            std::unordered_map<uint32_t, std::optional<Entry>> done;
+            std::optional<Entry> e = guidedDraw(0, 0, false, d, guide, done);
+            if (e && seen.insert(e->term).second) {
+                out.push_back(*e);
+            }
+        }
+    }
+    guided = out.size();
     for (size_t i = 0; i < opt.draws; ++i) {
         std::optional<Entry> e = draw(0, 0, d);
         if (!e) {

@@ -33,7 +33,7 @@ std::vector<detail::Entry> runSearch(detail::Search& search, egraph::EClassId ro
     auto searched = std::chrono::steady_clock::now();
     st.seconds = std::chrono::duration<double>(searched - start).count();
     if (drawn) {
-        *drawn = search.explore(opt.explore);
+        *drawn = search.explore(opt.explore, st.guidedDrawn);
         st.exploreSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
     }
@@ -317,6 +317,7 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
         if (auto c =
                 accept(g, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label, scratch)) {
             c->explored = true;
+            c->guided = i < result.stats.guidedDrawn;
             result.explored.push_back(std::move(*c));
             accepted.push_back(drawn[i].term);
         }

@@ -30,7 +30,8 @@ public:
     std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates);
     // After run(): random terms of the root that leave the K-best lists at random states
     // (explore.cpp), distinct, in the order drawn.
-    std::vector<Entry> explore(const ExploreOptions& opt);
+    // `guided`: how many of them (the first ones) guided draws gave.
+    std::vector<Entry> explore(const ExploreOptions& opt, size_t& guided);
     // After run(): the terms of the root that differ from `t` (a term of the root) in one
     // choice, anywhere in it: one e-node swapped for another of its class over the same child
     // classes (MapSeq(f) for MapGlb(0, f), Split(32) for Split(v__2), ...), the rest of `t`
@@ -85,6 +86,20 @@ private:
     Entry build(uint32_t s, const Edge& e, std::span<const Entry> kids);
     struct Draw; // explore.cpp
     std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
+    // Guided draws (explore.cpp): the states from which a guide's e-nodes can be reached.
+    void indexEdges();
+    std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
+    std::vector<bool> edgeViable_;                  // per edge (indexEdges)
+    std::vector<uint32_t> edgeOwner_;               // per edge: its state
+    std::vector<std::vector<uint32_t>> childEdges_; // per state: the edges it is a child of
+    struct Guide {
+        const std::unordered_set<egraph::ENodeId>& nodes;
+        std::unordered_set<egraph::EClassId> classes; // the classes that hold them
+        std::vector<bool> leads;                      // per state (leadsTo)
+    };
+    std::optional<Entry> guidedDraw(uint32_t s, size_t depth, bool inside, Draw& d,
+                                    const Guide& guide,
+                                    std::unordered_map<uint32_t, std::optional<Entry>>& done);
     Entry keepListed(uint32_t s, Draw& d);
     std::vector<uint32_t> viableEdges(uint32_t s) const;
     struct Refine; // refine.cpp

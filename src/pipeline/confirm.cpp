@@ -42,6 +42,7 @@ CandidateResult describe(const Work& w, size_t c) {
     cr.extractCost = cand.cost;
     cr.explored = cand.explored;
     cr.secondView = cand.secondView;
+    cr.guided = cand.guided;
     cr.tuning = cand.tuning;
     for (const auto& [key, run] : w.runs) {
         if (key.first == c) {

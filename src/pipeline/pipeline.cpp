@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <numeric>
 #include <optional>
+#include <unordered_set>
 
 namespace egopt::pipeline {
 
@@ -61,7 +62,9 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
 
 // Exploration's accepted terms that join the candidates: the `options.explored` the model
 // predicts fastest (at their default tuning values), each at most `exploreRatio` times the best
-// candidate's prediction.
+// candidate's prediction; before them, the `options.guided` fastest predicted terms of guided
+// draws (macro rules' schedules, whose predictions at default tuning values can be far from their
+// tuned ones: mm's register blocking at 64 x 64 work-items).
 void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     double bound = 1e30;
@@ -78,14 +81,28 @@ void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     }
     std::stable_sort(keyed.begin(), keyed.end());
     size_t within = keyed.size();
-    keyed.resize(std::min(keyed.size(), w.options.explored));
+    std::vector<std::pair<double, size_t>> taken;
+    for (const auto& k : keyed) {
+        if (r.explored[k.second].guided && taken.size() < w.options.guided) {
+            taken.push_back(k);
+        }
+    }
+    size_t guided = taken.size();
+    for (const auto& k : keyed) {
+        if (taken.size() - guided < w.options.explored &&
+            (!r.explored[k.second].guided ||
+             std::find(taken.begin(), taken.end(), k) == taken.end())) {
+            taken.push_back(k);
+        }
+    }
+    keyed = std::move(taken);
     w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels (%.2f "
                    "s); refinement: %zu rounds, %zu neighbours checked, %zu new kernels (%.2f s); "
-                   "%zu predicted within %.0fx the best candidate, %zu taken",
+                   "%zu predicted within %.0fx the best candidate, %zu taken (%zu of guided draws)",
                    w.options.exploreDraws, r.exploreDrawn, r.exploreChecked,
                    r.explored.size() - r.refineAccepted, r.exploreSeconds, r.refineRounds,
                    r.refineChecked, r.refineAccepted, r.refineSeconds, within,
-                   w.options.exploreRatio, keyed.size()));
+                   w.options.exploreRatio, keyed.size(), guided));
     result.refineRounds = r.refineRounds;
     result.refineChecked = r.refineChecked;
     result.refineAccepted = r.refineAccepted;
@@ -94,11 +111,31 @@ void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     result.exploreAccepted = r.explored.size();
     result.exploreTaken = keyed.size();
     for (auto& [p, i] : keyed) {
-        w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f): %s",
+        w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f%s): %s",
                        r.candidates.size(), p * 1e3, r.explored[i].cost,
+                       r.explored[i].guided ? ", guided draw" : "",
                        r.explored[i].text.substr(0, 300).c_str()));
         r.candidates.push_back(std::move(r.explored[i]));
     }
+}
+
+// The e-nodes of each application of a macro rule (rules named `macro-...`, ICFP'15's macro
+// rules: one rule for a named sequence of steps), one guide each for exploration's guided draws.
+std::vector<std::unordered_set<egraph::ENodeId>> macroGuides(const egraph::EGraph& g) {
+    constexpr size_t kGuidesPerRule = 4;
+    std::vector<std::unordered_set<egraph::ENodeId>> guides;
+    for (uint32_t r = 0; r < g.ruleNames().size(); ++r) {
+        if (!g.ruleNames()[r].starts_with("macro-")) {
+            continue;
+        }
+        // The first applications: the program's own nests (later ones rewrite the forms other
+        // rules made of them, and a macro such as macro-map-wrg-lcl applies thousands of times).
+        const auto& instances = g.rhsNodes(r);
+        for (size_t i = 0; i < std::min(instances.size(), kGuidesPerRule); ++i) {
+            guides.emplace_back(instances[i].begin(), instances[i].end());
+        }
+    }
+    return guides;
 }
 
 extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inserted& ins, Work& w,
@@ -108,8 +145,9 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    eo.explore.draws = w.options.explored ? w.options.exploreDraws : 0;
+    eo.explore.draws = w.options.explored || w.options.guided ? w.options.exploreDraws : 0;
     eo.explore.seed = w.options.seed;
+    eo.explore.guides = macroGuides(g);
     eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
     eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.

@@ -62,7 +62,8 @@ json candidateJson(const CandidateResult& c) {
     json j = {{"index", c.index},
               {"expression", c.text},
               {"extraction_cost", c.extractCost},
-              {"origin", c.explored     ? "exploration"
+              {"origin", c.guided       ? "exploration (guided by a macro rule)"
+                         : c.explored   ? "exploration"
                          : c.secondView ? "extraction (occupancy view)"
                                         : "extraction"},
               {"tuning_variables", tuning},
@@ -193,7 +194,8 @@ std::string candidateTable(const Result& r) {
     for (const auto& c : r.candidates) {
         bool ok = c.status == CandidateResult::Status::Valid;
         std::string mark = r.best && *r.best == c.index ? "*" : " ";
-        std::string status = std::string(statusName(c.status)) + (c.explored     ? " (x)"
+        std::string status = std::string(statusName(c.status)) + (c.guided       ? " (g)"
+                                                                  : c.explored   ? " (x)"
                                                                   : c.secondView ? " (o)"
                                                                                  : "");
         std::snprintf(line, sizeof line, "%3zu%s %-10s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n",
@@ -206,6 +208,11 @@ std::string candidateTable(const Result& r) {
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.explored; })) {
         out += "(x): found by exploration, ranked by the cost model (docs/extraction.md)\n";
+    }
+    if (std::any_of(r.candidates.begin(), r.candidates.end(),
+                    [](const CandidateResult& c) { return c.guided; })) {
+        out += "(g): found by exploration's guided draws (a macro rule's schedule), ranked by the "
+               "cost model (docs/extraction.md)\n";
     }
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.secondView; })) {

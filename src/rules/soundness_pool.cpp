@@ -221,7 +221,7 @@ size_t pick(Rng& rng, size_t n) {
 
 Builder::Builder(Rng& r) : rng(r) {
     static constexpr std::array<int64_t, 8> kN{1, 2, 3, 4, 6, 8, 12, 16};
-    static constexpr std::array<int64_t, 5> kM{1, 2, 3, 4, 6};
+    static constexpr std::array<int64_t, 6> kM{1, 2, 3, 4, 6, 8};
     n = kN[pick(rng, kN.size())];
     m = kM[pick(rng, kM.size())];
     k = 2 + static_cast<int64_t>(pick(rng, 3));

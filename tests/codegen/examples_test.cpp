@@ -32,6 +32,24 @@ TEST_CASE("lowlevel examples validate on the default device", "[codegen]") {
     expectValid("partial_dot", {{"N", 1024}});
     expectValid("asum_gpu", {{"N", 524288}});
     expectValid("mm_funcall", {{"M", 16}, {"K", 8}, {"N", 32}});
+    expectValid("mm_block2d", {{"M", 128}, {"K", 12}, {"N", 192}});
+}
+
+// Map(Join()), Map(Transpose()), Map(asScalar()) and Map(Split(1)) are views: the blocks are
+// written in place by vector stores (the vectorised index stays the innermost one through the
+// transposes of outer indices), B's rows are read by vector loads, nothing is copied.
+TEST_CASE("mm_block2d: mapped layout functions are views, with vector loads and stores",
+          "[codegen]") {
+    Generated g = generateFile(example("mm_block2d"), {{"M", 128}, {"K", 12}, {"N", 192}});
+    const std::string& s = g.code.source;
+    std::string body = s.substr(s.find("__kernel"));
+    INFO(body);
+    CHECK(count(body, "vload4(") == 1);
+    CHECK(count(body, "vstore4(") == 1);
+    CHECK(count(body, "__global float* g_") == 0); // no temporary in global memory
+    CHECK(g.code.kernels.size() == 1);
+    CHECK(g.code.kernel.launch.local[0] == 16);
+    CHECK(g.code.kernel.launch.local[1] == 16);
 }
 
 TEST_CASE("transpose indices have no division or modulo", "[codegen]") {

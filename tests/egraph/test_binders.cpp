@@ -1,5 +1,7 @@
 // Binder soundness: programs with nested lambdas that capture outer variables survive the
 // round trip through the e-graph (insert, extract, interpret) unchanged in meaning.
+#include "egopt/egraph/runner.hpp"
+#include "egopt/rules/loader.hpp"
 #include "test_helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -57,4 +59,50 @@ TEST_CASE("captured variables keep their binder under shifting", "[egraph]") {
     CHECK(g.data(up).freeVars == std::vector<int32_t>{2, 3});
     CHECK(g.find(g.shift(up, -2)) == g.find(ins.root));
     CHECK_THROWS_AS(g.shift(ins.root, -1), TypeError);
+}
+
+// A class's freeVars unite its members' (a member may use a variable that its value does not
+// depend on, as a beta-redex `(fun(y => 0.0f)) $ x0` does once merged with 0.0f). notFree and
+// shifting go by the smallest member term, which every member equals.
+TEST_CASE("notFree holds when the smallest member does not use the variable", "[egraph]") {
+    EGraph g;
+    uint32_t zero = test::floatFun(g, "zero", 0, "{ return 0.0f; }");
+    uint32_t timesZero = test::floatFun(g, "timesZero", 1, "{ return a0 * 0.0f; }");
+    EClassId closed = test::call(g, zero, {});
+    EClassId usesX0 = test::call(g, timesZero, {test::var(g, 0)});
+    g.merge(closed, usesX0, {Justification::Kind::Rule, g.ruleIndex("test")});
+    g.rebuild();
+    CHECK(g.data(closed).freeVars == std::vector<int32_t>{0});
+    CHECK(g.smallestTermFreeVars(closed).empty());
+    Library lib = Library::standard();
+    std::vector<ArgValue> args(2);
+    args[0].eclass = g.find(closed);
+    args[1].number = 0;
+    CHECK(lib.conditions.at("notFree").second(g, args));
+    CHECK(g.find(g.shift(closed, -1)) == g.find(closed)); // no variable escapes
+    // A class whose smallest term uses the variable keeps failing the condition.
+    args[0].eclass = test::var(g, 0);
+    CHECK_FALSE(lib.conditions.at("notFree").second(g, args));
+}
+
+// applyMatch records the e-nodes of each right-hand side it instantiates (guided draws).
+TEST_CASE("rule applications record their right-hand sides' e-nodes", "[egraph]") {
+    lift::Program p = lift::parseFile(test::example("scal.lift"));
+    EGraph g;
+    Inserted ins = insertProgram(g, p);
+    Library lib = Library::standard();
+    std::vector<Rule> rules =
+        rules::parseRules("rule to-glb: Map(?f) $ ?x => MapGlb(0, ?f) $ ?x\n", "t.rules", lib);
+    Runner runner(g, rules, lib);
+    runner.limits.iterations = 2;
+    runner.run();
+    const auto& instances = g.rhsNodes(g.ruleIndex("to-glb"));
+    REQUIRE(!instances.empty());
+    bool hasMapGlb = false;
+    for (ENodeId n : instances.front()) {
+        hasMapGlb = hasMapGlb || g.node(n).op == lift::Op::MapGlb;
+    }
+    CHECK(hasMapGlb);
+    CHECK(g.rhsNodes(g.ruleIndex("never-applied")).empty());
+    (void)ins;
 }

@@ -333,3 +333,54 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
     INFO(run.summary());
     CHECK(run.ok);
 }
+
+// macro-register-block-w4x4 gives mm's 2-D register blocking: work-groups of MapLcl(1) x
+// MapLcl(0) work-items, each a 4 x 4 block in float4 accumulators. The per-e-node cost ranks it
+// far below one result per work-item (it sees no loads), so the 2 best miss it; a guided draw
+// that replays the rule's right-hand side (the e-nodes the rule instantiated) finds it exactly,
+// and it validates on the device.
+TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]") {
+    test::Graph gr;
+    lift::Program mm = lift::parseFile(test::shared("mm.lift"));
+    gr.main = egraph::insertProgram(gr.g, mm);
+    for (const char* v : {"M", "N", "K"}) {
+        gr.g.assumeDivides(arith::Size(16), arith::Size::var(v)); // as the pipeline assumes
+    }
+    egraph::Library lib = egraph::Library::standard();
+    auto rules = catalogue("opencl.rules", {"macro-register-block-w4x4"}, lib);
+    auto lowering = test::rules({"lower.rules"}, lib);
+    rules.insert(rules.end(), lowering.begin(), lowering.end());
+    egraph::Runner runner(gr.g, rules, lib);
+    runner.limits.iterations = 4;
+    runner.run();
+    const auto& instances = gr.g.rhsNodes(gr.g.ruleIndex("macro-register-block-w4x4"));
+    REQUIRE(!instances.empty());
+
+    arith::Bindings sizes{{"M", 64}, {"N", 64}, {"K", 16}};
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = sizes;
+    opt.explore.draws = 50;
+    opt.explore.guides.emplace_back(instances.front().begin(), instances.front().end());
+    ExtractResult r =
+        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(gr.g, sizes), opt);
+    INFO(test::listing(r));
+    auto blocked = [](const Candidate& c) {
+        return contains(c.text, "MapWrg(fun(x1 => Map(Join) $ (Transpose $ (MapWrg(") &&
+               contains(c.text, "MapLcl(fun(x3 => MapLcl(") &&
+               contains(c.text, "VectorizeUserFun(mult, 4)") && contains(c.text, "toPrivate");
+    };
+    CHECK(std::none_of(r.candidates.begin(), r.candidates.end(), blocked));
+    auto it = std::find_if(r.explored.begin(), r.explored.end(),
+                           [&](const Candidate& c) { return c.guided && blocked(c); });
+    REQUIRE(it != r.explored.end());
+    CHECK(r.stats.guidedDrawn >= 1);
+
+    Candidate small = *it; // 2 x 2 work-items of 4 x 4 blocks: 64 x 64 in 4 x 4 work-groups
+    for (const TuningVar& t : small.tuning) {
+        small.tuningValues[t.name] = 2;
+    }
+    codegen::RunResult run = test::validate(small, sizes);
+    INFO(run.summary());
+    CHECK(run.ok);
+}

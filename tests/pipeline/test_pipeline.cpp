@@ -63,7 +63,8 @@ void checkReport(const nlohmann::json& j) {
     for (const auto& c : j["candidates"]) {
         CHECK(c.contains("expression"));
         CHECK(c.contains("valid"));
-        CHECK((c["origin"] == "extraction" || c["origin"] == "exploration"));
+        CHECK((c["origin"] == "extraction" || c["origin"] == "exploration" ||
+               c["origin"] == "exploration (guided by a macro rule)"));
         if (c["valid"].get<bool>()) {
             for (const char* key : {"predicted_seconds", "median_seconds", "gb_per_s",
                                     "gflop_per_s", "launch", "tuning_values"}) {
@@ -128,6 +129,7 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     Options o = small("scal", {{"N", 1024}});
     o.candidates = 1;
     o.explored = 2;
+    o.guided = 0;         // the uniform draws first (guided ones below)
     o.exploreRatio = 1e9; // any prediction: the test is about the plumbing, not the ranking
     Result r = run(o);
     REQUIRE(r.best);
@@ -155,6 +157,20 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     Result drawnOnly = run(o);
     CHECK(drawnOnly.refineChecked == 0);
     CHECK(drawnOnly.exploreAccepted < r.exploreAccepted);
+
+    // Guided draws (macro-map-wrg-lcl's work-groups for scal's map) join before the others.
+    o.refineRounds = 3;
+    o.explored = 0;
+    o.guided = 1;
+    Result guided = run(o);
+    REQUIRE(guided.exploreTaken == 1);
+    REQUIRE(guided.candidates.size() == 2);
+    INFO(guided.candidates[1].text);
+    CHECK(guided.candidates[1].guided);
+    CHECK(guided.candidates[1].status == CandidateResult::Status::Valid);
+    CHECK(candidateTable(guided).find("(g)") != std::string::npos);
+    nlohmann::json jg = nlohmann::json::parse(reportJson(guided));
+    CHECK(jg["candidates"][1]["origin"] == "exploration (guided by a macro rule)");
 
     o.exploreDraws = 0; // off: only the extracted candidate
     Result none = run(o);

@@ -109,6 +109,14 @@ public:
     void rebuild();
     uint32_t ruleIndex(const std::string& name); // interns a rule name for justifications
     const std::vector<std::string>& ruleNames() const { return ruleNames_; }
+    // The e-nodes of each right-hand side a rule instantiated (added or already present), one
+    // list per application, by rule index (ruleIndex): applyMatch records them, extraction's
+    // guided draws replay a macro rule's schedule through them. Empty for rules that never
+    // applied.
+    const std::vector<std::vector<ENodeId>>& rhsNodes(uint32_t rule) const;
+    // While recording, add() appends the node id of every node it adds or finds to `into`.
+    void recordNodes(std::vector<ENodeId>* into) { recording_ = into; }
+    void noteRhsNodes(uint32_t rule, std::span<const ENodeId> nodes);
 
     // --- queries
     EClassId find(EClassId c);
@@ -133,6 +141,11 @@ public:
 
     // --- extraction (smallest term)
     TermId extract(EClassId c, TermArena& out) const;
+    // The De Bruijn variables free in the smallest member term (sorted). A class's freeVars
+    // unite its members' (a beta-redex `(fun(x => 0.0f)) $ x0` makes 0.0f's class "use" x0);
+    // every member denotes the same value, so a variable the smallest term does not use is one
+    // the class does not depend on.
+    std::vector<int32_t> smallestTermFreeVars(EClassId c) const;
     std::string show(EClassId c) const; // Lift-like text of the smallest term
 
     // --- explanations: the union forest over node ids
@@ -187,6 +200,8 @@ private:
     std::vector<EClassId> analysisPending_; // classes whose data changed
     std::vector<std::vector<ProofEdge>> proof_;
     std::vector<std::string> ruleNames_;
+    std::vector<std::vector<std::vector<ENodeId>>> rhsNodes_; // by rule index, per application
+    std::vector<ENodeId>* recording_ = nullptr;
     std::unordered_map<std::string, uint32_t> ruleIndex_;
     std::unordered_map<std::string, arith::Size> tuning_;
     std::vector<Constraint> constraints_;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace egopt::extract {
@@ -36,6 +37,14 @@ struct ExploreOptions {
     double keep = 0.5;
     size_t maxDepth = 64; // below it, listed terms only
     uint64_t seed = 1;
+    // Guided draws (docs/extraction.md): for each set of e-nodes, `guidedDraws` draws that take
+    // an edge whose e-node is in the set wherever a state has one, and elsewhere head for the
+    // states that lead to one (taking listed terms where none does). The pipeline passes the
+    // e-nodes each macro rule added (EGraph::creatorOf): a macro's right-hand side is a whole
+    // schedule (mm's register blocking) that the per-e-node cost misranks and a uniform draw
+    // rarely assembles. Guided draws come first among the drawn terms; they need draws > 0.
+    std::vector<std::unordered_set<egraph::ENodeId>> guides;
+    size_t guidedDraws = 4;
 };
 
 struct ExtractOptions {
@@ -103,6 +112,7 @@ struct Candidate {
     size_t rank = 0;         // position in the ranked list before the code generator filter
     bool explored = false;   // drawn by exploration (rank: the draw's position)
     bool secondView = false; // ranked by ExtractOptions::secondCost
+    bool guided = false;     // explored: a guided draw (a macro rule's schedule)
     std::string text;        // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
@@ -124,6 +134,7 @@ struct ExtractStats {
     bool truncated = false;    // maxUpdates reached before the fixed point
     double seconds = 0;        // the search (without exploration's draws)
     double exploreSeconds = 0; // exploration's draws
+    size_t guidedDrawn = 0;    // the leading drawn terms that guided draws gave
 };
 
 struct ExtractResult {

@@ -85,6 +85,9 @@ struct Options {
     size_t exploreDraws = 2000;
     size_t explored = 4;
     double exploreRatio = 4;
+    // Before those, the fastest predicted terms of guided draws (a macro rule's schedule,
+    // ExploreOptions::guides), also within `exploreRatio`.
+    size_t guided = 2;
     // Refinement rounds (docs/extraction.md): the model's best-ranked terms' neighbours (one
     // lowering choice changed) are checked and ranked too; 0: none. With exploration only.
     size_t refineRounds = 3;
@@ -123,6 +126,7 @@ struct CandidateResult {
     double extractCost = 0;  // the extraction cost function's value
     bool explored = false;   // found by exploration (ranked by the cost model), not the K best
     bool secondView = false; // among the K/2 best of the GPU occupancy view (extract/cost.hpp)
+    bool guided = false;     // explored by a guided draw (a macro rule's schedule)
     std::vector<extract::TuningVar> tuning;
     arith::Bindings values;            // chosen tuning values
     std::string lowered;               // the expression with the chosen values
