@@ -122,13 +122,8 @@ void addConditions(Library& lib) {
         }};
     lib.conditions["innerLength"] = {{"cs", "the class is an array of arrays of this length"},
                                      [](const EGraph& g, std::span<const ArgValue> a) {
-                                         const ClassData& d = g.data(a[0].eclass);
-                                         if (!d.isData() || !g.types.isArray(d.type)) {
-                                             return false;
-                                         }
-                                         TypeId e = g.types.elemOf(d.type);
-                                         return g.types.isArray(e) &&
-                                                g.types.lengthOf(e) == a[1].size;
+                                         auto n = innerLength(g, a[0].eclass);
+                                         return n && *n == a[1].size;
                                      }};
     lib.conditions["isArray"] = {{"c", "the class is an array"},
                                  [](const EGraph& g, std::span<const ArgValue> a) {
@@ -180,12 +175,7 @@ Library Library::standard() {
     lib.generators["tuningInner"] = {
         {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-            const ClassData& d = g.data(a[0].eclass);
-            arith::Size len(1);
-            if (d.isData() && g.types.isArray(d.type) && g.types.isArray(g.types.elemOf(d.type))) {
-                len = g.types.lengthOf(g.types.elemOf(d.type));
-            }
-            return splitVar(g, len);
+            return splitVar(g, innerLength(g, a[0].eclass).value_or(arith::Size(1)));
         }};
     // The same two for a size that a rule computes (a length after asVector, the number of
     // chunks of an earlier split): a multi-level split names each level's length in its `where`.

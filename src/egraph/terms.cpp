@@ -115,52 +115,63 @@ EClassId EGraph::shift(EClassId c, int32_t by, int32_t cutoff) {
     return addTerm(out, shifted);
 }
 
-TermId EGraph::extract(EClassId c, TermArena& out) const {
-    std::unordered_map<EClassId, TermId> done;
-    // Explicit recursion with a depth bound: best members form an acyclic graph (costs
-    // strictly decrease towards the leaves).
-    auto rec = [&](auto& self, EClassId cls, size_t depth) -> TermId {
-        cls = findConst(cls);
-        if (auto it = done.find(cls); it != done.end()) {
+namespace {
+
+// Folds the smallest term of a class bottom-up: `make(node, results of its children)` once per
+// distinct class (memoised). `best(cls)` gives the canonical class and its smallest member.
+// Explicit recursion with a depth bound: best members form an acyclic graph (costs strictly
+// decrease towards the leaves).
+template <class R, class Best, class Make>
+R foldSmallest(EClassId root, Best best, Make make) {
+    std::unordered_map<EClassId, R> done;
+    auto rec = [&](auto& self, EClassId cls, size_t depth) -> R {
+        auto [canonical, node] = best(cls);
+        if (auto it = done.find(canonical); it != done.end()) {
             return it->second;
         }
         if (depth > kMaxDepth) {
             throw TypeError("extraction nested too deeply");
         }
-        const ENode& n = orig_[data(cls).best];
+        std::vector<R> kids;
+        for (EClassId child : node->children) {
+            kids.push_back(self(self, child, depth + 1));
+        }
+        return done.emplace(canonical, make(*node, std::move(kids))).first->second;
+    };
+    return rec(rec, root, 0);
+}
+
+} // namespace
+
+TermId EGraph::extract(EClassId c, TermArena& out) const {
+    auto best = [this](EClassId cls) {
+        cls = findConst(cls);
+        return std::pair{cls, &orig_[data(cls).best]};
+    };
+    return foldSmallest<TermId>(c, best, [&](const ENode& n, std::vector<TermId> kids) {
         TermNode t;
         t.op = n.op;
         t.ival = n.ival;
         t.sizes = attrs_.at(n.attr).sizes;
         t.types = attrs_.at(n.attr).types;
-        for (EClassId child : n.children) {
-            t.children.push_back(self(self, child, depth + 1));
-        }
-        TermId id = out.add(std::move(t));
-        done.emplace(cls, id);
-        return id;
-    };
-    return rec(rec, c, 0);
+        t.children = std::move(kids);
+        return out.add(std::move(t));
+    });
 }
 
 std::vector<int32_t> EGraph::smallestTermFreeVars(EClassId c) const {
-    std::unordered_map<EClassId, std::vector<int32_t>> done;
-    // Best members form an acyclic graph (costs strictly decrease towards the leaves).
-    auto rec = [&](auto& self, EClassId cls, size_t depth) -> const std::vector<int32_t>& {
+    using Vars = std::vector<int32_t>;
+    auto best = [this](EClassId cls) {
         cls = findConst(cls);
-        if (auto it = done.find(cls); it != done.end()) {
-            return it->second;
-        }
-        if (depth > kMaxDepth) {
-            throw TypeError("extraction nested too deeply");
-        }
-        const ENode& n = orig_[data(cls).best];
-        std::vector<int32_t> fv;
+        return std::pair{cls, &orig_[data(cls).best]};
+    };
+    return foldSmallest<Vars>(c, best, [](const ENode& n, std::vector<Vars> kids) {
+        Vars fv;
         if (n.op == Op::Param) {
             fv.push_back(n.ival);
         }
-        for (EClassId child : n.children) {
-            for (int32_t v : self(self, child, depth + 1)) {
+        for (const Vars& k : kids) {
+            for (int32_t v : k) {
                 // A lambda binds n.ival variables: its body's index v is v - n.ival outside.
                 if (n.op != Op::Lambda) {
                     fv.push_back(v);
@@ -171,9 +182,8 @@ std::vector<int32_t> EGraph::smallestTermFreeVars(EClassId c) const {
         }
         std::sort(fv.begin(), fv.end());
         fv.erase(std::unique(fv.begin(), fv.end()), fv.end());
-        return done.emplace(cls, std::move(fv)).first->second;
-    };
-    return rec(rec, c, 0);
+        return fv;
+    });
 }
 
 } // namespace egopt::egraph
