@@ -198,6 +198,24 @@ std::optional<EClassId> broadcast(EGraph& g, Args a) {
     return std::nullopt;
 }
 
+// identityOf(?z): the identity user function on the type of ?z's values (float, int, float4),
+// to copy a reduction's result into local or global memory in a macro's right-hand side
+// (toLocal(MapSeq(?id)) $ ...); `id` in rule syntax is the Id view, which copies nothing.
+std::optional<EClassId> identityOf(EGraph& g, Args a) {
+    if (!g.data(a[0].eclass).isData()) {
+        return std::nullopt;
+    }
+    auto id = identityFor(g.types, g.data(a[0].eclass).type);
+    if (!id) {
+        return std::nullopt;
+    }
+    TermArena t;
+    TermNode fun;
+    fun.op = Op::UserFun;
+    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
+    return g.addTerm(t, t.add(std::move(fun)));
+}
+
 } // namespace
 
 void addStructuralAppliers(Library& lib) {
@@ -207,6 +225,9 @@ void addStructuralAppliers(Library& lib) {
     lib.appliers["copyOf"] = {
         {"c+", "Map(..Map(id)) $ (?g $ ?args): a copy of the result (float, int, float4 data)"},
         copyOf};
+    lib.appliers["identityOf"] = {
+        {"c", "the identity user function on the type of the class's values (float, int, float4)"},
+        identityOf};
     lib.appliers["interchange"] = {
         {"ccc", "map-map interchange through Transpose of a body using both parameters"},
         interchange};

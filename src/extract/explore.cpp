@@ -161,21 +161,33 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
         return std::nullopt;
     }
     done.emplace(s, std::nullopt); // on the path
+    // In a class that holds a guide e-node, the guide's e-nodes first, then the class's others:
+    // where the rule's e-node cannot stand in this context (a high-level Reduce on the macro's
+    // top, a map whose lowering the context fixes), an equal e-node of its class takes its place.
     std::vector<uint32_t> order;
+    std::vector<uint32_t> others;
     for (uint32_t i : viableEdges(s)) {
-        if (!held || guide.nodes.contains(edges_[i].node)) {
-            order.push_back(i);
+        (!held || guide.nodes.contains(edges_[i].node) ? order : others).push_back(i);
+    }
+    auto shuffle = [&d](std::vector<uint32_t>& v) { // Fisher-Yates with the draw's generator
+        for (size_t i = v.size(); i > 1; --i) {
+            std::swap(v[i - 1], v[d.below(i)]);
         }
-    }
-    for (size_t i = order.size(); i > 1; --i) { // Fisher-Yates with the draw's generator
-        std::swap(order[i - 1], order[d.below(i)]);
-    }
+    };
+    shuffle(order);
+    shuffle(others);
+    order.insert(order.end(), others.begin(), others.end());
+    // In a held class every edge is tried and the replay that takes the most guide e-nodes kept
+    // (the first guide edge that works may sit in a context where the e-nodes below it cannot: a
+    // kernel launched as one thread); elsewhere the first edge that works.
     std::optional<Entry> result;
+    int64_t most = -1;
     for (uint32_t i : order) {
         const Edge& e = edges_[i];
         std::vector<Entry> kids;
         std::vector<TermRef> kidTerms;
         bool guided = held;
+        uint32_t hits = held && guide.nodes.contains(e.node) ? 1 : 0;
         for (uint32_t c = 0; c < e.numChildren; ++c) {
             uint32_t cs = childStates_[e.firstChild + c];
             bool follow = guide.classes.contains(states_[cs].eclass) || guide.leads[cs];
@@ -187,13 +199,18 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
             }
             kids.push_back(*kid);
             kidTerms.push_back(kid->term);
+            hits += kid->guideHits;
         }
-        if (kids.size() != e.numChildren || !guided ||
+        if (kids.size() != e.numChildren || !guided || int64_t(hits) <= most ||
             (!kidTerms.empty() && terms_.contains(kidTerms, e.node))) {
             continue;
         }
         result = build(s, e, kids);
-        break;
+        result->guideHits = static_cast<uint16_t>(std::min<uint32_t>(hits, UINT16_MAX));
+        most = hits;
+        if (!held) {
+            break;
+        }
     }
     done[s] = result;
     return result;
@@ -210,7 +227,8 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
     if (!opt.guides.empty()) {
         indexEdges();
     }
-    for (const auto& nodes : opt.guides) {
+    for (size_t gi = 0; gi < opt.guides.size() && gi <= UINT16_MAX; ++gi) {
+        const auto& nodes = opt.guides[gi];
         Guide guide{nodes, {}, leadsTo(nodes)};
         for (egraph::ENodeId n : nodes) {
             guide.classes.insert(g_.findConst(n)); // node ids are class ids until merged
@@ -219,6 +237,7 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
             std::unordered_map<uint32_t, std::optional<Entry>> done;
             std::optional<Entry> e = guidedDraw(0, 0, false, d, guide, done);
             if (e && seen.insert(e->term).second) {
+                e->guide = static_cast<uint16_t>(gi);
                 out.push_back(*e);
             }
         }

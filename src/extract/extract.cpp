@@ -318,6 +318,10 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
                 accept(g, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label, scratch)) {
             c->explored = true;
             c->guided = i < result.stats.guidedDrawn;
+            if (c->guided) {
+                c->guide = drawn[i].guide;
+                c->guideHits = drawn[i].guideHits;
+            }
             result.explored.push_back(std::move(*c));
             accepted.push_back(drawn[i].term);
         }

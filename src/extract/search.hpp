@@ -16,7 +16,14 @@ namespace egopt::extract::detail {
 struct Entry {
     double cost = 0;
     TermRef term = 0;
-    friend bool operator==(const Entry&, const Entry&) = default;
+    // Guided draws: the guide replayed (its index in ExploreOptions::guides), and how many of
+    // the term's e-nodes are the guide's (how much of the macro's right-hand side it replays).
+    // Not part of the term's identity; 16 bits each keep Entry small.
+    uint16_t guide = 0;
+    uint16_t guideHits = 0;
+    friend bool operator==(const Entry& a, const Entry& b) {
+        return a.cost == b.cost && a.term == b.term;
+    }
 };
 
 class Search {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <unordered_set>
@@ -60,12 +61,19 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
     return r.bindings;
 }
 
-// Exploration's accepted terms that join the candidates: the `options.explored` the model
-// predicts fastest (at their default tuning values), each at most `exploreRatio` times the best
-// candidate's prediction; before them, the `options.guided` fastest predicted terms of guided
-// draws (macro rules' schedules, whose predictions at default tuning values can be far from their
-// tuned ones: mm's register blocking at 64 x 64 work-items).
-void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
+// Exploration's accepted terms that join the candidates: first the `options.guided` guided
+// slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
+// predicted), the fastest of those as predicted at the model's best
+// tuning values near the defaults (modelDescent). They are not held to the bound below, because
+// a macro's schedule at default tuning values can be far from its tuned time (mm's register
+// blocking at 64 x 64 work-items, a work-group tree whose last fold is one work-item's). Then the
+// `options.explored` others the model predicts fastest (at their default tuning values), each at
+// most `exploreRatio` times the best candidate's prediction.
+constexpr size_t kGuidedPredictions = 24;   // the model's descent per guided replay
+constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target, as predictAtDefaults
+
+void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
+                 Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     double bound = 1e30;
     for (const auto& c : r.candidates) {
@@ -74,24 +82,41 @@ void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
         }
     }
     std::vector<std::pair<double, size_t>> keyed;
+    // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
+    std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
     for (size_t i = 0; i < r.explored.size(); ++i) {
-        if (auto p = predicted(r.explored[i]); p && *p <= bound) {
+        auto p = predicted(r.explored[i]);
+        if (!p) {
+            continue;
+        }
+        if (*p <= bound) {
             keyed.emplace_back(*p, i);
+        }
+        if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
+            std::tuple<int64_t, double, size_t> key{-int64_t(c.guideHits), *p, i};
+            auto [it, fresh] = bestReplay.emplace(guideRule[c.guide], key);
+            if (!fresh && key < it->second) {
+                it->second = key;
+            }
         }
     }
     std::stable_sort(keyed.begin(), keyed.end());
     size_t within = keyed.size();
     std::vector<std::pair<double, size_t>> taken;
-    for (const auto& k : keyed) {
-        if (r.explored[k.second].guided && taken.size() < w.options.guided) {
-            taken.push_back(k);
-        }
+    for (const auto& [rule, key] : bestReplay) {
+        const extract::Candidate& c = r.explored[std::get<2>(key)];
+        auto predictAt = [&](const arith::Bindings& v) { return w.predict(c, v); };
+        auto [values, p] = modelDescent(Space(c.tuning, w.sizes), predictAt, kGuidedPredictions,
+                                        kDefaultTuningValue);
+        taken.emplace_back(p.value_or(std::get<1>(key)), std::get<2>(key));
     }
+    std::stable_sort(taken.begin(), taken.end());
+    taken.resize(std::min(taken.size(), w.options.guided));
     size_t guided = taken.size();
     for (const auto& k : keyed) {
         if (taken.size() - guided < w.options.explored &&
-            (!r.explored[k.second].guided ||
-             std::find(taken.begin(), taken.end(), k) == taken.end())) {
+            std::none_of(taken.begin(), taken.end(),
+                         [&](const auto& t) { return t.second == k.second; })) {
             taken.push_back(k);
         }
     }
@@ -111,19 +136,30 @@ void addExplored(Work& w, extract::ExtractResult& r, Result& result) {
     result.exploreAccepted = r.explored.size();
     result.exploreTaken = keyed.size();
     for (auto& [p, i] : keyed) {
+        const extract::Candidate& c = r.explored[i];
+        std::string how;
+        if (c.guided && c.guide < guideRule.size()) {
+            how = ", guided draw of " + guideRule[c.guide] + ", " + std::to_string(c.guideHits) +
+                  " of its e-nodes";
+        }
         w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f%s): %s",
-                       r.candidates.size(), p * 1e3, r.explored[i].cost,
-                       r.explored[i].guided ? ", guided draw" : "",
-                       r.explored[i].text.substr(0, 300).c_str()));
+                       r.candidates.size(), p * 1e3, c.cost, how.c_str(),
+                       c.text.substr(0, 300).c_str()));
         r.candidates.push_back(std::move(r.explored[i]));
     }
 }
 
 // The e-nodes of each application of a macro rule (rules named `macro-...`, ICFP'15's macro
-// rules: one rule for a named sequence of steps), one guide each for exploration's guided draws.
-std::vector<std::unordered_set<egraph::ENodeId>> macroGuides(const egraph::EGraph& g) {
+// rules: one rule for a named sequence of steps), one guide each for exploration's guided draws,
+// and the rule of each guide.
+struct MacroGuides {
+    std::vector<std::unordered_set<egraph::ENodeId>> nodes;
+    std::vector<std::string> rule;
+};
+
+MacroGuides macroGuides(const egraph::EGraph& g) {
     constexpr size_t kGuidesPerRule = 4;
-    std::vector<std::unordered_set<egraph::ENodeId>> guides;
+    MacroGuides guides;
     for (uint32_t r = 0; r < g.ruleNames().size(); ++r) {
         if (!g.ruleNames()[r].starts_with("macro-")) {
             continue;
@@ -132,10 +168,19 @@ std::vector<std::unordered_set<egraph::ENodeId>> macroGuides(const egraph::EGrap
         // rules made of them, and a macro such as macro-map-wrg-lcl applies thousands of times).
         const auto& instances = g.rhsNodes(r);
         for (size_t i = 0; i < std::min(instances.size(), kGuidesPerRule); ++i) {
-            guides.emplace_back(instances[i].begin(), instances[i].end());
+            guides.nodes.emplace_back(instances[i].begin(), instances[i].end());
+            guides.rule.push_back(g.ruleNames()[r]);
         }
     }
     return guides;
+}
+
+// Whether to optimise for a GPU: --extract-cost gpu, or auto on a device whose type says GPU.
+// It selects extraction's cost views and the GPU-only rules of the lowering phase.
+bool targetsGpu(const Work& w) {
+    return w.options.extractCost == "gpu" ||
+           (w.options.extractCost == "auto" &&
+            w.bench->device().type.find("GPU") != std::string::npos);
 }
 
 extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inserted& ins, Work& w,
@@ -147,13 +192,12 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
     eo.codegen = w.options.codegen;
     eo.explore.draws = w.options.explored || w.options.guided ? w.options.exploreDraws : 0;
     eo.explore.seed = w.options.seed;
-    eo.explore.guides = macroGuides(g);
+    MacroGuides guides = macroGuides(g);
+    eo.explore.guides = guides.nodes;
     eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
     eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
-    bool gpu =
-        w.options.extractCost == "gpu" || (w.options.extractCost == "auto" &&
-                                           w.bench->device().type.find("GPU") != std::string::npos);
+    bool gpu = targetsGpu(w);
     extract::StructuralCost cost(g, w.sizes,
                                  gpu ? extract::StructuralCost::Params::gpu()
                                      : extract::StructuralCost::Params{});
@@ -177,7 +221,7 @@ extract::ExtractResult extractStage(const egraph::EGraph& g, const egraph::Inser
                        r.candidates[c].text.substr(0, 300).c_str()));
     }
     if (eo.explore.draws > 0) {
-        addExplored(w, r, result);
+        addExplored(w, r, guides.rule, result);
     }
     return r;
 }
@@ -259,7 +303,7 @@ std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bi
 }
 
 std::optional<double> Work::predictAtDefaults(const extract::Candidate& c) {
-    return predict(c, Space(c.tuning, sizes).initial(64));
+    return predict(c, Space(c.tuning, sizes).initial(kDefaultTuningValue));
 }
 
 std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
@@ -338,7 +382,7 @@ Result run(const Options& options) {
         }
         progress("assume: " + shown + " (from the sizes to instantiate)");
     }
-    saturatePhases(g, options, result, progress);
+    saturatePhases(g, options, targetsGpu(w), result, progress);
     result.nodes = g.numNodes();
     result.classes = g.numClasses();
     if (!w.stopped()) {

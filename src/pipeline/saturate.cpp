@@ -8,7 +8,7 @@
 
 namespace egopt::pipeline {
 
-std::vector<Phase> defaultPhases() {
+std::vector<Phase> defaultPhases(bool gpu) {
     namespace fs = std::filesystem;
     fs::path dir = fs::path(rules::defaultRulesPath()).parent_path();
     auto file = [&](const char* name) { return (dir / name).string(); };
@@ -23,6 +23,9 @@ std::vector<Phase> defaultPhases() {
     algorithmic.limits.nodes = 8'000;
     algorithmic.limits.seconds = 20;
     Phase lowering{"lowering", {file("opencl.rules")}, {}};
+    if (gpu && fs::exists(dir / "gpu.rules")) {
+        lowering.ruleFiles.push_back(file("gpu.rules"));
+    }
     lowering.limits.iterations = 4;
     lowering.limits.nodes = 40'000;
     lowering.limits.seconds = 30;
@@ -49,9 +52,9 @@ std::string fmt(const char* format, auto... args) {
 
 } // namespace
 
-void saturatePhases(egraph::EGraph& g, const Options& options, Result& result,
+void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result& result,
                     const Progress& progress) {
-    std::vector<Phase> phases = options.phases.empty() ? defaultPhases() : options.phases;
+    std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     egraph::Library lib = egraph::Library::standard();
     double timeLeft = options.timeLimit;
     for (size_t i = 0; i < phases.size(); ++i) {

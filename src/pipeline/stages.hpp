@@ -17,8 +17,8 @@ namespace egopt::pipeline {
 
 using Progress = std::function<void(const std::string&)>;
 
-// saturate.cpp
-void saturatePhases(egraph::EGraph& g, const Options& options, Result& result,
+// saturate.cpp (gpu: the target is a GPU, see targetsGpu)
+void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result& result,
                     const Progress& progress);
 
 // The state shared by tuning and confirmation: candidates, the model, the device bench, and

@@ -64,28 +64,11 @@ private:
 // Steepest descent on predictions from the default values, within `limit` predictions.
 arith::Bindings modelSeed(const Space& space, size_t c, Predictor& predict, size_t limit,
                           int64_t target) {
-    arith::Bindings x = space.initial(target);
-    double px = predict(c, x);
-    size_t used = 1;
-    while (used < limit) {
-        arith::Bindings next;
-        double best = px;
-        for (const auto& n : space.neighbours(x)) {
-            if (used++ >= limit) {
-                break;
-            }
-            if (double p = predict(c, n); p < best) {
-                best = p;
-                next = n;
-            }
-        }
-        if (next.empty()) {
-            break;
-        }
-        x = next;
-        px = best;
-    }
-    return x;
+    auto p = [&](const arith::Bindings& v) -> std::optional<double> {
+        double t = predict(c, v);
+        return t == kUnknown ? std::nullopt : std::optional<double>(t);
+    };
+    return modelDescent(space, p, limit, target).first;
 }
 
 struct Arm {
@@ -116,6 +99,35 @@ void step(Arm& arm, const Space& space, Runner& runner, Predictor& predict) {
 }
 
 } // namespace
+
+std::pair<arith::Bindings, std::optional<double>>
+modelDescent(const Space& space,
+             const std::function<std::optional<double>(const arith::Bindings&)>& predict,
+             size_t limit, int64_t target) {
+    auto at = [&](const arith::Bindings& v) { return predict(v).value_or(kUnknown); };
+    arith::Bindings x = space.initial(target);
+    double px = at(x);
+    size_t used = 1;
+    while (used < limit) {
+        arith::Bindings next;
+        double best = px;
+        for (const auto& n : space.neighbours(x)) {
+            if (used++ >= limit) {
+                break;
+            }
+            if (double p = at(n); p < best) {
+                best = p;
+                next = n;
+            }
+        }
+        if (next.empty()) {
+            break;
+        }
+        x = next;
+        px = best;
+    }
+    return {x, px == kUnknown ? std::nullopt : std::optional<double>(px)};
+}
 
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
                       const Objective& objective, const GuidedOptions& options) {

@@ -38,8 +38,10 @@ struct ExploreOptions {
     size_t maxDepth = 64; // below it, listed terms only
     uint64_t seed = 1;
     // Guided draws (docs/extraction.md): for each set of e-nodes, `guidedDraws` draws that take
-    // an edge whose e-node is in the set wherever a state has one, and elsewhere head for the
-    // states that lead to one (taking listed terms where none does). The pipeline passes the
+    // an edge whose e-node is in the set wherever a state has one (another of the class's where
+    // none of the set's can stand there; each draw keeps the replay that takes the most of them,
+    // Candidate::guideHits), and elsewhere head for the states that lead to one (taking listed
+    // terms where none does). The pipeline passes the
     // e-nodes each macro rule added (EGraph::creatorOf): a macro's right-hand side is a whole
     // schedule (mm's register blocking) that the per-e-node cost misranks and a uniform draw
     // rarely assembles. Guided draws come first among the drawn terms; they need draws > 0.
@@ -113,6 +115,8 @@ struct Candidate {
     bool explored = false;   // drawn by exploration (rank: the draw's position)
     bool secondView = false; // ranked by ExtractOptions::secondCost
     bool guided = false;     // explored: a guided draw (a macro rule's schedule)
+    size_t guide = 0;        // guided: the index of its guide in ExploreOptions::guides
+    size_t guideHits = 0;    // guided: how many of its e-nodes are the guide's
     std::string text;        // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check

@@ -50,8 +50,9 @@ struct Phase {
 
 // The default phases: core + algorithmic rules, then the OpenCL lowering rules (SPEC §6: all at
 // once blows up on mm), found beside rules::defaultRulesPath(); only core.rules when the
-// catalogue is missing.
-std::vector<Phase> defaultPhases();
+// catalogue is missing. For a GPU target the lowering phase also loads gpu.rules (work-group
+// trees in local memory, which only pay on a GPU and crowd a CPU's candidates).
+std::vector<Phase> defaultPhases(bool gpu = false);
 
 // A fact saturation may assume (docs/pipeline.md, "Size assumptions"): `divisor` divides the
 // size variable `var` at every size the pipeline instantiates the candidates at.

@@ -69,6 +69,15 @@ struct TuneResult {
     size_t used = 0; // measurements spent
 };
 
+// Steepest descent on the model's predictions from Space::initial(target), within `limit`
+// predictions: the configuration the model deems best near the defaults, and its prediction
+// (nullopt when none could be predicted). The guided tuner's starting points; the pipeline also
+// ranks macro rules' replays by it (docs/extraction.md).
+std::pair<arith::Bindings, std::optional<double>>
+modelDescent(const Space& space,
+             const std::function<std::optional<double>(const arith::Bindings&)>& predict,
+             size_t limit, int64_t target);
+
 // Model-seeded successive halving with coordinate descent (docs/tuning.md): the model picks a
 // starting configuration per candidate (a descent on predictions, up to `predictionsPerCandidate`
 // calls); round 0 measures every candidate's start in the given order; each later round keeps
