@@ -105,6 +105,33 @@ TEST_CASE("a where clause computes a class: the broadcast vector literal", "[egr
         rules::parseRules("rule s: Id $ ?x => ?x where ?x = @broadcast(?x, 4)\n", "s.rules", lib));
 }
 
+TEST_CASE("a where clause computes the identity user function of a class's type", "[egraph]") {
+    // identityOf gives the copy a macro writes as toLocal(MapSeq(?id)); `id` in rule syntax is
+    // the Id view, which copies nothing.
+    Library lib = Library::standard();
+    auto rules = rules::parseRules("rule r: Reduce(?f) $ (?z, ?x) => toGlobal(MapSeq(?id)) $ "
+                                   "(Reduce(?f) $ (?z, ?x))\n"
+                                   "    where ?id = @identityOf(?z)\n",
+                                   "r.rules", lib);
+    REQUIRE(rules.size() == 1);
+    lift::Program a = program("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
+    lift::Program b =
+        program("toGlobal(MapSeq(id)) o Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
+    EGraph g;
+    EClassId ra = insertProgram(g, a).root;
+    CHECK(applications(g, rules, lib) == 1);
+    EClassId rb = insertProgram(g, b).root;
+    g.rebuild();
+    CHECK(g.find(ra) == g.find(rb));
+
+    // No identity for a type without one (a tuple): the rule does not apply.
+    lift::Program t =
+        program("Reduce(fun((a, p) => a), Tuple(0.0f, 0.0f)) $ Zip(xs, xs)", "ArrayType(Float, 8)");
+    EGraph h;
+    insertProgram(h, t);
+    CHECK(applications(h, rules, lib) == 0);
+}
+
 TEST_CASE("asum reaches the vectorised fused partial reduction", "[egraph]") {
     lift::Program a = program("Reduce(add, 0.0f) o Map(abs) $ xs");
     lift::Program b = program("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(8, add), "

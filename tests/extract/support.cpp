@@ -6,6 +6,7 @@
 #include "egopt/runtime/device.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 namespace egopt::extract::test {
 
@@ -27,6 +28,20 @@ std::vector<egraph::Rule> rules(const std::vector<std::string>& names, const egr
             n == "core.rules" ? std::string(EGOPT_SOURCE_DIR) + "/rules/core.rules" : data(n);
         auto more = rules::loadRules(path, lib);
         out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+}
+
+std::vector<egraph::Rule> catalogue(const std::string& file, const std::set<std::string>& names,
+                                    const egraph::Library& lib) {
+    std::vector<egraph::Rule> out;
+    for (auto& r : rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/" + file, lib)) {
+        if (names.contains(r.name)) {
+            out.push_back(std::move(r));
+        }
+    }
+    if (out.size() != names.size()) {
+        throw std::runtime_error("rules/" + file + " lacks some of the rules asked for");
     }
     return out;
 }

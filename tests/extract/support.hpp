@@ -8,6 +8,7 @@
 #include "egopt/egraph/runner.hpp"
 #include "egopt/extract/extract.hpp"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ std::string data(const std::string& name);   // tests/extract/data/NAME
 
 // Rules from tests/extract/data/NAME (or rules/NAME for "core.rules").
 std::vector<egraph::Rule> rules(const std::vector<std::string>& names, const egraph::Library& lib);
+
+// The named rules of the shipped catalogue (rules/FILE, includes followed); all must exist.
+std::vector<egraph::Rule> catalogue(const std::string& file, const std::set<std::string>& names,
+                                    const egraph::Library& lib);
 
 struct Graph {
     egraph::EGraph g;

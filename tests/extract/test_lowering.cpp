@@ -130,23 +130,6 @@ TEST_CASE("partial sums: rules and a hand-lowered variant in one class", "[extra
     CHECK(hand); // the hand-lowered variant competes with the rule-lowered ones
 }
 
-namespace {
-
-// The named rules of the shipped catalogue (rules/FILE, includes followed).
-std::vector<egraph::Rule> catalogue(const std::string& file, const std::set<std::string>& names,
-                                    const egraph::Library& lib) {
-    std::vector<egraph::Rule> out;
-    for (auto& r : rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/" + file, lib)) {
-        if (names.contains(r.name)) {
-            out.push_back(std::move(r));
-        }
-    }
-    REQUIRE(out.size() == names.size());
-    return out;
-}
-
-} // namespace
-
 // reduce-map-split-strided gives asum's strided partial sums with abs fused (chunk g reads g,
 // g + s, ...; s = N / v), macro-partial-reduce the contiguous ones: GPU costs rank the strided
 // kernel first, CPU costs the contiguous one; both compile and validate on PoCL.
@@ -156,9 +139,9 @@ TEST_CASE("asum: coalesced fused partial sums first under GPU costs, valid on th
     lift::Program asum = lift::parseFile(test::shared("asum.lift"));
     gr.main = egraph::insertProgram(gr.g, asum);
     egraph::Library lib = egraph::Library::standard();
-    auto explore = catalogue("algorithmic.rules", {"reduce-map-split-strided"}, lib);
+    auto explore = test::catalogue("algorithmic.rules", {"reduce-map-split-strided"}, lib);
     auto macros =
-        catalogue("opencl.rules", {"macro-partial-reduce", "macro-map-reduce-fusion"}, lib);
+        test::catalogue("opencl.rules", {"macro-partial-reduce", "macro-map-reduce-fusion"}, lib);
     explore.insert(explore.end(), macros.begin(), macros.end());
     egraph::Runner first(gr.g, explore, lib);
     first.limits.iterations = 1;
@@ -269,10 +252,11 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
     gr.main = egraph::insertProgram(gr.g, asum);
     gr.g.assumeDivides(arith::Size(16), arith::Size::var("N")); // as the pipeline assumes
     egraph::Library lib = egraph::Library::standard();
-    auto rules = catalogue("opencl.rules",
-                           {"macro-reduce-gpu-w4", "vectorize-reduce-w16", "vectorize-map-input",
-                            "macro-partial-reduce", "macro-map-reduce-fusion"},
-                           lib);
+    auto rules =
+        test::catalogue("opencl.rules",
+                        {"macro-reduce-gpu-w4", "vectorize-reduce-w16", "vectorize-map-input",
+                         "macro-partial-reduce", "macro-map-reduce-fusion"},
+                        lib);
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
     egraph::Runner runner(gr.g, rules, lib);
@@ -347,7 +331,7 @@ TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]"
         gr.g.assumeDivides(arith::Size(16), arith::Size::var(v)); // as the pipeline assumes
     }
     egraph::Library lib = egraph::Library::standard();
-    auto rules = catalogue("opencl.rules", {"macro-register-block-w4x4"}, lib);
+    auto rules = test::catalogue("opencl.rules", {"macro-register-block-w4x4"}, lib);
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
     egraph::Runner runner(gr.g, rules, lib);

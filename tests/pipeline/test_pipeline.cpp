@@ -347,3 +347,38 @@ TEST_CASE("asum: GPU extraction costs rank a fused reduction first", "[pipeline]
     CHECK(second >= 1);
     CHECK(second <= o.candidates / 2 + 1);
 }
+
+TEST_CASE("GPU targets lower with rules/gpu.rules: asum's work-group trees, validated on PoCL",
+          "[pipeline]") {
+    auto files = [](const std::vector<Phase>& phases) {
+        std::string all;
+        for (const auto& p : phases) {
+            for (const auto& f : p.ruleFiles) {
+                all += fs::path(f).filename().string() + " ";
+            }
+        }
+        return all;
+    };
+    CHECK(files(defaultPhases(false)).find("gpu.rules") == std::string::npos);
+    CHECK(files(defaultPhases(true)).find("gpu.rules") != std::string::npos);
+
+    Options o = small("asum", {{"N", 1 << 14}});
+    o.phases = defaultPhases(true);
+    for (auto& p : o.phases) {
+        p.limits.iterations = 2;
+    }
+    o.extractCost = "gpu";
+    o.candidates = 1;
+    o.explored = 0;
+    o.guided = 8; // every macro rule's best replay
+    o.tuneBudget = 8;
+    Result r = run(o);
+    REQUIRE(r.best);
+    auto tree = std::find_if(r.candidates.begin(), r.candidates.end(), [](const auto& c) {
+        return c.guided && c.text.find("MapWrg(") != std::string::npos &&
+               c.text.find("toLocal(MapSeq(idF4))") != std::string::npos;
+    });
+    REQUIRE(tree != r.candidates.end());
+    INFO(tree->text);
+    CHECK(tree->status == CandidateResult::Status::Valid);
+}

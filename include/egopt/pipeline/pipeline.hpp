@@ -86,8 +86,9 @@ struct Options {
     size_t exploreDraws = 2000;
     size_t explored = 4;
     double exploreRatio = 4;
-    // Before those, the fastest predicted terms of guided draws (a macro rule's schedule,
-    // ExploreOptions::guides), also within `exploreRatio`.
+    // Before those, guided draws (a macro rule's schedule, ExploreOptions::guides): each macro
+    // rule's best replay, the `guided` fastest of them as predicted at the model's best tuning
+    // values near the defaults (modelDescent); not held to `exploreRatio`.
     size_t guided = 2;
     // Refinement rounds (docs/extraction.md): the model's best-ranked terms' neighbours (one
     // lowering choice changed) are checked and ranked too; 0: none. With exploration only.
