@@ -31,6 +31,7 @@ TEST_CASE("lowlevel examples validate on the default device", "[codegen]") {
     expectValid("transpose", {{"M", 32}, {"N", 16}});
     expectValid("partial_dot", {{"N", 1024}});
     expectValid("asum_gpu", {{"N", 524288}});
+    expectValid("asum_tree", {{"N", 524288}});
     expectValid("mm_funcall", {{"M", 16}, {"K", 8}, {"N", 32}});
     expectValid("mm_block2d", {{"M", 128}, {"K", 12}, {"N", 192}});
 }
