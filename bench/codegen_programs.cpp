@@ -79,8 +79,21 @@ double matMul(const arith::Bindings& sizes, size_t i) {
     return sum;
 }
 
-const std::array<ProgramSpec, 10>& specs() {
-    static const std::array<ProgramSpec, 10> table{{
+// At: K x M (A transposed), B: K x N, out: M x N.
+double matMulTransposedA(const arith::Bindings& sizes, size_t i) {
+    const auto m = static_cast<size_t>(sizeOf(sizes, "M"));
+    const auto k = static_cast<size_t>(sizeOf(sizes, "K"));
+    const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
+    const size_t row = i / n, col = i % n;
+    double sum = 0;
+    for (size_t j = 0; j < k; ++j) {
+        sum += double(inputValue(0, j * m + row)) * inputValue(1, j * n + col);
+    }
+    return sum;
+}
+
+const std::array<ProgramSpec, 12>& specs() {
+    static const std::array<ProgramSpec, 12> table{{
         {"copy_vec4",
          "copy_vec4",
          Shape::Vector,
@@ -165,6 +178,24 @@ const std::array<ProgramSpec, 10>& specs() {
          "C = A B, 128x64 tiles per work-group, 8x4 register blocks (8 float4 accumulators) per "
          "work-item; 2MNK flops",
          matMul},
+        {"mm_block2d_8x8",
+         "mm_block2d_8x8",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 256}},
+         true,
+         "C = A B, 128x128 tiles per work-group, 8x8 register blocks (8 float8 accumulators) per "
+         "work-item; 2MNK flops",
+         matMul},
+        {"mm_at_8x4",
+         "mm_at_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "C = A B from A transposed (K x M), 8x4 register blocks whose 8 elements of A per step "
+         "come in two float4; 2MNK flops (the transpose not counted)",
+         matMulTransposedA},
     }};
     return table;
 }
