@@ -136,12 +136,12 @@ std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& gui
 }
 
 // A term of state `s` that replays the guide. Where the state's class holds a guide e-node, the
-// term takes one (a viable edge with it), and each child class that holds one must replay it
-// too, the others taking their best listed term; an edge whose children cannot is dropped for
-// another (the same application in a one-thread kernel's context instead of a kernel's cannot
-// take the guide's thread map below it). Elsewhere, on the way down to the guide, an edge with
-// children that lead to it. Edges in random order; nullopt when no edge replays the guide. One
-// result per state and draw (`done`); a state met again on its own path fails (a cycle).
+// term takes the edge whose replay holds the most guide e-nodes (Entry::guideHits): the guide's
+// own e-nodes first, the class's others where none of them can stand; each child class that
+// holds one replays it too, the others take their best listed term. Elsewhere, on the way down
+// to the guide, the first edge with children that lead to it. Edges in random order; nullopt
+// when no edge replays the guide. One result per state and draw (`done`); a state met again on
+// its own path fails (a cycle).
 std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, Draw& d,
                                         const Guide& guide,
                                         std::unordered_map<uint32_t, std::optional<Entry>>& done) {

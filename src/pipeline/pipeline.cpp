@@ -61,17 +61,17 @@ arith::Bindings resolve(const Options& o, const lift::Program& p) {
     return r.bindings;
 }
 
-// Exploration's accepted terms that join the candidates: first the `options.guided` guided
-// slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
-// predicted), the fastest of those as predicted at the model's best
-// tuning values near the defaults (modelDescent). They are not held to the bound below, because
-// a macro's schedule at default tuning values can be far from its tuned time (mm's register
-// blocking at 64 x 64 work-items, a work-group tree whose last fold is one work-item's). Then the
-// `options.explored` others the model predicts fastest (at their default tuning values), each at
-// most `exploreRatio` times the best candidate's prediction.
 constexpr size_t kGuidedPredictions = 24;   // the model's descent per guided replay
 constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target, as predictAtDefaults
 
+// Exploration's accepted terms that join the candidates: first the `options.guided` guided
+// slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
+// predicted), the fastest of those as predicted at the model's best tuning values near the
+// defaults (modelDescent). They are not held to the bound below, because a macro's schedule at
+// default tuning values can be far from its tuned time (mm's register blocking at 64 x 64
+// work-items, a work-group tree whose last fold is one work-item's). Then the `options.explored`
+// others the model predicts fastest (at their default tuning values), each at most
+// `exploreRatio` times the best candidate's prediction.
 void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
                  Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
@@ -106,8 +106,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     for (const auto& [rule, key] : bestReplay) {
         const extract::Candidate& c = r.explored[std::get<2>(key)];
         auto predictAt = [&](const arith::Bindings& v) { return w.predict(c, v); };
-        auto [values, p] = modelDescent(Space(c.tuning, w.sizes), predictAt, kGuidedPredictions,
-                                        kDefaultTuningValue);
+        std::optional<double> p = modelDescent(Space(c.tuning, w.sizes), predictAt,
+                                               kGuidedPredictions, kDefaultTuningValue)
+                                      .second;
         taken.emplace_back(p.value_or(std::get<1>(key)), std::get<2>(key));
     }
     std::stable_sort(taken.begin(), taken.end());
