@@ -67,11 +67,11 @@ constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target, as predi
 // Exploration's accepted terms that join the candidates: first the `options.guided` guided
 // slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
 // predicted), the fastest of those as predicted at the model's best tuning values near the
-// defaults (modelDescent). They are not held to the bound below, because a macro's schedule at
-// default tuning values can be far from its tuned time (mm's register blocking at 64 x 64
-// work-items, a work-group tree whose last fold is one work-item's). Then the `options.explored`
-// others the model predicts fastest (at their default tuning values), each at most
-// `exploreRatio` times the best candidate's prediction.
+// defaults (modelDescent), each at most `exploreRatio` times the best candidate's prediction.
+// That prediction, not the one at default values, because a macro's schedule at default tuning
+// values can be far from its tuned time (mm's register blocking at 64 x 64 work-items, a
+// work-group tree whose last fold is one work-item's). Then the `options.explored` others the
+// model predicts fastest at their default tuning values, within the same bound.
 void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
                  Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
@@ -109,7 +109,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         std::optional<double> p = modelDescent(Space(c.tuning, w.sizes), predictAt,
                                                kGuidedPredictions, kDefaultTuningValue)
                                       .second;
-        taken.emplace_back(p.value_or(std::get<1>(key)), std::get<2>(key));
+        if (double at = p.value_or(std::get<1>(key)); at <= bound) {
+            taken.emplace_back(at, std::get<2>(key));
+        }
     }
     std::stable_sort(taken.begin(), taken.end());
     taken.resize(std::min(taken.size(), w.options.guided));

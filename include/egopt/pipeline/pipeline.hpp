@@ -88,7 +88,7 @@ struct Options {
     double exploreRatio = 4;
     // Before those, guided draws (a macro rule's schedule, ExploreOptions::guides): each macro
     // rule's best replay, the `guided` fastest of them as predicted at the model's best tuning
-    // values near the defaults (modelDescent); not held to `exploreRatio`.
+    // values near the defaults (modelDescent), within `exploreRatio` by that prediction.
     size_t guided = 2;
     // Refinement rounds (docs/extraction.md): the model's best-ranked terms' neighbours (one
     // lowering choice changed) are checked and ranked too; 0: none. With exploration only.
