@@ -67,29 +67,29 @@ double transpose(const arith::Bindings& sizes, size_t i) {
     return inputValue(0, (i % n) * m + i / n);
 }
 
-// A: M x K, B: K x N, out: M x N.
-double matMul(const arith::Bindings& sizes, size_t i) {
+// out[row][col] = sum_j a(row, j) * B[j][col] for B: K x N, out: M x N, where element (row, j)
+// of A sits at `aIndex(row, j)` of input 0.
+double matMulWith(const arith::Bindings& sizes, size_t i, auto aIndex) {
     const auto k = static_cast<size_t>(sizeOf(sizes, "K"));
     const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
     const size_t row = i / n, col = i % n;
     double sum = 0;
     for (size_t j = 0; j < k; ++j) {
-        sum += double(inputValue(0, row * k + j)) * inputValue(1, j * n + col);
+        sum += double(inputValue(0, aIndex(row, j))) * inputValue(1, j * n + col);
     }
     return sum;
 }
 
-// At: K x M (A transposed), B: K x N, out: M x N.
+// A: M x K.
+double matMul(const arith::Bindings& sizes, size_t i) {
+    const auto k = static_cast<size_t>(sizeOf(sizes, "K"));
+    return matMulWith(sizes, i, [k](size_t row, size_t j) { return row * k + j; });
+}
+
+// At: K x M (A transposed).
 double matMulTransposedA(const arith::Bindings& sizes, size_t i) {
     const auto m = static_cast<size_t>(sizeOf(sizes, "M"));
-    const auto k = static_cast<size_t>(sizeOf(sizes, "K"));
-    const auto n = static_cast<size_t>(sizeOf(sizes, "N"));
-    const size_t row = i / n, col = i % n;
-    double sum = 0;
-    for (size_t j = 0; j < k; ++j) {
-        sum += double(inputValue(0, j * m + row)) * inputValue(1, j * n + col);
-    }
-    return sum;
+    return matMulWith(sizes, i, [m](size_t row, size_t j) { return j * m + row; });
 }
 
 const std::array<ProgramSpec, 12>& specs() {

@@ -34,6 +34,18 @@ std::optional<lift::UserFunDecl> identityFor(lift::TypeArena& t, TypeId elem) {
     return d;
 }
 
+// The builtin identity user function on `elem`, as a term of `t`; nullopt when there is none.
+std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t) {
+    auto id = identityFor(g.types, elem);
+    if (!id) {
+        return std::nullopt;
+    }
+    TermNode fun;
+    fun.op = Op::UserFun;
+    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
+    return t.add(std::move(fun));
+}
+
 // copyOf(?g, ?args...): Map(...Map(id)) $ (?g $ ?args), copying every element of the result.
 std::optional<EClassId> copyOf(EGraph& g, Args a) {
     TermArena t;
@@ -50,15 +62,12 @@ std::optional<EClassId> copyOf(EGraph& g, Args a) {
     for (; g.types.isArray(ty); ty = g.types.elemOf(ty)) {
         ++depth;
     }
-    auto id = identityFor(g.types, ty);
+    TermArena c;
+    std::optional<TermId> id = identityTerm(g, ty, c);
     if (!id) {
         return std::nullopt;
     }
-    TermArena c;
-    TermNode fun;
-    fun.op = Op::UserFun;
-    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
-    TermId f = c.add(std::move(fun));
+    TermId f = *id;
     for (int i = 0; i < depth; ++i) {
         TermNode m;
         m.op = Op::Map;
@@ -205,15 +214,12 @@ std::optional<EClassId> identityOf(EGraph& g, Args a) {
     if (!g.data(a[0].eclass).isData()) {
         return std::nullopt;
     }
-    auto id = identityFor(g.types, g.data(a[0].eclass).type);
+    TermArena t;
+    std::optional<TermId> id = identityTerm(g, g.data(a[0].eclass).type, t);
     if (!id) {
         return std::nullopt;
     }
-    TermArena t;
-    TermNode fun;
-    fun.op = Op::UserFun;
-    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
-    return g.addTerm(t, t.add(std::move(fun)));
+    return g.addTerm(t, *id);
 }
 
 } // namespace
