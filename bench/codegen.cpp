@@ -29,7 +29,8 @@ constexpr const char* kUsage =
   --warmup W   untimed runs before them (default 2)
   --filter S   only programs whose name contains S (copy_vec4, scal, saxpy, asum_gpu,
                partial_dot, mat_vec, transpose, mm_funcall, mm_block2d,
-               mm_block2d_8x4, mm_block2d_8x8, mm_at_8x4), each with its anchor
+               mm_block2d_8x4, mm_block2d_8x8, mm_at_8x4, mm_tiled_8x4,
+               mm_tiled_8x8), each with its anchor
   --csv        CSV instead of the table, with every sample
 )";
 

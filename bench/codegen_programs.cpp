@@ -92,8 +92,8 @@ double matMulTransposedA(const arith::Bindings& sizes, size_t i) {
     return matMulWith(sizes, i, [m](size_t row, size_t j) { return j * m + row; });
 }
 
-const std::array<ProgramSpec, 12>& specs() {
-    static const std::array<ProgramSpec, 12> table{{
+const std::array<ProgramSpec, 14>& specs() {
+    static const std::array<ProgramSpec, 14> table{{
         {"copy_vec4",
          "copy_vec4",
          Shape::Vector,
@@ -196,6 +196,25 @@ const std::array<ProgramSpec, 12>& specs() {
          "C = A B from A transposed (K x M), 8x4 register blocks whose 8 elements of A per step "
          "come in two float4; 2MNK flops (the transpose not counted)",
          matMulTransposedA},
+        {"mm_tiled_8x4",
+         "mm_tiled_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "C = A B, 128x64 tiles per work-group with 128x16 tiles of A (stored transposed) and "
+         "16x64 tiles of B in local memory, 8x4 register blocks per work-item; 2MNK flops",
+         matMul},
+        {"mm_tiled_8x8",
+         "mm_tiled_8x8",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 256}},
+         true,
+         "C = A B, 128x128 tiles per work-group with 128x16 tiles of A (stored transposed) and "
+         "16x128 tiles of B in local memory, 8x8 register blocks (float8) per work-item; 2MNK "
+         "flops",
+         matMul},
     }};
     return table;
 }

@@ -165,6 +165,11 @@ bool Generator::isLayout1(NodeId fun) const {
     }
 }
 
+bool Generator::writeLayout(NodeId fun) const {
+    Op op = program_.op(fun);
+    return op == Op::TransposeW || op == Op::Scatter;
+}
+
 // Map(f) $ xs for a layout f: element i is f's view of xs[i]. f's view is built once, over a
 // Hole that resolution replaces by xs[i].
 ViewId Generator::mapOfView(NodeId map, ViewId xs) {

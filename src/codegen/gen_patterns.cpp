@@ -202,7 +202,11 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
     NodeId f = program_.child(fun, 0);
     std::array<TypeId, 1> argT{xsT};
     TypeId outT = infer_.apply(fun, argT, paramTypes_);
-    Dest out = dest ? *dest : allocate(fun, outT, annotation(f).value_or(ctx.space), ctx);
+    AddrSpace space = annotation(f).value_or(ctx.space);
+    bool divide = op == Op::MapLcl && ctx.lclDepth == 0 && space == AddrSpace::Private;
+    Dest out = dest     ? *dest
+               : divide ? allocateDivided(fun, outT, ctx)
+                        : allocate(fun, outT, space, ctx);
 
     Ctx inner = ctx;
     std::string var = fresh(op == Op::MapGlb   ? "gid"
@@ -228,6 +232,7 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
         blocks = openThreadLoop(var, "get_local_id(" + dim + ")", plan_.lcl[ud], n);
         inner.lcl[ud] = true;
         ++inner.lclDepth;
+        views_.setLocalIndex(d, oneEach(n, d) ? std::optional<Size>(idx) : std::nullopt);
         break;
     default:
         if (n == Size(1)) {
@@ -249,15 +254,13 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
     for (int i = 0; i < blocks; ++i) {
         code_.close();
     }
+    if (op == Op::MapLcl) {
+        views_.setLocalIndex(d, std::nullopt); // MapLcl(d) does not nest in MapLcl(d)
+    }
     if (op == Op::MapLcl && ctx.lclDepth == 0 && !out.final) {
         auto b = views_.bufferOf(out.view);
-        AddrSpace s = b ? buffers_.at(*b).space : AddrSpace::Private;
-        if (s != AddrSpace::Private) {
-            // Other local threads read what this MapLcl wrote (CGO'17 §5.4).
-            code_.line(s == AddrSpace::Local ? "barrier(CLK_LOCAL_MEM_FENCE);"
-                                             : "barrier(CLK_GLOBAL_MEM_FENCE);");
-            ++barriers_;
-        }
+        // Other local threads read what this MapLcl wrote (CGO'17 §5.4).
+        emitBarrier(b ? buffers_.at(*b).space : AddrSpace::Private);
     }
     return out.view;
 }
@@ -278,13 +281,19 @@ void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const
     }
     Dest stepDest{step, false};
     bool wrote = false;
+    int barriers = barriers_, globalBarriers = globalBarriers_;
     ViewId r =
         applyTo(program_.child(fun, 0), {acc, views_.access(xs, idx)}, ctx, &stepDest, wrote);
     if (!wrote) {
         copyValue(step, r, accT);
     }
     if (step != acc) {
-        copyValue(acc, step, accT);
+        copyAccumulator(acc, step, accT);
+    }
+    if (loop && ctx.inWrg() && ctx.lclDepth == 0 && barriers_ > barriers) {
+        // The step shared memory among the work-items (tiles in local memory): the next step
+        // overwrites it only after every work-item has read it.
+        emitBarrier(globalBarriers_ > globalBarriers ? AddrSpace::Global : AddrSpace::Local);
     }
     if (loop) {
         code_.close();
@@ -303,7 +312,14 @@ ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, 
     Ctx inner = ctx;
     ViewId acc = 0;
     ViewId step = 0;
-    if (types.isArray(accT)) {
+    auto divided = dividedArray(init, accT);
+    if (divided) {
+        // A work-group's accumulator divided among its work-items (a MapLcl initialised it):
+        // each work-item copies and updates only its part.
+        acc = cloneDivided(*divided, accT);
+        copyPart(*views_.bufferOf(acc), *divided);
+        step = cloneDivided(*divided, accT);
+    } else if (types.isArray(accT)) {
         inner.space = AddrSpace::Private;
         acc = allocate(fun, accT, AddrSpace::Private, inner).view;
         copyValue(acc, init, accT);
@@ -315,6 +331,10 @@ ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, 
         acc = step = views_.mem(addBuffer(std::move(b)), accT);
     }
     reduceLoop(fun, acc, step, xs, inner);
+    if (dest && divided) {
+        copyOwnPart(views_.access(dest->view, 0), acc, accT, dest->final);
+        return dest->view;
+    }
     if (dest) {
         copyValue(views_.access(dest->view, 0), acc, accT);
         return dest->view;

@@ -178,6 +178,23 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
 ViewId Generator::genApply(NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote) {
     auto c = program_.children(apply);
     NodeId fun = c[0];
+    auto space = c.size() == 2 ? exprAnnotation(c[1]) : std::nullopt;
+    if (!dest && space && writeLayout(fun)) {
+        // A layout on the write side (TransposeW, Scatter) of a producer with an address space
+        // and no destination: the result gets memory in that space, which the producer writes
+        // through the inverse view (e.g. a tile stored transposed in local memory).
+        std::array<TypeId, 1> argType{infer_.expr(c[1], paramTypes_)};
+        Dest own = allocate(fun, infer_.layout(fun, argType), *space, ctx);
+        if (auto inv = inverseDest(fun, argType[0], own.view)) {
+            Dest into{*inv, false};
+            bool argWrote = false;
+            ViewId arg = gen(c[1], ctx, &into, argWrote);
+            if (!argWrote) {
+                copyValue(into.view, arg, argType[0]);
+            }
+            return own.view;
+        }
+    }
     if (c.size() == 2 && isLayout1(fun) && dest) {
         TypeId argType = infer_.expr(c[1], paramTypes_);
         if (auto inv = inverseDest(fun, argType, dest->view)) {

@@ -128,6 +128,8 @@ private:
     // A function of one array that only rearranges it (a view, no code): Join, Split,
     // Transpose, Gather, ..., and a plain Map of one (Lift's Map(Join()) after lowering).
     bool isLayout1(lift::NodeId fun) const;
+    // A layout that Lift applies on the write side of a producer (TransposeW, Scatter).
+    bool writeLayout(lift::NodeId fun) const;
     ViewId mapOfView(lift::NodeId map, ViewId xs);
     std::optional<ViewId> mapOfInverse(lift::NodeId map, lift::TypeId argType, ViewId dest);
     void copyValue(ViewId dst, ViewId src, lift::TypeId type);
@@ -145,6 +147,17 @@ private:
     int openThreadLoop(const std::string& var, const std::string& first, const arith::Size& threads,
                        const arith::Size& n);
     Dest allocate(lift::NodeId at, lift::TypeId type, AddrSpace space, const Ctx& ctx);
+
+    // --- private memory divided among work-items (gen_divided.cpp)
+    bool oneEach(const arith::Size& n, int dim) const;
+    lift::NodeId innerLclMap(lift::NodeId f) const;
+    Dest allocateDivided(lift::NodeId map, lift::TypeId type, const Ctx& ctx);
+    std::optional<BufferId> dividedArray(ViewId v, lift::TypeId type) const;
+    ViewId cloneDivided(BufferId like, lift::TypeId type);
+    void copyPart(BufferId dst, BufferId src);
+    void copyAccumulator(ViewId dst, ViewId src, lift::TypeId type);
+    void copyOwnPart(ViewId dst, ViewId src, lift::TypeId type, bool final);
+    void emitBarrier(AddrSpace space);
     int64_t upperBound(const arith::Size& s) const;
     // An upper bound over the size variables only (no thread or loop indices).
     arith::Size sizeBound(const arith::Size& s) const;
@@ -180,6 +193,7 @@ private:
     lift::TypeId outputType_ = 0;
     Extents extents_;
     int barriers_ = 0;
+    int globalBarriers_ = 0;
     size_t privateBytes_ = 0;
     int next_ = 0;
     bool padHelpers_ = false;

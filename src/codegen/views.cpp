@@ -373,6 +373,24 @@ std::string ViewArena::fieldSuffix(lift::TypeId type, Path& path) const {
     return s;
 }
 
+Size ViewArena::ownPart(const Buffer& b, const Size& flat, const arith::RangeEnv& env) const {
+    Size owner = 0;
+    for (const auto& [dim, extent] : b.owners) {
+        auto index = localIndex(dim);
+        if (!index) {
+            badPath("private memory of a MapLcl used outside a MapLcl(" + std::to_string(dim) +
+                    ") with one iteration per work-item");
+        }
+        owner = owner * extent + *index;
+    }
+    Size s = arith::simplify(flat, env);
+    if (arith::simplify(floorDiv(s, b.perThread), env) != arith::simplify(owner, env)) {
+        badPath("private memory of a MapLcl read by another work-item than its writer (element " +
+                s.toString() + " of " + b.name + ")");
+    }
+    return arith::simplify(mod(s, b.perThread), env);
+}
+
 Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) const {
     const View& v = at(r.leaf);
     const Buffer& b = buffers_.at(v.buffer);
@@ -386,6 +404,9 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         }
         flat = flat + popIndex(path, "memory") * stride;
         t = types_.elemOf(t);
+    }
+    if (b.perThread != Size(0)) {
+        flat = ownPart(b, flat, env);
     }
     Location loc;
     if (!r.lanes.empty()) {
@@ -463,11 +484,26 @@ std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) 
     return s + "}";
 }
 
+// A vector stored where its lanes are not consecutive (asVector of a transposed or gathered
+// array, e.g. a tile stored transposed through TransposeW): the value once into a temporary,
+// then lane by lane.
+std::string ViewArena::writeByLanes(const Resolved& r, const std::string& value,
+                                    const arith::RangeEnv& env) const {
+    const Resolved::LaneRead& lr = *r.laneRead;
+    std::string s = "{ " + types_.cName(lr.vectorType) + " lanes_ = " + value + ";";
+    for (int l = 0; l < lr.width; ++l) {
+        Path lane;
+        pushIndex(lane, arith::simplify(lr.index * lr.width + l, env));
+        s += " " + write(lr.kid, std::move(lane), std::string("lanes_.s") + "0123456789abcdef"[l], env);
+    }
+    return s + " }";
+}
+
 std::string ViewArena::write(ViewId view, Path path, const std::string& value,
                              const arith::RangeEnv& env) const {
     Resolved r = resolve(view, std::move(path), env);
     if (r.byLanes) {
-        badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter) written to");
+        return writeByLanes(r, value, env);
     }
     const View& leaf = at(r.leaf);
     if (leaf.kind == ViewKind::Mem) {

@@ -7,7 +7,9 @@
 #include "egopt/arith/size.hpp"
 #include "egopt/lift/ir.hpp"
 
+#include <array>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +25,24 @@ std::string spaceKeyword(AddrSpace s); // "__global", "__local", "" (private)
 // A piece of memory the generated code reads or writes. Its contents are `count` elements of
 // `elemType` (a non-array type) laid out row-major; views give them array shape.
 struct Buffer {
+    Buffer() = default;
+    Buffer(std::string name, AddrSpace space, lift::TypeId elemType, arith::Size count,
+           bool scalarVar, bool readOnly)
+        : name(std::move(name)), space(space), elemType(elemType), count(std::move(count)),
+          scalarVar(scalarVar), readOnly(readOnly) {}
+
     std::string name;
     AddrSpace space = AddrSpace::Global;
     lift::TypeId elemType = 0;
     arith::Size count;      // elements (an upper bound for iterate's buffers)
     bool scalarVar = false; // a private single value, written `name` instead of `name[0]`
     bool readOnly = false;  // a kernel input
+    // Private memory of a MapLcl's result divided among the work-items (CGO'17 §5.1: private
+    // allocations inside MapLcl are per work-item): each holds `perThread` elements, the part
+    // whose outer indices are its local ids in `owners` (local dimension and extent, outermost
+    // first). 0: not divided, every work-item holds `count` elements.
+    arith::Size perThread = 0;
+    std::vector<std::pair<int, arith::Size>> owners;
 };
 
 enum class ViewKind : uint8_t {
@@ -106,6 +120,16 @@ public:
     // The buffer under a view (following kids[0]); nullopt for expressions.
     std::optional<BufferId> bufferOf(ViewId view) const;
 
+    // The work-item's own index in local dimension `dim` (the enclosing MapLcl's index when it
+    // runs one iteration per work-item; nullopt elsewhere): divided private memory is reachable
+    // only at the work-item's own indices.
+    void setLocalIndex(int dim, std::optional<arith::Size> index) {
+        localIndex_.at(static_cast<size_t>(dim)) = std::move(index);
+    }
+    std::optional<arith::Size> localIndex(int dim) const {
+        return localIndex_.at(static_cast<size_t>(dim));
+    }
+
 private:
     struct Resolved {
         ViewId leaf;
@@ -129,10 +153,16 @@ private:
     Location memLocation(const Resolved& r, const arith::RangeEnv& env) const;
     std::string fieldSuffix(lift::TypeId type, Path& path) const;
     arith::Size padIndex(const View& v, const arith::Size& i, const arith::RangeEnv& env) const;
+    // The index into a divided buffer's part of its element `flat`; throws BadInput when the
+    // element belongs to another work-item.
+    arith::Size ownPart(const Buffer& b, const arith::Size& flat, const arith::RangeEnv& env) const;
+    std::string writeByLanes(const Resolved& r, const std::string& value,
+                             const arith::RangeEnv& env) const;
 
     lift::TypeArena& types_;
     std::vector<Buffer>& buffers_;
     std::vector<View> views_;
+    std::array<std::optional<arith::Size>, 3> localIndex_;
 };
 
 // Index functions of Gather/Scatter as size expressions (same as the interpreter's).
