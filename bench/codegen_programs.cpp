@@ -92,8 +92,8 @@ double matMulTransposedA(const arith::Bindings& sizes, size_t i) {
     return matMulWith(sizes, i, [m](size_t row, size_t j) { return j * m + row; });
 }
 
-const std::array<ProgramSpec, 14>& specs() {
-    static const std::array<ProgramSpec, 14> table{{
+const std::array<ProgramSpec, 15>& specs() {
+    static const std::array<ProgramSpec, 15> table{{
         {"copy_vec4",
          "copy_vec4",
          Shape::Vector,
@@ -214,6 +214,14 @@ const std::array<ProgramSpec, 14>& specs() {
          "C = A B, 128x128 tiles per work-group with 128x16 tiles of A (stored transposed) and "
          "16x128 tiles of B in local memory, 8x8 register blocks (float8) per work-item; 2MNK "
          "flops",
+         matMul},
+        {"mm_tiled_8x8_k32",
+         "mm_tiled_8x8_k32",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 64}, {"N", 256}},
+         true,
+         "mm_tiled_8x8 with 128x32 and 32x128 tiles of A and B (coalesced loads); 2MNK flops",
          matMul},
     }};
     return table;

@@ -78,7 +78,7 @@ pipeline::Options optionsFrom(const Args& args) {
     o.runs = std::max(1, static_cast<int>(nonNegativeNumber(args, "runs", 5)));
     o.seed = static_cast<uint64_t>(nonNegativeNumber(args, "seed", 1));
     o.timeBudget = nonNegativeNumber(args, "time-budget", o.timeBudget);
-    o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 16));
+    o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 128));
     o.explain = !args.has("no-derivation");
     o.recordPath = args.value("record").value_or("");
     o.stop = &interruptToken;

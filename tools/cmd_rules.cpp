@@ -75,8 +75,9 @@ int runRules(const Args& args) {
             std::fflush(stdout);
         }
     }
-    std::printf("%zu passed, %zu failed, %zu unchecked (%zu instances per rule, seed %llu)\n",
-                counts[0], counts[1], counts[2], options.instances,
+    std::printf("%zu passed, %zu failed, %zu unchecked (%zu instances per rule, at most %zu for "
+                "rules that need lengths beyond 16, seed %llu)\n",
+                counts[0], counts[1], counts[2], options.instances, options.largeInstances,
                 static_cast<unsigned long long>(options.seed));
     bool unchecked = counts[2] > 0 && !args.has("allow-unchecked");
     return counts[1] > 0 || unchecked ? kExitUnsound : kExitOk;

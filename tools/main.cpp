@@ -180,7 +180,7 @@ std::vector<Command> commands() {
            "extraction cost parameters: auto (gpu for a GPU device), gpu or cpu (default auto)"},
           {"assume-divisor-cap", true,
            "largest power of two saturation may assume divides a size variable, from the sizes "
-           "used (default 16; 1: assume nothing)"},
+           "used (default 128, the largest tile a GPU rule needs; 1: assume nothing)"},
           {"explain", false, "print the derivation of the chosen candidate"},
           {"no-derivation", false, "do not record explanations (saves e-graph memory)"},
           kHelpOption},

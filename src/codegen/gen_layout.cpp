@@ -167,7 +167,8 @@ bool Generator::isLayout1(NodeId fun) const {
 
 bool Generator::writeLayout(NodeId fun) const {
     Op op = program_.op(fun);
-    return op == Op::TransposeW || op == Op::Scatter;
+    return op == Op::TransposeW || op == Op::Scatter ||
+           (op == Op::Map && writeLayout(program_.child(fun, 0)));
 }
 
 // Map(f) $ xs for a layout f: element i is f's view of xs[i]. f's view is built once, over a

@@ -166,7 +166,16 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
                 return view; // computed by an earlier kernel
             }
         }
-        return genApply(e, ctx, dest, wrote);
+        try {
+            return genApply(e, ctx, dest, wrote);
+        } catch (const Error& err) {
+            // A view that cannot be read or written (views.cpp knows no nodes): at the innermost
+            // application whose code reaches it.
+            if (err.kind() != ErrorKind::BadInput || err.loc().known()) {
+                throw;
+            }
+            failAt(program_, program_.child(e, 0), err.message());
+        }
     }
     default:
         failAt(program_, e, "a function used as data");
@@ -184,7 +193,7 @@ ViewId Generator::genApply(NodeId apply, const Ctx& ctx, const Dest* dest, bool&
         // and no destination: the result gets memory in that space, which the producer writes
         // through the inverse view (e.g. a tile stored transposed in local memory).
         std::array<TypeId, 1> argType{infer_.expr(c[1], paramTypes_)};
-        Dest own = allocate(fun, infer_.layout(fun, argType), *space, ctx);
+        Dest own = allocate(fun, infer_.apply(fun, argType, paramTypes_), *space, ctx);
         if (auto inv = inverseDest(fun, argType[0], own.view)) {
             Dest into{*inv, false};
             bool argWrote = false;

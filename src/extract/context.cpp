@@ -165,9 +165,10 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     case Op::ToLocal: // local memory belongs to a work-group
         return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
                           : std::vector<ChildContexts>{};
-    case Op::ToPrivate: // private memory belongs to one thread
-        return c.glb || c.lcl || c.seq ? std::vector<ChildContexts>{ChildContexts(k, c)}
-                                       : std::vector<ChildContexts>{};
+    case Op::ToPrivate: // private memory belongs to one thread; at work-group level a MapLcl's
+                        // result is divided among the work-items (a work-group's accumulator)
+        return c.glb || c.lcl || c.seq || c.wrg ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                                                : std::vector<ChildContexts>{};
     default:
         return {ChildContexts(k, c)}; // expressions, lambdas, user functions, layout, toGlobal
     }

@@ -174,6 +174,11 @@ void Parser::parseRule(std::vector<Rule>& out) {
             boundSizes_.insert(var);
         } while (is(","));
     }
+    if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include")) {
+        // E.g. a ')' too many ended the right-hand side early.
+        failHere("unexpected '" + peek().text + "' after the rule (expected 'if', 'where' or the "
+                 "next rule)");
+    }
     for (const auto& [var, loc] : pendingVars_) {
         if (!computedVars_.count(var)) {
             fail("variable " + var + " is not bound by the left-hand side", loc);

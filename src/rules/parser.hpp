@@ -44,6 +44,7 @@ private:
     // --- patterns (pattern_parser.cpp)
     egraph::Pattern parsePattern(bool lhs);
     egraph::PatId parseApp();
+    egraph::PatId applyArgs(egraph::PatId f, SourceLoc loc);
     egraph::PatId parsePrim();
     egraph::PatId parseOp(const Token& name);
     egraph::PatId parseLambda(SourceLoc loc);

@@ -71,26 +71,30 @@ PatId Parser::addNode(PatNode n) {
 
 PatId Parser::parseApp() {
     SourceLoc loc = peek().loc;
-    PatId f = parsePrim();
+    return applyArgs(parsePrim(), loc);
+}
+
+// `f $ args` when a '$' follows f, else f: the arguments are one application or a parenthesized
+// list. A parenthesized single argument may itself be applied (F $ (G) $ x applies F to G $ x);
+// deciding that after the ')' rather than by parsing the parentheses again keeps nested
+// `F $ (G $ (H $ ...))` linear.
+PatId Parser::applyArgs(PatId f, SourceLoc loc) {
     if (!is("$")) {
         return f;
     }
     take();
     std::vector<PatId> args;
     if (is("(")) {
-        size_t save = pos_;
+        SourceLoc inner = peek().loc;
         take();
         args.push_back(parseApp());
-        if (is(",")) {
-            while (is(",")) {
-                take();
-                args.push_back(parseApp());
-            }
-            expect(")");
-        } else { // a parenthesized argument, possibly itself applied: F $ (G) $ x
-            pos_ = save;
-            args.clear();
+        while (is(",")) {
+            take();
             args.push_back(parseApp());
+        }
+        expect(")");
+        if (args.size() == 1) {
+            args[0] = applyArgs(args[0], inner);
         }
     } else {
         args.push_back(parseApp());

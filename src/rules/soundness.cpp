@@ -115,7 +115,10 @@ RuleVerdict checkRule(const egraph::Rule& rule, const egraph::Library& lib,
     detail::Rng rng(ruleSeed(options.seed, rule.name));
     detail::InstanceChecker checker(rule, lib, v.exact ? 0.0 : options.tolerance, rng);
     checker.wantSamples = options.samples > 0;
-    while (v.checked < options.instances && v.attempts < options.attempts) {
+    v.required = detail::largeDivisors(rule).empty()
+                     ? options.instances
+                     : std::min(options.instances, options.largeInstances);
+    while (v.checked < v.required && v.attempts < options.attempts) {
         ++v.attempts;
         std::optional<detail::Instance> inst = detail::randomInstance(rule, rng);
         if (!inst) {
@@ -133,7 +136,7 @@ RuleVerdict checkRule(const egraph::Rule& rule, const egraph::Library& lib,
             v.samples.push_back(std::move(r.sample));
         }
     }
-    v.verdict = v.checked >= options.instances ? Verdict::Pass : Verdict::Unchecked;
+    v.verdict = v.checked >= v.required ? Verdict::Pass : Verdict::Unchecked;
     return v;
 }
 

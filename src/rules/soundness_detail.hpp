@@ -80,6 +80,11 @@ struct Instance {
     bool wrapped = false;
 };
 std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng);
+// The divisors in a rule's divisibility conditions beyond the lengths instances usually get
+// (up to 16): instances of such a rule take the large lengths (fitLengths) and cost about a
+// second each to interpret (SoundnessOptions::largeInstances).
+constexpr int64_t kLargestSmallLength = 16;
+std::vector<int64_t> largeDivisors(const egraph::Rule& rule);
 
 // Structural comparison; floats exactly (tolerance 0, NaN equal to NaN) or within a relative
 // tolerance. `where` is the path of the first mismatch or of the largest difference.

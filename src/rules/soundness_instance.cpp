@@ -195,8 +195,36 @@ private:
 
 } // namespace
 
+// Lengths that a rule's divisibility conditions need beyond the usual small ones (a tiled matrix
+// multiplication: multiples of 128 and 32): the largest such divisor becomes the instance's outer
+// length and the smallest its inner one, so that instances match at all, at the least cost to
+// interpret.
+void fitLengths(const egraph::Rule& rule, Builder& b) {
+    std::vector<int64_t> large = largeDivisors(rule);
+    if (!large.empty()) {
+        b.n = *std::max_element(large.begin(), large.end());
+        b.m = *std::min_element(large.begin(), large.end());
+    }
+}
+
+std::vector<int64_t> largeDivisors(const egraph::Rule& rule) {
+    std::vector<int64_t> large;
+    for (const egraph::Call& c : rule.conditions) {
+        if ((c.name == "divides" || c.name == "innerDivides") && !c.args.empty()) {
+            const egraph::CallArg& a = c.args[0];
+            int64_t d = a.kind == egraph::CallArg::Kind::Number ? a.number
+                                                                 : a.size.constant().value_or(0);
+            if (d > kLargestSmallLength) {
+                large.push_back(d);
+            }
+        }
+    }
+    return large;
+}
+
 std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng) {
     Builder b(rng);
+    fitLengths(rule, b);
     LhsBuilder lhs(rule, b);
     lhs.chooseSizes();
     lhs.chooseRecipes();

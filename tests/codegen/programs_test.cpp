@@ -78,6 +78,8 @@ TEST_CASE("gather and scatter", "[codegen]") {
     check("gather_shift", {{"N", 32}});
     check("scatter_reverse", {{"N", 32}});
     check("scatter_stride", {{"N", 32}});
+    auto v = check("vec_scatter_write", {{"N", 64}});
+    CHECK(has(v, "lanes_.s3")); // each float4 stored lane by lane
 }
 
 TEST_CASE("slide and pad stencils", "[codegen]") {
@@ -104,6 +106,32 @@ TEST_CASE("reductions with an array accumulator (register blocking)", "[codegen]
     auto mm = check("mm_register_block", {{"M", 8}, {"N", 16}, {"K", 12}});
     CHECK(mm.code.kernel.launch.dims == 2);
     check("mm_register_block", {{"M", 4}, {"N", 8}, {"K", 1}}); // a one-step reduction
+}
+
+TEST_CASE("a work-group's accumulator divided among its work-items", "[codegen]") {
+    auto g = check("wrg_accumulator", {{"N", 64}});
+    // After the tile's copy into local memory, and at the end of each step of the reduction.
+    CHECK(g.code.kernel.barriers == 2);
+    CHECK(g.code.kernel.privateBytes <= 3 * sizeof(float)); // one float per array, not 16
+}
+
+TEST_CASE("matrix multiplication with tiles of A and B in local memory", "[codegen]") {
+    // bench/programs' tiled kernels (rules/gpu.rules' macro-mm-local-tiles-*): A's tile stored
+    // transposed through TransposeW, written lane by lane; the accumulator divided among the
+    // work-items (without the division each would hold the work-group's 128 x 128 floats).
+    auto program = [](const std::string& name) {
+        return std::string(EGOPT_SOURCE_DIR) + "/bench/programs/" + name + ".lift";
+    };
+    for (const auto& [name, n] : {std::pair{"mm_tiled_8x4", 64}, std::pair{"mm_tiled_8x8_k32", 128}}) {
+        Generated g = generateFile(program(name), {{"M", 256}, {"N", 2 * n}, {"K", 64}});
+        INFO(name << "\n" << g.code.source);
+        auto r = validate(g);
+        INFO(r.summary());
+        CHECK(r.ok);
+        CHECK(has(g, "lanes_.s3"));
+        CHECK(g.code.kernel.privateBytes < 2048); // undivided: 64 KB and more
+        CHECK(g.code.kernel.barriers == 3); // A's copy, B's copy, the end of each step
+    }
 }
 
 TEST_CASE("filter: indices read from an input array", "[codegen]") {

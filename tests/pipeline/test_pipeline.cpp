@@ -295,8 +295,8 @@ TEST_CASE("asum: a vectorised fused reduction is produced and validated on PoCL"
     o.candidates = 4;
     o.tuneBudget = 6;
     Result r = run(o);
-    REQUIRE(r.assumptions == std::vector<SizeAssumption>{{"N", 16}});
-    CHECK(nlohmann::json::parse(reportJson(r))["input"]["assumptions"][0]["divisible_by"] == 16);
+    REQUIRE(r.assumptions == std::vector<SizeAssumption>{{"N", 128}});
+    CHECK(nlohmann::json::parse(reportJson(r))["input"]["assumptions"][0]["divisible_by"] == 128);
     const CandidateResult* vec = nullptr;
     std::string width;
     for (const auto& c : r.candidates) {

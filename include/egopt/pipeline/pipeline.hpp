@@ -74,7 +74,7 @@ struct Options {
     size_t threads = 1;
     // Size assumptions: for each size variable, the largest power of two up to this cap that
     // divides its real value and every companion combination's value; < 2: none.
-    int64_t assumeDivisorCap = 16;
+    int64_t assumeDivisorCap = 128;
     std::string costModel = "analytic"; // costmodel::loadModel name or file
     // Extraction's StructuralCost parameters: "gpu" (coalescing and global stores count),
     // "cpu", or "auto" (gpu when the device's type says GPU).

@@ -21,6 +21,9 @@ namespace egopt::rules {
 
 struct SoundnessOptions {
     size_t instances = 50;           // checked instances required per rule
+    // At most this many for a rule whose conditions need lengths beyond 16 (a tiled matrix
+    // multiplication needs 128 | M): each instance costs about a second to interpret.
+    size_t largeInstances = 10;
     size_t attempts = 250000;        // random instantiations tried per rule at most
     uint64_t seed = 1;               // everything is deterministic given the seed
     double tolerance = 1e-4;         // relative, for rules that involve reductions
@@ -47,6 +50,7 @@ struct RuleVerdict {
     std::string where; // file:line:col
     Verdict verdict = Verdict::Unchecked;
     size_t checked = 0;      // instances interpreted and compared
+    size_t required = 0;     // instances it needed to pass
     size_t attempts = 0;     // random instantiations tried
     size_t illTyped = 0;     // rejected by the type checker or the e-graph
     size_t conditions = 0;   // the rule's conditions failed (or it did not match)
