@@ -176,8 +176,7 @@ void Parser::parseRule(std::vector<Rule>& out) {
     }
     if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include")) {
         // E.g. a ')' too many ended the right-hand side early.
-        failHere("unexpected '" + peek().text + "' after the rule (expected 'if', 'where' or the "
-                 "next rule)");
+        failHere("expected 'rule' or 'include', found '" + peek().text + "'");
     }
     for (const auto& [var, loc] : pendingVars_) {
         if (!computedVars_.count(var)) {
