@@ -122,7 +122,7 @@ TEST_CASE("matrix multiplication with tiles of A and B in local memory", "[codeg
     auto program = [](const std::string& name) {
         return std::string(EGOPT_SOURCE_DIR) + "/bench/programs/" + name + ".lift";
     };
-    for (const auto& [name, n] : {std::pair{"mm_tiled_8x4", 64}, std::pair{"mm_tiled_8x8_k32", 128}}) {
+    for (const auto& [name, n] : {std::pair{"mm_tiled_8x4", 64}, std::pair{"mm_tiled_8x8", 128}}) {
         Generated g = generateFile(program(name), {{"M", 256}, {"N", 2 * n}, {"K", 64}});
         INFO(name << "\n" << g.code.source);
         auto r = validate(g);

@@ -17,8 +17,8 @@ bool contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
 }
 
-// asum saturated with one macro rule of rules/FILE and the test lowering rules; the guides are
-// the macro's first application.
+// A shared example saturated with one macro rule of rules/FILE and the test lowering rules; the
+// guides are the macro's first application.
 struct Replay {
     test::Graph gr;
     ExtractResult result;
@@ -26,10 +26,12 @@ struct Replay {
 };
 
 void replay(Replay& r, const std::string& file, const std::string& macro,
-            const arith::Bindings& sizes) {
-    lift::Program asum = lift::parseFile(test::shared("asum.lift"));
-    r.gr.main = egraph::insertProgram(r.gr.g, asum);
-    r.gr.g.assumeDivides(arith::Size(64), arith::Size::var("N")); // as the pipeline assumes
+            const arith::Bindings& sizes, const std::string& example = "asum") {
+    lift::Program program = lift::parseFile(test::shared(example + ".lift"));
+    r.gr.main = egraph::insertProgram(r.gr.g, program);
+    for (const auto& [var, value] : sizes) { // as the pipeline assumes, from the sizes used
+        r.gr.g.assumeDivides(arith::Size(value), arith::Size::var(var));
+    }
     egraph::Library lib = egraph::Library::standard();
     auto rules = test::catalogue(file, {macro}, lib);
     auto lowering = test::rules({"lower.rules"}, lib);
@@ -119,5 +121,24 @@ TEST_CASE("asum: a macro with a high-level Reduce on top is replayed with its lo
     } else {
         CHECK(it->guideHits > 0);
     }
+    validateAtTwo(*it, sizes);
+}
+
+TEST_CASE("mm: guided draws replay macro-mm-local-tiles-w8x4's local tiles exactly", "[extract]") {
+    // The smallest sizes the rule applies to: one work-group's 128 x 64 tile, one slice of K.
+    arith::Bindings sizes{{"M", 128}, {"N", 64}, {"K", 16}};
+    Replay r;
+    replay(r, "gpu.rules", "macro-mm-local-tiles-w8x4", sizes, "mm");
+    INFO(test::listing(r.result));
+    auto it = std::find_if(r.result.explored.begin(), r.result.explored.end(),
+                           [](const Candidate& c) { return c.guided; });
+    REQUIRE(it != r.result.explored.end());
+    INFO(it->text);
+    // The rule's e-nodes in place (an e-node the right-hand side uses twice counts twice): the
+    // tiles' copies into local memory with MapLcl in both dimensions, not a sequential copy the
+    // class also holds.
+    CHECK(it->guideHits >= r.guideSize);
+    CHECK(contains(it->text, "TransposeW $ (Split(16)"));
+    CHECK(contains(it->text, "toLocal(MapLcl(MapLcl(MapSeq(VectorizeUserFun(id, 4)), 0), 1))"));
     validateAtTwo(*it, sizes);
 }
