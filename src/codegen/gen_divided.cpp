@@ -81,8 +81,8 @@ ViewId Generator::cloneDivided(BufferId like, TypeId type) {
     b.name = fresh("p");
     int64_t n = upperBound(b.perThread);
     privateBytes_ += static_cast<size_t>(n) * program_.types.byteSize(b.elemType);
-    code_.line(ctype(b.elemType) + " " + b.name + (b.scalarVar ? "" : "[" + std::to_string(n) + "]") +
-               ";");
+    code_.line(ctype(b.elemType) + " " + b.name +
+               (b.scalarVar ? "" : "[" + std::to_string(n) + "]") + ";");
     return views_.mem(addBuffer(std::move(b)), type);
 }
 

@@ -494,7 +494,8 @@ std::string ViewArena::writeByLanes(const Resolved& r, const std::string& value,
     for (int l = 0; l < lr.width; ++l) {
         Path lane;
         pushIndex(lane, arith::simplify(lr.index * lr.width + l, env));
-        s += " " + write(lr.kid, std::move(lane), std::string("lanes_.s") + "0123456789abcdef"[l], env);
+        s += " " +
+             write(lr.kid, std::move(lane), std::string("lanes_.s") + "0123456789abcdef"[l], env);
     }
     return s + " }";
 }

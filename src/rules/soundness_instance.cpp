@@ -212,8 +212,8 @@ std::vector<int64_t> largeDivisors(const egraph::Rule& rule) {
     for (const egraph::Call& c : rule.conditions) {
         if ((c.name == "divides" || c.name == "innerDivides") && !c.args.empty()) {
             const egraph::CallArg& a = c.args[0];
-            int64_t d = a.kind == egraph::CallArg::Kind::Number ? a.number
-                                                                 : a.size.constant().value_or(0);
+            int64_t d =
+                a.kind == egraph::CallArg::Kind::Number ? a.number : a.size.constant().value_or(0);
             if (d > kLargestSmallLength) {
                 large.push_back(d);
             }

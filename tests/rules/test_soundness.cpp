@@ -249,7 +249,8 @@ TEST_CASE("egopt rules check: exit codes and output", "[rules][soundness][cli]")
 
     // A rule whose condition needs lengths beyond 16 gets instances of such lengths (none would
     // match otherwise), fewer of them.
-    auto big = writeRules("big.rules", "rule big: Join $ (Split(32) $ ?x) => ?x if divides(32, ?x)\n");
+    auto big =
+        writeRules("big.rules", "rule big: Join $ (Split(32) $ ?x) => ?x if divides(32, ?x)\n");
     auto large = cli("rules check " + big + " --instances 60");
     CHECK(large.exitCode == 0);
     CHECK(contains(large.out, "PASS      big"));

@@ -20,7 +20,7 @@
 namespace egopt::rules {
 
 struct SoundnessOptions {
-    size_t instances = 50;           // checked instances required per rule
+    size_t instances = 50; // checked instances required per rule
     // At most this many for a rule whose conditions need lengths beyond 16 (a tiled matrix
     // multiplication needs 128 | M): each instance costs about a second to interpret.
     size_t largeInstances = 10;
