@@ -134,14 +134,33 @@ void Generator::copyOwnPart(ViewId dst, ViewId src, TypeId type, bool final) {
     }
 }
 
+namespace {
+
+constexpr const char* kLocalBarrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+constexpr const char* kGlobalBarrier = "barrier(CLK_GLOBAL_MEM_FENCE);";
+
+} // namespace
+
 void Generator::emitBarrier(AddrSpace space) {
     if (space == AddrSpace::Private) {
         return;
     }
-    code_.line(space == AddrSpace::Local ? "barrier(CLK_LOCAL_MEM_FENCE);"
-                                         : "barrier(CLK_GLOBAL_MEM_FENCE);");
+    code_.line(space == AddrSpace::Local ? kLocalBarrier : kGlobalBarrier);
     ++barriers_;
     globalBarriers_ += space == AddrSpace::Global ? 1 : 0;
+}
+
+std::optional<AddrSpace> Generator::dropTrailingBarrier() {
+    if (code_.dropLast(kLocalBarrier)) {
+        --barriers_;
+        return AddrSpace::Local;
+    }
+    if (code_.dropLast(kGlobalBarrier)) {
+        --barriers_;
+        --globalBarriers_;
+        return AddrSpace::Global;
+    }
+    return std::nullopt;
 }
 
 } // namespace egopt::codegen::detail

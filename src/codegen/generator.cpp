@@ -216,8 +216,21 @@ ViewId Generator::genApply(NodeId apply, const Ctx& ctx, const Dest* dest, bool&
         }
     }
     std::vector<ViewId> args;
+    std::optional<AddrSpace> merged;
     for (size_t i = 1; i < c.size(); ++i) {
         args.push_back(produce(c[i], ctx, nullptr));
+        // Barrier elimination (CGO'17 §5.4): the arguments are independent, so the barrier that
+        // ends one (after its MapLcl wrote a tile, say) need not separate it from the next
+        // argument's code; one barrier after the last argument serves them all.
+        if (i + 1 < c.size()) {
+            if (auto space = dropTrailingBarrier()) {
+                merged = merged == AddrSpace::Global ? *merged : *space;
+            }
+        }
+    }
+    if (merged) {
+        auto last = dropTrailingBarrier();
+        emitBarrier(last == AddrSpace::Global ? *last : *merged);
     }
     return applyTo(fun, std::move(args), ctx, dest, wrote);
 }

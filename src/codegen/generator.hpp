@@ -77,6 +77,15 @@ public:
         line("}");
     }
     const std::string& text() const { return text_; }
+    // Removes the last line when it is `s` (at the current depth); whether it did.
+    bool dropLast(const std::string& s) {
+        std::string line = std::string(2 * depth_, ' ') + s + "\n";
+        if (!text_.ends_with(line)) {
+            return false;
+        }
+        text_.resize(text_.size() - line.size());
+        return true;
+    }
 
 private:
     std::string text_;
@@ -159,6 +168,8 @@ private:
     void copyAccumulator(ViewId dst, ViewId src, lift::TypeId type);
     void copyOwnPart(ViewId dst, ViewId src, lift::TypeId type, bool final);
     void emitBarrier(AddrSpace space);
+    // Removes a barrier that is the last line generated; its fence's address space.
+    std::optional<AddrSpace> dropTrailingBarrier();
     int64_t upperBound(const arith::Size& s) const;
     // An upper bound over the size variables only (no thread or loop indices).
     arith::Size sizeBound(const arith::Size& s) const;
