@@ -1,4 +1,5 @@
-// Views: pushing access paths through data-layout patterns down to memory (CGO'17 §5.2).
+// Views: pushing access paths through data-layout patterns down to memory (CGO'17 §5.2);
+// views_access.cpp turns the element reached into C.
 #include "views.hpp"
 
 #include "egopt/support/diagnostic.hpp"
@@ -110,8 +111,6 @@ std::optional<BufferId> ViewArena::bufferOf(ViewId view) const {
     }
 }
 
-namespace {
-
 [[noreturn]] void badPath(const std::string& what) {
     badInput("codegen: unsupported access: " + what);
 }
@@ -137,6 +136,12 @@ int popField(Path& path, const char* where) {
 void pushIndex(Path& path, Size i) {
     path.push_front(Step{false, std::move(i), 0});
 }
+
+std::string laneSuffix(int lane) {
+    return std::string(".s") + "0123456789abcdef"[lane & 15];
+}
+
+namespace {
 
 // Where the vectorised index at position `pos` of the path is after view `kind` rewrote the
 // front of the path (-2: MapOf takes it into its hole; -1: already there, Hole restores it).
@@ -350,177 +355,6 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         }
         cur = v.kids.at(0);
     }
-}
-
-std::string ViewArena::fieldSuffix(lift::TypeId type, Path& path) const {
-    std::string s;
-    while (!path.empty()) {
-        if (!path.front().isField) {
-            badPath("an array index into a non-array value");
-        }
-        int f = popField(path, "field");
-        const lift::TypeNode& n = types_.at(type);
-        if (n.kind == TypeKind::Vector) {
-            s += ".s" + std::string(1, "0123456789abcdef"[f & 15]);
-            type = types_.scalarBase(type);
-        } else if (n.kind == TypeKind::Tuple) {
-            s += "._" + std::to_string(f);
-            type = n.elems.at(static_cast<size_t>(f));
-        } else {
-            badPath("a field of a scalar");
-        }
-    }
-    return s;
-}
-
-Size ViewArena::ownPart(const Buffer& b, const Size& flat, const arith::RangeEnv& env) const {
-    Size owner = 0;
-    for (const auto& [dim, extent] : b.owners) {
-        auto index = localIndex(dim);
-        if (!index) {
-            badPath("private memory of a MapLcl used outside a MapLcl(" + std::to_string(dim) +
-                    ") with one iteration per work-item");
-        }
-        owner = owner * extent + *index;
-    }
-    Size s = arith::simplify(flat, env);
-    if (arith::simplify(floorDiv(s, b.perThread), env) != arith::simplify(owner, env)) {
-        badPath("private memory of a MapLcl read by another work-item than its writer (element " +
-                s.toString() + " of " + b.name + ")");
-    }
-    return arith::simplify(mod(s, b.perThread), env);
-}
-
-Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) const {
-    const View& v = at(r.leaf);
-    const Buffer& b = buffers_.at(v.buffer);
-    Path path = r.path;
-    Size flat = v.offset;
-    lift::TypeId t = v.type;
-    while (types_.isArray(t)) {
-        Size stride = 1;
-        for (lift::TypeId e = types_.elemOf(t); types_.isArray(e); e = types_.elemOf(e)) {
-            stride = stride * types_.lengthOf(e);
-        }
-        flat = flat + popIndex(path, "memory") * stride;
-        t = types_.elemOf(t);
-    }
-    if (b.perThread != Size(0)) {
-        flat = ownPart(b, flat, env);
-    }
-    Location loc;
-    if (!r.lanes.empty()) {
-        // A scalar lane of vector memory: the buffer seen as scalars.
-        const lift::TypeNode& n = types_.at(t);
-        if (n.kind != TypeKind::Vector || r.lanes.size() != 1) {
-            badPath("asScalar of non-vector memory");
-        }
-        Size idx = arith::simplify(flat * n.width + r.lanes[0], env);
-        std::string space = spaceKeyword(b.space);
-        // The lanes' scalar type; a single private variable (an accumulator) by its address.
-        std::string scalars = "((" + space + (space.empty() ? "" : " ") +
-                              types_.cName(types_.scalar(n.scalar)) + "*)" +
-                              (b.scalarVar ? "&" : "") + b.name + ")";
-        if (r.vectorWidth > 0) { // asVector(w) of asScalar: w consecutive lanes
-            loc.pointer = scalars + " + " + idx.toC();
-            loc.vectorWidth = r.vectorWidth;
-            return loc;
-        }
-        loc.lvalue = scalars + "[" + idx.toC() + "]";
-        return loc;
-    }
-    flat = arith::simplify(flat, env);
-    if (r.vectorWidth > 0) {
-        auto c = flat.constant();
-        loc.pointer = (c && *c == 0) ? b.name : b.name + " + " + flat.toC();
-        loc.vectorWidth = r.vectorWidth;
-        return loc;
-    }
-    loc.lvalue = b.scalarVar ? b.name : b.name + "[" + flat.toC() + "]";
-    loc.lvalue += fieldSuffix(t, path);
-    return loc;
-}
-
-std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
-    Resolved r = resolve(view, std::move(path), env);
-    if (r.byLanes) {
-        // A vector whose lanes are not consecutive in memory (asVector of a transposed or
-        // gathered array): a vector literal of the lanes, each read as a scalar.
-        const Resolved::LaneRead& lr = *r.laneRead;
-        std::string s = "(" + types_.cName(lr.vectorType) + ")(";
-        for (int l = 0; l < lr.width; ++l) {
-            Path lane;
-            pushIndex(lane, arith::simplify(lr.index * lr.width + l, env));
-            s += (l ? ", " : "") + read(lr.kid, std::move(lane), env);
-        }
-        return s + ")";
-    }
-    const View& leaf = at(r.leaf);
-    switch (leaf.kind) {
-    case ViewKind::Mem:
-        return memLocation(r, env).read();
-    case ViewKind::Expr: {
-        // An array-typed expression is a Value broadcast to every element (Lift's
-        // Value("0.0f", ArrayType(Float, 4))): array indices select the same value.
-        lift::TypeId t = leaf.type;
-        while (types_.isArray(t) && !r.path.empty() && !r.path.front().isField) {
-            r.path.pop_front();
-            t = types_.elemOf(t);
-        }
-        std::string suffix = fieldSuffix(t, r.path);
-        return suffix.empty() ? leaf.text : "(" + leaf.text + ")" + suffix;
-    }
-    default:
-        break;
-    }
-    // A whole tuple from a zip or a tuple of values: a struct literal of the fields.
-    lift::TypeId tupleType = leaf.kind == ViewKind::Zip ? types_.elemOf(leaf.type) : leaf.type;
-    std::string s = "(" + types_.cName(tupleType) + "){";
-    for (size_t f = 0; f < leaf.kids.size(); ++f) {
-        Path p = r.path;
-        p.push_back(Step{true, 0, static_cast<int>(f)});
-        s += (f ? ", " : "") + read(r.leaf, std::move(p), env);
-    }
-    return s + "}";
-}
-
-// A vector stored where its lanes are not consecutive (asVector of a transposed or gathered
-// array, e.g. a tile stored transposed through TransposeW): the value once into a temporary,
-// then lane by lane.
-std::string ViewArena::writeByLanes(const Resolved& r, const std::string& value,
-                                    const arith::RangeEnv& env) const {
-    const Resolved::LaneRead& lr = *r.laneRead;
-    std::string s = "{ " + types_.cName(lr.vectorType) + " lanes_ = " + value + ";";
-    for (int l = 0; l < lr.width; ++l) {
-        Path lane;
-        pushIndex(lane, arith::simplify(lr.index * lr.width + l, env));
-        s += " " +
-             write(lr.kid, std::move(lane), std::string("lanes_.s") + "0123456789abcdef"[l], env);
-    }
-    return s + " }";
-}
-
-std::string ViewArena::write(ViewId view, Path path, const std::string& value,
-                             const arith::RangeEnv& env) const {
-    Resolved r = resolve(view, std::move(path), env);
-    if (r.byLanes) {
-        return writeByLanes(r, value, env);
-    }
-    const View& leaf = at(r.leaf);
-    if (leaf.kind == ViewKind::Mem) {
-        return memLocation(r, env).write(value);
-    }
-    if (leaf.kind == ViewKind::Expr) {
-        badPath("writing to an expression");
-    }
-    // A tuple stored into zipped arrays: field by field (value is a variable, read repeatedly).
-    std::string s;
-    for (size_t f = 0; f < leaf.kids.size(); ++f) {
-        Path p = r.path;
-        p.push_back(Step{true, 0, static_cast<int>(f)});
-        s += (f ? " " : "") + write(r.leaf, std::move(p), value + "._" + std::to_string(f), env);
-    }
-    return s;
 }
 
 } // namespace egopt::codegen::detail

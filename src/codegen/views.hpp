@@ -165,6 +165,14 @@ private:
     std::array<std::optional<arith::Size>, 3> localIndex_;
 };
 
+// Access-path helpers shared by views.cpp and views_access.cpp: BadInput for a path a view cannot
+// take, the front index or field taken off, an index pushed on, a vector lane's suffix (".s3").
+[[noreturn]] void badPath(const std::string& what);
+arith::Size popIndex(Path& path, const char* where);
+int popField(Path& path, const char* where);
+void pushIndex(Path& path, arith::Size i);
+std::string laneSuffix(int lane);
+
 // Index functions of Gather/Scatter as size expressions (same as the interpreter's).
 arith::Size reorderIndex(lift::Op fn, const arith::Size& param, const arith::Size& i,
                          const arith::Size& n);

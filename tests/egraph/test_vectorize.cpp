@@ -49,6 +49,17 @@ bool reaches(lift::Program a, lift::Program b, size_t iterations) {
     return g.find(ra) == g.find(rb);
 }
 
+// Whether the rules apply once to `a` and put `b` in its class.
+bool rewritesOnceTo(const std::vector<Rule>& rules, const Library& lib, lift::Program a,
+                    lift::Program b) {
+    EGraph g;
+    EClassId ra = insertProgram(g, a).root;
+    size_t applied = applications(g, rules, lib);
+    EClassId rb = insertProgram(g, b).root;
+    g.rebuild();
+    return applied == 1 && g.find(ra) == g.find(rb);
+}
+
 } // namespace
 
 TEST_CASE("divides proves a symbolic length only under an assumption", "[egraph]") {
@@ -90,12 +101,7 @@ TEST_CASE("a where clause computes a class: the broadcast vector literal", "[egr
     lift::Program b = program("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(4, add), "
                               "Value(\"0.0f\", Float4)) o asVector(4) $ xs",
                               "ArrayType(Float, 8)");
-    EGraph g;
-    EClassId ra = insertProgram(g, a).root;
-    CHECK(applications(g, rules, lib) == 1);
-    EClassId rb = insertProgram(g, b).root;
-    g.rebuild();
-    CHECK(g.find(ra) == g.find(rb));
+    CHECK(rewritesOnceTo(rules, lib, a, b));
 
     // A right-hand-side variable that neither side nor a where clause binds is an error.
     CHECK_THROWS_WITH(rules::parseRules("rule s: Id $ ?x => Tuple $ (?x, ?y)\n", "s.rules", lib),
@@ -117,12 +123,7 @@ TEST_CASE("a where clause computes the identity user function of a class's type"
     lift::Program a = program("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
     lift::Program b =
         program("toGlobal(MapSeq(id)) o Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
-    EGraph g;
-    EClassId ra = insertProgram(g, a).root;
-    CHECK(applications(g, rules, lib) == 1);
-    EClassId rb = insertProgram(g, b).root;
-    g.rebuild();
-    CHECK(g.find(ra) == g.find(rb));
+    CHECK(rewritesOnceTo(rules, lib, a, b));
 
     // No identity for a type without one (a tuple): the rule does not apply.
     lift::Program t =
