@@ -306,7 +306,15 @@ Interpreter::Interpreter(const lift::Program& program, const lift::TypeInfo& typ
         }
     }
     for (const auto& decl : program.userFuns) {
-        state_->userFuns.push_back(CompiledUserFun::compile(decl, program.types));
+        try {
+            state_->userFuns.push_back(CompiledUserFun::compile(decl, program.types));
+        } catch (const Error& e) {
+            // A user function's C error is located in the .lift file that declared it.
+            if (!e.file().empty() || !e.loc().known()) {
+                throw;
+            }
+            throw Error(e.kind(), e.message(), program.fileName, e.loc());
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 #include "elaborate.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <string_view>
 
@@ -50,16 +52,11 @@ struct DepthScope {
     Elaborator& elab;
 };
 
-Elaborator::Elaborator(const SyntaxFile& file, Program& program) : file_(file), program_(program) {}
+Elaborator::Elaborator(const SyntaxFile& file, Program& program)
+    : Elaborator(file, program, program.fileName) {}
 
-void Elaborator::fail(SourceLoc loc, const std::string& message) const {
-    badInput(message, program_.fileName, loc);
-}
-void Elaborator::failAt(SyntaxId id, const std::string& message) const {
-    fail(locOf(id), message);
-}
-
-void Elaborator::run() {
+Elaborator::Elaborator(const SyntaxFile& file, Program& program, std::string fileName)
+    : file_(file), program_(program), fileName_(std::move(fileName)) {
     EnvPtr env;
     for (size_t i = 0; i < file_.bindingNames.size(); ++i) {
         auto e = std::make_shared<Env>();
@@ -69,8 +66,21 @@ void Elaborator::run() {
         e->parent = env;
         env = e;
     }
+    topLevel_ = env;
+}
+
+Elaborator::~Elaborator() = default;
+
+void Elaborator::fail(SourceLoc loc, const std::string& message) const {
+    badInput(message, fileName_, loc);
+}
+void Elaborator::failAt(SyntaxId id, const std::string& message) const {
+    fail(locOf(id), message);
+}
+
+void Elaborator::run() {
     SyntaxId prog = file_.program;
-    Val v = eval(prog, env);
+    Val v = asFunctionValue(eval(prog, topLevel_));
     if (v.kind != Val::Kind::Fun || v.fun.kind != Callable::Kind::Node ||
         program_.op(v.fun.node) != Op::Lambda) {
         failAt(prog, "expected the program to be a function with typed parameters: "
@@ -85,10 +95,23 @@ void Elaborator::run() {
         }
     }
     program_.root = v.fun.node;
-    for (const std::string& name : file_.sizeVarOrder) {
-        if (usedSizeVars_.contains(name)) {
-            program_.sizeVars.push_back(name);
+    // Size variables in order of first textual appearance, declared or implicit.
+    std::vector<std::pair<SourceLoc, std::string>> order;
+    for (size_t i = 0; i < file_.sizeVarOrder.size(); ++i) {
+        if (usedSizeVars_.contains(file_.sizeVarOrder[i])) {
+            order.emplace_back(file_.sizeVarLocs[i], file_.sizeVarOrder[i]);
         }
+    }
+    for (const auto& [name, loc] : implicitSizeVars_) {
+        if (std::none_of(order.begin(), order.end(), [&](const auto& o) { return o.second == name; })) {
+            order.emplace_back(loc, name);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.first.line, a.first.col) < std::pair(b.first.line, b.first.col);
+    });
+    for (auto& [loc, name] : order) {
+        program_.sizeVars.push_back(std::move(name));
     }
 }
 
@@ -119,7 +142,17 @@ Val Elaborator::eval(SyntaxId id, const EnvPtr& env) {
     case SyntaxKind::Call:
         return call(id, env);
     case SyntaxKind::Lambda:
+        if (s.text == "def") {
+            Val macro;
+            macro.kind = Val::Kind::Macro;
+            macro.syntax = id;
+            macro.scope = env;
+            macro.loc = s.loc;
+            return macro;
+        }
         return lambdaSyntax(id, env, {});
+    case SyntaxKind::Block:
+        return block(id, env);
     case SyntaxKind::Field:
         return field(id, env);
     case SyntaxKind::Binary:
@@ -133,6 +166,15 @@ Val Elaborator::eval(SyntaxId id, const EnvPtr& env) {
 Val Elaborator::name(SyntaxId id, const EnvPtr& env) {
     const Syntax& s = file_.at(id);
     if (const Env* e = lookup(env, s.text)) {
+        if (std::string v = printedSizeVariable(s.text); !v.empty() && !e->value) {
+            // val v__3 = SizeVar(""): the printed form names its variables by the binding.
+            const Syntax& def = file_.at(e->syntax);
+            if (def.kind == SyntaxKind::Call && file_.at(def.children[0]).kind == SyntaxKind::Name &&
+                (file_.at(def.children[0]).text == "SizeVar" ||
+                 file_.at(def.children[0]).text == "Var")) {
+                return sizeVal(sizeVariable(v), s.loc);
+            }
+        }
         if (e->value) {
             Val v = *e->value;
             v.loc = s.loc;
@@ -159,11 +201,8 @@ Val Elaborator::builtinName(SyntaxId id) {
     if (auto it = userFunByName_.find(s.text); it != userFunByName_.end()) {
         return funVal(program_.refUserFun(it->second, s.loc), s.loc);
     }
-    if (auto decl = builtinUserFun(s.text, program_.types)) {
-        decl->loc = s.loc;
-        NodeId ref = program_.addUserFun(std::move(*decl), s.loc);
-        userFunByName_[s.text] = static_cast<uint32_t>(program_.userFuns.size() - 1);
-        return funVal(ref, s.loc);
+    if (auto v = libraryName(s.text, s.loc)) {
+        return *v;
     }
     if (s.text == "Pad" || s.text == "Boundary") {
         Val v;
@@ -172,9 +211,45 @@ Val Elaborator::builtinName(SyntaxId id) {
         v.loc = s.loc;
         return v;
     }
-    failAt(id, "unknown name '" + s.text +
-                   "': expected a parameter, a val/def defined above, a pattern, a type or a "
-                   "builtin function");
+    // Lift's printed programs use size variables without declaring them (ArrayType(Float, M)):
+    // the name becomes one where a size is expected, and is an error anywhere else.
+    Val v;
+    v.kind = Val::Kind::Unbound;
+    v.text = s.text;
+    v.loc = s.loc;
+    return v;
+}
+
+void Elaborator::failUnknownName(const Val& v) const {
+    fail(v.loc, "unknown name '" + v.text +
+                    "': expected a parameter, a val/def defined above, a pattern, a type, a size "
+                    "variable or a function of Lift's standard library");
+}
+
+// A name from Lift's standard user functions, elaborated once by a second elaborator over the
+// library's text, so aliases there (val max = maxf) share one declaration.
+std::optional<Val> Elaborator::libraryName(const std::string& name, SourceLoc loc) {
+    const SyntaxFile& lib = stdlibSyntax();
+    if (&file_ == &lib ||
+        std::find(lib.bindingNames.begin(), lib.bindingNames.end(), name) == lib.bindingNames.end()) {
+        return std::nullopt;
+    }
+    if (!library_) {
+        library_ = std::make_unique<Elaborator>(lib, program_, kStdlibFileName);
+    }
+    Val v = library_->eval(library_->file_.bindingValues[static_cast<size_t>(
+                               std::find(lib.bindingNames.begin(), lib.bindingNames.end(), name) -
+                               lib.bindingNames.begin())],
+                           library_->topLevel_);
+    if (v.kind == Val::Kind::Fun && v.fun.kind == Callable::Kind::Node &&
+        program_.op(v.fun.node) == Op::UserFun) {
+        auto index = static_cast<uint32_t>(program_.node(v.fun.node).ival);
+        program_.userFuns[index].builtin = true;
+        userFunByName_[name] = index;
+        return funVal(program_.refUserFun(index, loc), loc);
+    }
+    v.loc = loc;
+    return v;
 }
 
 Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
@@ -187,6 +262,20 @@ Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
     }
     Val lhs = eval(s.children[0], env);
     Val rhs = eval(s.children[1], env);
+    if (op == "o" || op == "$" || op == "<<:" || op == ":>>") {
+        (op == ":>>" ? rhs : lhs) = asFunctionValue(op == ":>>" ? rhs : lhs);
+        if (op == "o") {
+            rhs = asFunctionValue(rhs);
+        }
+    }
+    if (op == "+" && lhs.kind == Val::Kind::String && rhs.kind == Val::Kind::String) {
+        lhs.text += rhs.text; // "{" + "return x;" + "}": a C body split over several strings
+        return lhs;
+    }
+    bool arithmetic = op != "o" && op != "$" && op != "<<:" && op != ":>>";
+    if (arithmetic && (lhs.kind == Val::Kind::Expr || rhs.kind == Val::Kind::Expr)) {
+        return foldLiterals(id, lhs, rhs);
+    }
     if (op == "o") {
         NodeId f = kNoNode;
         (void)f;
@@ -243,6 +332,44 @@ Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
         return sizeVal(mod(a, divisor()), s.loc);
     }
     failAt(id, "unknown operator '" + op + "': expected o, $, :>>, <<:, +, -, *, /, /^ or %");
+}
+
+// Scala arithmetic on number literals (1.0f / 9.0f, 2 * 0.5f) in constants of a program.
+Val Elaborator::foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs) {
+    const Syntax& s = file_.at(id);
+    auto number = [&](const Val& v) -> std::optional<double> {
+        if (v.kind == Val::Kind::Size && v.size.constant()) {
+            return static_cast<double>(*v.size.constant());
+        }
+        if (v.kind != Val::Kind::Expr || program_.op(v.node) != Op::Literal) {
+            return std::nullopt;
+        }
+        const LiteralDecl& lit = program_.literals[static_cast<size_t>(program_.node(v.node).ival)];
+        if (lit.type != program_.types.floatType() && lit.type != program_.types.scalar(ScalarKind::Double)) {
+            return std::nullopt;
+        }
+        std::string text = lit.text;
+        if (!text.empty() && (text.back() == 'f' || text.back() == 'F')) {
+            text.pop_back();
+        }
+        char* end = nullptr;
+        double d = std::strtod(text.c_str(), &end);
+        return end == text.c_str() + text.size() && !text.empty() ? std::optional(d) : std::nullopt;
+    };
+    auto a = number(lhs);
+    auto b = number(rhs);
+    if (!a || !b || s.text == "%" || s.text == "/^") {
+        failAt(id, "expected number literals on both sides of '" + s.text +
+                       "' (arithmetic on data is written with user functions)");
+    }
+    double r = s.text == "+" ? *a + *b : s.text == "-" ? *a - *b : s.text == "*" ? *a * *b : *a / *b;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9gf", r);
+    std::string text = buf;
+    if (text.find_first_of(".e") == std::string::npos) {
+        text.insert(text.size() - 1, ".0");
+    }
+    return exprVal(program_.addLiteral(program_.types.floatType(), text, s.loc), s.loc);
 }
 
 Val Elaborator::negate(SyntaxId id, const EnvPtr& env) {
@@ -302,6 +429,20 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
         failAt(id, "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
     }
+    if (s.text == "toFloat" || s.text == "toDouble") {
+        if (obj.kind == Val::Kind::Size && obj.size.constant()) {
+            return exprVal(program_.addLiteral(program_.types.floatType(),
+                                               std::to_string(*obj.size.constant()) + ".0f", s.loc),
+                           s.loc);
+        }
+        if (obj.kind == Val::Kind::Expr && program_.op(obj.node) == Op::Literal) {
+            return obj;
+        }
+        failAt(id, "expected a number before ." + s.text);
+    }
+    if ((s.text == "length" || s.text == "size") && obj.kind == Val::Kind::List) {
+        return sizeVal(arith::Size(static_cast<int64_t>(obj.list.size())), s.loc);
+    }
     if (s.text.size() >= 2 && s.text[0] == '_' &&
         s.text.find_first_not_of("0123456789", 1) == std::string::npos) {
         NodeId t = asExpr(obj, obj.loc, ("before ." + s.text).c_str());
@@ -310,7 +451,8 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
                        s.loc);
     }
     failAt(id, "unknown field or method '." + s.text +
-                   "': expected ._0, ._1, ..., .at(i), .vectorize(n) or .stripMargin");
+                   "': expected ._0, ._1, ..., .at(i), .vectorize(n), .stripMargin, .toFloat or "
+                   ".length");
 }
 
 Val Elaborator::lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const TypeId> declared) {
@@ -332,6 +474,64 @@ Val Elaborator::lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const Typ
     Val body = eval(s.children[0], inner);
     NodeId bodyNode = asExpr(body, body.loc, "as the body of a lambda");
     return funVal(program_.lambda(params, bodyNode, s.loc), s.loc);
+}
+
+} // namespace egopt::lift::detail
+
+namespace egopt::lift::detail {
+
+// { val a = e1; def f(x) = e2; result }: the bindings are visible to later ones and to the
+// result, and are elaborated at each use like top-level ones.
+Val Elaborator::block(SyntaxId id, const EnvPtr& env) {
+    const Syntax& s = file_.at(id);
+    EnvPtr inner = env;
+    for (size_t i = 0; i < s.names.size(); ++i) {
+        auto e = std::make_shared<Env>();
+        e->name = s.names[i];
+        e->syntax = s.children[i];
+        e->scope = inner;
+        e->parent = inner;
+        inner = e;
+    }
+    return eval(s.children.back(), inner);
+}
+
+// def f(x, y) = e applied to arguments: e in f's environment with x, y bound to the arguments'
+// values (data, functions, sizes or types alike).
+Val Elaborator::applyMacro(const Val& macro, SyntaxId site, const Args& args, const EnvPtr& env) {
+    const Syntax& def = file_.at(macro.syntax);
+    if (args.size() != def.names.size()) {
+        failAt(site, "expected " + std::to_string(def.names.size()) + " argument" +
+                         (def.names.size() == 1 ? "" : "s") + " for this def, found " +
+                         std::to_string(args.size()));
+    }
+    EnvPtr inner = macro.scope;
+    for (size_t i = 0; i < args.size(); ++i) {
+        inner = bind(inner, def.names[i], eval(args[i], env));
+    }
+    Val v = eval(def.children[0], inner);
+    v.loc = locOf(site);
+    return v;
+}
+
+Val Elaborator::asFunctionValue(const Val& v) {
+    if (v.kind != Val::Kind::Macro) {
+        return v;
+    }
+    const Syntax& def = file_.at(v.syntax);
+    std::vector<NodeId> params;
+    EnvPtr inner = v.scope;
+    for (const std::string& name : def.names) {
+        NodeId p = program_.addParam(name, kNoType, v.loc);
+        params.push_back(p);
+        inner = bind(inner, name, exprVal(p, v.loc));
+    }
+    Val body = eval(def.children[0], inner);
+    if (body.kind == Val::Kind::Fun && params.empty()) {
+        return body;
+    }
+    NodeId bodyNode = asExpr(body, body.loc, "as the result of a def used as a function");
+    return funVal(program_.lambda(params, bodyNode, v.loc), v.loc);
 }
 
 } // namespace egopt::lift::detail

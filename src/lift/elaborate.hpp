@@ -20,6 +20,8 @@
 
 namespace egopt::lift::detail {
 
+struct Env;
+
 // Something that can be applied to data.
 struct Callable {
     enum class Kind : uint8_t { Node, Bound, Compose } kind = Kind::Node;
@@ -38,6 +40,8 @@ struct Val {
         List,     // Array(...) / Seq(...) of values (UserFun parameter names and types)
         Boundary, // Pad.Boundary.X
         Partial,  // a pattern awaiting its function: MapGlb(0), Iterate(6), Pad (namespace)
+        Macro,    // def f(x, ...) = e: applied by substituting its arguments' values
+        Unbound,  // a name defined nowhere: an implicit size variable where a size is expected
     } kind = Kind::Size;
     arith::Size size;
     TypeId type = kNoType;
@@ -47,6 +51,8 @@ struct Val {
     std::vector<Val> list;
     int32_t ival = 0;               // Boundary; Partial: dimension
     std::vector<arith::Size> sizes; // Partial: numeric arguments
+    SyntaxId syntax = 0;            // Macro: its Lambda syntax
+    std::shared_ptr<const Env> scope; // Macro: the environment of its definition
     SourceLoc loc;
 };
 
@@ -65,6 +71,10 @@ using EnvPtr = std::shared_ptr<const Env>;
 class Elaborator {
 public:
     Elaborator(const SyntaxFile& file, Program& program);
+    Elaborator(const SyntaxFile& file, Program& program, std::string fileName);
+    ~Elaborator();
+    // Elaborates the program into `program`; the file's bindings are visible to it, and so are
+    // Lift's standard user functions (lib/lift/stdlib.lift) that the file does not redefine.
     void run();
 
     // --- used by the named forms (elaborate_calls.cpp)
@@ -81,6 +91,12 @@ private:
     Val field(SyntaxId id, const EnvPtr& env);
     Val negate(SyntaxId id, const EnvPtr& env);
     Val lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const TypeId> declared);
+    Val block(SyntaxId id, const EnvPtr& env);
+    Val applyMacro(const Val& macro, SyntaxId site, const Args& args, const EnvPtr& env);
+    Val memberCall(SyntaxId id, const EnvPtr& env, bool& handled);
+    std::optional<Val> libraryName(const std::string& name, SourceLoc loc);
+    Val foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs);
+    std::string zeroText(TypeId t) const;
     Val namedForm(const std::string& name, SyntaxId callSyntax, const Args& args, const EnvPtr& env,
                   bool& handled);
     Val applyValue(const Val& callee, SyntaxId callSyntax, const Args& args, const EnvPtr& env);
@@ -98,6 +114,11 @@ private:
     Val lambdaForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val slide2D(SyntaxId site, const Args& args, const EnvPtr& env);
     Val pad2D(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val slide3D(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val pad3D(SyntaxId site, const Args& args, const EnvPtr& env);
+    Val zipND(SyntaxId site, const Args& args, const EnvPtr& env, int dims);
+    std::vector<arith::Size> sizeArgs(const Args& args, size_t count, const char* what,
+                                      const EnvPtr& env);
 
 public:
     // --- conversions with "expected ..." errors
@@ -105,7 +126,10 @@ public:
     int64_t asConstant(const Val& v, SourceLoc loc, const char* what) const;
     TypeId asType(const Val& v, SourceLoc loc, const char* what) const;
     NodeId asExpr(const Val& v, SourceLoc loc, const char* what) const;
-    NodeId asFunction(const Val& v, SourceLoc loc, const char* what);
+    NodeId asFunction(const Val& given, SourceLoc loc, const char* what);
+    // A def used as a function value (Map(fivePoint)) becomes a lambda over fresh parameters.
+    Val asFunctionValue(const Val& v);
+    [[noreturn]] void failUnknownName(const Val& v) const;
     const std::string& asString(const Val& v, SourceLoc loc, const char* what) const;
 
     // --- building
@@ -129,7 +153,13 @@ private:
     Program& program_;
     std::map<SyntaxId, uint32_t> userFunBySyntax_;
     std::map<std::string, uint32_t, std::less<>> userFunByName_;
-    std::set<std::string, std::less<>> usedSizeVars_;
+    // Size variables in use, with where each first appeared (implicit ones are found during
+    // elaboration, the declared ones by the parser).
+    mutable std::set<std::string, std::less<>> usedSizeVars_;
+    mutable std::map<std::string, SourceLoc, std::less<>> implicitSizeVars_;
+    std::string fileName_;
+    std::unique_ptr<Elaborator> library_; // elaborates lib/lift/stdlib.lift on demand
+    std::shared_ptr<const Env> topLevel_; // this file's bindings
     uint32_t depth_ = 0;
 
     friend struct DepthScope;
@@ -137,8 +167,9 @@ private:
 
 bool envHas(const EnvPtr& env, const std::string& name);
 
-// Builtin user functions (add, mult, abs, id, ...): the declaration, or nullopt.
-std::optional<UserFunDecl> builtinUserFun(const std::string& name, TypeArena& types);
+// The parsed text of lib/lift/stdlib.lift (Lift's standard user functions), parsed once.
+const SyntaxFile& stdlibSyntax();
+inline constexpr const char* kStdlibFileName = "lib/lift/stdlib.lift";
 
 // Scalar and vector type names (Float, Int, Float4, ...): the type, or kNoType.
 TypeId namedType(const std::string& name, TypeArena& types);

@@ -24,12 +24,43 @@ const char* kindName(Val::Kind k) {
         return "a pad boundary";
     case Val::Kind::Partial:
         return "a pattern that still needs its function argument";
+    case Val::Kind::Macro:
+        return "a def with parameters";
+    case Val::Kind::Unbound:
+        return "an undefined name";
     }
     return "a value";
 }
 
 std::string expected(const char* what, const char* context, const Val& found) {
     return std::string("expected ") + what + " " + context + ", found " + kindName(found.kind);
+}
+
+// Lift accepts a C body with or without its outer braces ("return x;" or "{ return x; }"), and
+// with preprocessor lines before them (#define ...); the kernel and the interpreter want one
+// block, so anything but a single braced block is wrapped in one (a directive keeps its own
+// line).
+std::string bracedBody(const std::string& body) {
+    size_t first = body.find_first_not_of(" \t\r\n");
+    size_t last = body.find_last_not_of(" \t\r\n");
+    if (first == std::string::npos) {
+        return "{ }";
+    }
+    if (body[first] == '{' && body[last] == '}') {
+        // One block unless its first brace closes before the end: "{ a } { b }" is two.
+        int depth = 0;
+        size_t i = first;
+        for (; i <= last; ++i) {
+            depth += body[i] == '{' ? 1 : body[i] == '}' ? -1 : 0;
+            if (depth == 0) {
+                break;
+            }
+        }
+        if (i == last) {
+            return body;
+        }
+    }
+    return (body[first] == '#' ? "{\n" : "{ ") + body + "\n}";
 }
 
 } // namespace
@@ -71,6 +102,11 @@ arith::Size Elaborator::sizeVariable(const std::string& name) {
 }
 
 arith::Size Elaborator::asSize(const Val& v, SourceLoc loc, const char* what) const {
+    if (v.kind == Val::Kind::Unbound) { // an implicit size variable, as in Lift's printed form
+        usedSizeVars_.insert(v.text);
+        implicitSizeVars_.emplace(v.text, v.loc);
+        return arith::Size::var(v.text);
+    }
     if (v.kind != Val::Kind::Size) {
         fail(loc, expected("a size (an integer, a SizeVar or size arithmetic)", what, v));
     }
@@ -87,6 +123,9 @@ int64_t Elaborator::asConstant(const Val& v, SourceLoc loc, const char* what) co
 }
 
 TypeId Elaborator::asType(const Val& v, SourceLoc loc, const char* what) const {
+    if (v.kind == Val::Kind::Unbound) {
+        failUnknownName(v);
+    }
     if (v.kind != Val::Kind::Type) {
         fail(loc, expected("a type (Float, ArrayType(Float, N), ...)", what, v));
     }
@@ -94,6 +133,9 @@ TypeId Elaborator::asType(const Val& v, SourceLoc loc, const char* what) const {
 }
 
 NodeId Elaborator::asExpr(const Val& v, SourceLoc loc, const char* what) const {
+    if (v.kind == Val::Kind::Unbound) {
+        failUnknownName(v);
+    }
     if (v.kind != Val::Kind::Expr) {
         fail(loc, expected("a data expression", what, v));
     }
@@ -101,13 +143,20 @@ NodeId Elaborator::asExpr(const Val& v, SourceLoc loc, const char* what) const {
 }
 
 const std::string& Elaborator::asString(const Val& v, SourceLoc loc, const char* what) const {
+    if (v.kind == Val::Kind::Unbound) {
+        failUnknownName(v);
+    }
     if (v.kind != Val::Kind::String) {
         fail(loc, expected("a string", what, v));
     }
     return v.text;
 }
 
-NodeId Elaborator::asFunction(const Val& v, SourceLoc loc, const char* what) {
+NodeId Elaborator::asFunction(const Val& given, SourceLoc loc, const char* what) {
+    if (given.kind == Val::Kind::Unbound) {
+        failUnknownName(given);
+    }
+    Val v = asFunctionValue(given);
     if (v.kind == Val::Kind::Partial && v.text != "Pad" && v.text != "Boundary") {
         fail(loc, std::string("expected a function ") + what + ", found " + v.text +
                       "(...) without its function argument: write " + v.text + "(...)(f)");
@@ -178,6 +227,18 @@ Val Elaborator::call(SyntaxId id, const EnvPtr& env) {
             return v;
         }
     }
+    if (callee.kind == SyntaxKind::Field && callee.text == "getLength" &&
+        file_.at(callee.children[0]).kind == SyntaxKind::Name &&
+        file_.at(callee.children[0]).text == "Type" && !envHas(env, "Type")) {
+        expectArgs(id, args, 1, 1, "Type.getLength(type)");
+        Val t = eval(args[0], env);
+        TypeId type = asType(t, t.loc, "as the argument of Type.getLength");
+        if (program_.types.kind(type) != TypeKind::Array) {
+            failAt(args[0], "expected an array type in Type.getLength, found " +
+                                program_.types.show(type));
+        }
+        return sizeVal(program_.types.at(type).length, s.loc);
+    }
     if (callee.kind == SyntaxKind::Field && (callee.text == "at" || callee.text == "vectorize")) {
         Val obj = eval(callee.children[0], env);
         expectArgs(id, args, 1, 1, "." + callee.text);
@@ -199,6 +260,12 @@ Val Elaborator::call(SyntaxId id, const EnvPtr& env) {
 Val Elaborator::applyValue(const Val& callee, SyntaxId site, const Args& args, const EnvPtr& env) {
     if (callee.kind == Val::Kind::Partial) {
         return completePartial(callee, site, args, env);
+    }
+    if (callee.kind == Val::Kind::Macro) {
+        return applyMacro(callee, site, args, env);
+    }
+    if (callee.kind == Val::Kind::Unbound) {
+        failUnknownName(callee);
     }
     if (callee.kind != Val::Kind::Fun) {
         failAt(site, std::string("cannot apply ") + kindName(callee.kind) +
@@ -258,7 +325,7 @@ Val Elaborator::userFunForm(SyntaxId site, const Args& args, const EnvPtr& env) 
     decl.name = asString(nameV, nameV.loc, "as the user function's name");
     Val params = eval(args[1], env);
     Val body = eval(args[2], env);
-    decl.body = asString(body, body.loc, "as the user function's C body");
+    decl.body = bracedBody(asString(body, body.loc, "as the user function's C body"));
     SyntaxId bodySyntax = args[2];
     while (file_.at(bodySyntax).kind == SyntaxKind::Field) { // "...".stripMargin
         bodySyntax = file_.at(bodySyntax).children[0];

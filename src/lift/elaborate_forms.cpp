@@ -68,7 +68,8 @@ std::optional<Val> Elaborator::typeOrSizeForm(const std::string& name, SyntaxId 
     SourceLoc loc = locOf(site);
     auto arg = [&](size_t i) { return eval(args[i], env); };
     if (name == "SizeVar" || name == "Var") {
-        expectArgs(site, args, 1, 1, name + "(\"name\")");
+        // Var("N", StartFromRange(2)): the range only guides Lift's own tuning; it is not read.
+        expectArgs(site, args, 1, 2, name + "(\"name\")");
         Val n = arg(0);
         const std::string& var = asString(n, n.loc, ("as the name of " + name).c_str());
         if (var.empty() || !std::isalpha(static_cast<unsigned char>(var[0]))) {
@@ -129,14 +130,38 @@ std::optional<Val> Elaborator::typeOrSizeForm(const std::string& name, SyntaxId 
     return std::nullopt;
 }
 
+std::string Elaborator::zeroText(TypeId t) const {
+    const TypeArena& types = program_.types;
+    if (types.kind(t) == TypeKind::Tuple) {
+        std::string text = "{ ";
+        const auto& elems = types.at(t).elems;
+        for (size_t i = 0; i < elems.size(); ++i) {
+            text += (i ? ", " : "") + zeroText(elems[i]);
+        }
+        return text + " }";
+    }
+    ScalarKind k = types.at(types.scalarBase(t)).scalar;
+    return k == ScalarKind::Float ? "0.0f" : k == ScalarKind::Double ? "0.0" : "0";
+}
+
 std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, const Args& args,
                                         const EnvPtr& env) {
     SourceLoc loc = locOf(site);
     if (name == "Value") {
         expectArgs(site, args, 1, 2, "Value(\"0.0f\", type)");
         Val v = eval(args[0], env);
-        if (args.size() == 1 && v.kind == Val::Kind::Expr && program_.op(v.node) == Op::Literal) {
-            return v;
+        if (v.kind == Val::Kind::Expr && program_.op(v.node) == Op::Literal) {
+            if (args.size() == 1) {
+                return v; // Value(0.0f)
+            }
+            Val tv = eval(args[1], env);
+            TypeId t = asType(tv, tv.loc, "as the type of Value");
+            const LiteralDecl& lit = program_.literals[static_cast<size_t>(program_.node(v.node).ival)];
+            return exprVal(program_.addLiteral(t, lit.text, loc), loc); // Value(0.0f, Float)
+        }
+        if (v.kind == Val::Kind::Type && args.size() == 1) {
+            // Value(Float): a value of the type whose contents do not matter; zero here.
+            return exprVal(program_.addLiteral(v.type, zeroText(v.type), loc), loc);
         }
         const std::string& text = asString(v, v.loc, "as the text of Value");
         TypeId t = program_.types.floatType();
@@ -284,6 +309,15 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
     }
     if (name == "Slide2D") {
         return slide2D(site, args, env);
+    }
+    if (name == "Slide3D") {
+        return slide3D(site, args, env);
+    }
+    if (name == "Pad3D") {
+        return pad3D(site, args, env);
+    }
+    if (name == "Zip2D" || name == "Zip3D") {
+        return zipND(site, args, env, name == "Zip2D" ? 2 : 3);
     }
     if (name == "Pad2D") {
         return pad2D(site, args, env);

@@ -1,12 +1,13 @@
-// Slide2D and Pad2D: the Lift compiler's two-dimensional stencil helpers, expanded into the 1D
-// patterns they are defined by (so the rest of the compiler never sees them).
+// Slide2D/3D, Pad2D/3D and Zip2D/3D: the Lift compiler's multi-dimensional stencil helpers,
+// expanded into the 1D patterns they are defined by (so the rest of the compiler never sees
+// them).
 #include "elaborate.hpp"
 
 namespace egopt::lift::detail {
 
 namespace {
 
-Callable compose(std::vector<NodeId> outermostFirst) {
+Callable compose(const std::vector<NodeId>& outermostFirst) {
     Callable c;
     c.kind = Callable::Kind::Compose;
     for (NodeId n : outermostFirst) {
@@ -18,6 +19,99 @@ Callable compose(std::vector<NodeId> outermostFirst) {
 }
 
 } // namespace
+
+std::vector<arith::Size> Elaborator::sizeArgs(const Args& args, size_t count, const char* what,
+                                              const EnvPtr& env) {
+    std::vector<arith::Size> s;
+    for (size_t i = 0; i < count; ++i) {
+        Val v = eval(args[i], env);
+        s.push_back(asSize(v, v.loc, what));
+    }
+    return s;
+}
+
+// Slide3D(size, step) =
+//   Map(Map(Transpose()) o Transpose()) o Slide(size, step) o
+//   Map(Map(Transpose()) o Slide(size, step) o Map(Slide(size, step)))
+// and Slide3D(sizeO, stepO, sizeM, stepM, sizeI, stepI) with a pair per dimension, outermost
+// first (as Slide2D's pairs): windows [z][y][x] of an [[[T]x]y]z array.
+Val Elaborator::slide3D(SyntaxId site, const Args& args, const EnvPtr& env) {
+    if (args.size() != 2 && args.size() != 6) {
+        failAt(site, "expected 2 or 6 arguments for Slide3D(size, step) or "
+                     "Slide3D(sizeOuter, stepOuter, sizeMiddle, stepMiddle, sizeInner, "
+                     "stepInner), found " + std::to_string(args.size()));
+    }
+    std::vector<arith::Size> s = sizeArgs(args, args.size(), "as a Slide3D argument", env);
+    while (s.size() < 6) {
+        s.push_back(s[s.size() - 2]);
+    }
+    SourceLoc loc = locOf(site);
+    auto transpose = [&] { return node(Op::Transpose, 0, {}, {}, loc); };
+    auto map = [&](NodeId f) { return node(Op::Map, 0, {f}, {}, loc); };
+    auto slide = [&](size_t pair) { return node(Op::Slide, 0, {}, {s[2 * pair], s[2 * pair + 1]}, loc); };
+    NodeId plane = materialize(compose({map(transpose()), slide(1), map(slide(2))}), loc);
+    NodeId reorder = materialize(compose({map(transpose()), transpose()}), loc);
+    Val v = funVal(kNoNode, loc);
+    v.fun = compose({map(reorder), slide(0), map(plane)});
+    return v;
+}
+
+// Pad3D(x, y, z, boundary) = Map(Map(Pad(x, x, b)) o Pad(y, y, b)) o Pad(z, z, b): x on both
+// sides of the innermost dimension, z of the outermost.
+Val Elaborator::pad3D(SyntaxId site, const Args& args, const EnvPtr& env) {
+    if (args.size() != 4) {
+        failAt(site, "expected Pad3D(x, y, z, boundary), found " + std::to_string(args.size()) +
+                         " arguments");
+    }
+    std::vector<arith::Size> s = sizeArgs(args, 3, "as a Pad3D amount", env);
+    Val b = eval(args.back(), env);
+    if (b.kind != Val::Kind::Boundary) {
+        failAt(args.back(),
+               "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
+    }
+    SourceLoc loc = locOf(site);
+    auto pad = [&](const arith::Size& n) { return node(Op::Pad, b.ival, {}, {n, n}, loc); };
+    auto map = [&](NodeId f) { return node(Op::Map, 0, {f}, {}, loc); };
+    NodeId plane = materialize(compose({map(pad(s[0])), pad(s[1])}), loc);
+    Val v = funVal(kNoNode, loc);
+    v.fun = compose({map(plane), pad(s[2])});
+    return v;
+}
+
+// Zip2D(a, b, ...) = Map(t => Zip(t._0, t._1, ...)) $ Zip(a, b, ...): zips arrays of arrays
+// element-wise; Zip3D one level deeper.
+Val Elaborator::zipND(SyntaxId site, const Args& args, const EnvPtr& env, int dims) {
+    std::string name = "Zip" + std::to_string(dims) + "D";
+    if (args.size() < 2) {
+        failAt(site, "expected at least 2 arrays for " + name + "(a, b, ...), found " +
+                         std::to_string(args.size()));
+    }
+    SourceLoc loc = locOf(site);
+    auto arity = static_cast<int32_t>(args.size());
+    std::vector<NodeId> data;
+    for (SyntaxId a : args) {
+        Val v = eval(a, env);
+        data.push_back(asExpr(v, v.loc, ("as an argument of " + name).c_str()));
+    }
+    // zipFields(d): the function t => Zip(t._0, ...) at depth d, with a Map of the next depth
+    // around it when the arrays are deeper.
+    NodeId inner = kNoNode;
+    for (int d = dims - 1; d >= 1; --d) {
+        NodeId t = program_.addParam("t" + std::to_string(program_.params.size()), kNoType, loc);
+        std::vector<NodeId> fields;
+        for (int32_t i = 0; i < arity; ++i) {
+            fields.push_back(program_.apply(node(Op::Get, i, {}, {}, loc), std::vector{t}, loc));
+        }
+        NodeId zipped = program_.apply(node(Op::Zip, arity, {}, {}, loc), fields, loc);
+        if (inner != kNoNode) {
+            zipped = program_.apply(node(Op::Map, 0, {inner}, {}, loc), std::vector{zipped}, loc);
+        }
+        inner = program_.lambda(std::vector{t}, zipped, loc);
+    }
+    NodeId outer = program_.apply(node(Op::Zip, arity, {}, {}, loc), data, loc);
+    return exprVal(program_.apply(node(Op::Map, 0, {inner}, {}, loc), std::vector{outer}, loc),
+                   loc);
+}
 
 // Slide2D(size, step) = Map(Transpose()) o Slide(size, step) o Map(Slide(size, step));
 // Slide2D(sizeRow, stepRow, sizeCol, stepCol) slides rows and columns separately.

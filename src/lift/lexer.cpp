@@ -127,6 +127,7 @@ private:
             {'(', Tok::LParen}, {')', Tok::RParen},  {'{', Tok::LBrace},
             {'}', Tok::RBrace}, {',', Tok::Comma},   {'.', Tok::Dot},
             {'=', Tok::Equals}, {'\\', Tok::Lambda}, {';', Tok::Operator},
+            {'[', Tok::LBracket}, {']', Tok::RBracket},
         };
         for (auto [ch, kind] : kSingle) {
             if (c == static_cast<unsigned char>(ch)) {
@@ -274,6 +275,10 @@ std::string_view tokenKindName(Tok kind) {
         return "'{'";
     case Tok::RBrace:
         return "'}'";
+    case Tok::LBracket:
+        return "'['";
+    case Tok::RBracket:
+        return "']'";
     case Tok::Comma:
         return "','";
     case Tok::Dot:

@@ -19,6 +19,8 @@ enum class Tok : uint8_t {
     RParen,
     LBrace,
     RBrace,
+    LBracket, // [ in Scala type annotations (Array[Float])
+    RBracket,
     Comma,
     Dot,
     Arrow,   // =>

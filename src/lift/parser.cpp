@@ -54,11 +54,24 @@ bool rightAssociative(const std::string& op) {
 class Parser {
 public:
     Parser(const std::string& source, const std::string& file)
-        : toks_(tokenize(source, file)), file_(file) {}
+        : toks_(tokenize(source, file)), file_(file) {
+        for (const Token& t : toks_) {
+            auto newlines = std::count(t.text.begin(), t.text.end(), '\n');
+            lastLine_.push_back(t.loc.line +
+                                (t.kind == Tok::String ? static_cast<uint32_t>(newlines) : 0));
+        }
+    }
 
     SyntaxFile run() {
+        skipSemicolons();
         while (isKeyword("val") || isKeyword("def")) {
-            binding();
+            binding(out_.bindingNames, out_.bindingValues, &out_.bindingLocs);
+        }
+        if (cur().kind == Tok::End && !out_.bindingValues.empty()) {
+            // A file of definitions only: the last one is the program (Lift's test files bind
+            // the program to a name).
+            out_.program = out_.bindingValues.back();
+            return std::move(out_);
         }
         out_.program = expr();
         skipSemicolons();
@@ -111,18 +124,131 @@ private:
         return static_cast<SyntaxId>(out_.nodes.size() - 1);
     }
 
-    void binding() {
+    // `val name [: T] = e`, `val (a, b, ...) = e`, `def name [(params)] [: T] = e`.
+    void binding(std::vector<std::string>& names, std::vector<SyntaxId>& values,
+                 std::vector<SourceLoc>* locs) {
+        bool isDef = cur().text == "def";
         bump(); // val / def
-        Token name = expect(Tok::Ident, "after val/def");
-        if (cur().kind == Tok::Colon) {
-            fail("type annotations on bindings are not supported: expected '='");
+        if (!isDef && cur().kind == Tok::LParen) {
+            destructuring(names, values, locs);
+            return;
         }
+        Token name = expect(Tok::Ident, "after val/def");
+        std::vector<std::string> params;
+        bool hasParams = isDef && cur().kind == Tok::LParen;
+        if (hasParams) {
+            params = defParameters();
+        }
+        skipTypeAnnotation();
         expect(Tok::Equals, ("after the name '" + name.text + "'").c_str());
         SyntaxId value = expr();
+        if (hasParams) {
+            value = add(SyntaxKind::Lambda, "def", {value}, name.loc, std::move(params));
+        }
         skipSemicolons();
-        out_.bindingNames.push_back(name.text);
-        out_.bindingValues.push_back(value);
-        out_.bindingLocs.push_back(name.loc);
+        names.push_back(name.text);
+        values.push_back(value);
+        if (locs != nullptr) {
+            locs->push_back(name.loc);
+        }
+    }
+
+    // val (a, b, c) = e: a is e._0, b is e._1, ...
+    void destructuring(std::vector<std::string>& names, std::vector<SyntaxId>& values,
+                       std::vector<SourceLoc>* locs) {
+        bump(); // (
+        std::vector<Token> parts;
+        do {
+            if (cur().kind == Tok::Comma) {
+                bump();
+            }
+            parts.push_back(expect(Tok::Ident, "in the names of a tuple pattern val (a, b) = ..."));
+            skipTypeAnnotation();
+        } while (cur().kind == Tok::Comma);
+        expect(Tok::RParen, "to close the tuple pattern");
+        expect(Tok::Equals, "after the tuple pattern");
+        SyntaxId value = expr();
+        skipSemicolons();
+        for (size_t i = 0; i < parts.size(); ++i) {
+            names.push_back(parts[i].text);
+            values.push_back(add(SyntaxKind::Field, "_" + std::to_string(i), {value}, parts[i].loc));
+            if (locs != nullptr) {
+                locs->push_back(parts[i].loc);
+            }
+        }
+    }
+
+    // (x: Param, n: Int, ...) of a def; the types are Scala's and not needed: Lift's values carry
+    // their own.
+    std::vector<std::string> defParameters() {
+        NewlineScope scope(*this, false);
+        bump(); // (
+        std::vector<std::string> params;
+        while (cur().kind != Tok::RParen) {
+            params.push_back(expect(Tok::Ident, "as a parameter name of the def").text);
+            skipTypeAnnotation();
+            if (cur().kind != Tok::Comma) {
+                break;
+            }
+            bump();
+        }
+        expect(Tok::RParen, "after the def's parameters");
+        return params;
+    }
+
+    // `: Type`, `: Array[Float]`, `: (Int, Int) => Float`: skipped up to the next `=`, `,` or
+    // closing parenthesis at the same nesting.
+    void skipTypeAnnotation() {
+        if (cur().kind != Tok::Colon) {
+            return;
+        }
+        bump();
+        int depth = 0;
+        while (cur().kind != Tok::End) {
+            Tok k = cur().kind;
+            if (depth == 0 && (k == Tok::Equals || k == Tok::Comma || k == Tok::RParen)) {
+                return;
+            }
+            if (k == Tok::LParen || k == Tok::LBracket) {
+                ++depth;
+            } else if (k == Tok::RParen || k == Tok::RBracket) {
+                --depth;
+            }
+            bump();
+        }
+        fail("expected '=' after the type annotation, found end of file");
+    }
+
+    // { val a = e; def f(x) = e; result }: statements separated by newlines or ';'.
+    SyntaxId block() {
+        SourceLoc loc = cur().loc;
+        NewlineScope scope(*this, true);
+        bump(); // {
+        std::vector<std::string> names;
+        std::vector<SyntaxId> values;
+        skipSemicolons();
+        while (isKeyword("val") || isKeyword("def")) {
+            binding(names, values, nullptr);
+        }
+        if (cur().kind == Tok::RBrace) {
+            fail("expected the block's result expression before '}'");
+        }
+        SyntaxId result = expr();
+        skipSemicolons();
+        if (cur().kind != Tok::RBrace) {
+            if (isKeyword("val") || isKeyword("def")) {
+                fail("expected '}' after the block's result expression, found " +
+                     describeToken(cur()) + ": only the last statement of a block may be an "
+                     "expression");
+            }
+            fail("expected '}' to close the block, found " + describeToken(cur()));
+        }
+        bump();
+        if (names.empty()) {
+            return result;
+        }
+        values.push_back(result);
+        return add(SyntaxKind::Block, "", std::move(values), loc, std::move(names));
     }
 
     bool atInfixOperator() const {
@@ -158,7 +284,7 @@ private:
 
     SyntaxId postfix(SyntaxId e) {
         while (true) {
-            if (cur().kind == Tok::LParen) {
+            if (cur().kind == Tok::LParen && !newlineBefore()) {
                 SourceLoc loc = cur().loc;
                 std::vector<SyntaxId> parts{e};
                 arguments(parts);
@@ -181,25 +307,31 @@ private:
 
     void noteSizeVar(const std::vector<SyntaxId>& call) {
         const Syntax& callee = out_.at(call[0]);
-        if (callee.kind == SyntaxKind::Name && callee.text == "SizeVar" && call.size() == 2 &&
+        if (callee.kind == SyntaxKind::Name && (callee.text == "SizeVar" || callee.text == "Var") &&
+            call.size() >= 2 &&
             out_.at(call[1]).kind == SyntaxKind::String) {
-            noteSizeVarName(out_.at(call[1]).text);
+            noteSizeVarName(out_.at(call[1]).text, out_.at(call[1]).loc);
         }
     }
-    void noteSizeVarName(const std::string& name) {
+    void noteSizeVarName(const std::string& name, SourceLoc loc) {
         auto& order = out_.sizeVarOrder;
         if (std::find(order.begin(), order.end(), name) == order.end()) {
             order.push_back(name);
+            out_.sizeVarLocs.push_back(loc);
         }
     }
 
     // '(' [arg {',' arg}] ')', where an argument may be a lambda.
     void arguments(std::vector<SyntaxId>& into) {
+        NewlineScope scope(*this, false);
         expect(Tok::LParen, "to start the arguments");
         if (cur().kind != Tok::RParen) {
             into.push_back(argument());
             while (cur().kind == Tok::Comma) {
                 bump();
+                if (cur().kind == Tok::RParen) { // a trailing comma, as Scala allows
+                    break;
+                }
                 into.push_back(argument());
             }
         }
@@ -263,7 +395,7 @@ private:
         case Tok::Ident:
             bump();
             if (std::string v = printedSizeVariable(t.text); !v.empty()) {
-                noteSizeVarName(v);
+                noteSizeVarName(v, t.loc);
             }
             return add(SyntaxKind::Name, t.text, {}, t.loc);
         case Tok::Int:
@@ -277,6 +409,8 @@ private:
             return add(SyntaxKind::String, t.text, {}, t.loc);
         case Tok::LParen:
             return parenthesised();
+        case Tok::LBrace:
+            return block();
         case Tok::Lambda:
             return backslashLambda();
         default:
@@ -284,14 +418,29 @@ private:
         }
     }
 
+    // (e), or a tuple (a, b, ...), which is Tuple(a, b, ...).
     SyntaxId parenthesised() {
         if (lambdaAhead()) {
             return lambda();
         }
+        NewlineScope scope(*this, false);
+        SourceLoc loc = cur().loc;
         bump();
         SyntaxId inner = expr();
-        expect(Tok::RParen, "to close the parenthesis");
-        return inner;
+        if (cur().kind != Tok::Comma) {
+            expect(Tok::RParen, "to close the parenthesis");
+            return inner;
+        }
+        std::vector<SyntaxId> parts{add(SyntaxKind::Name, "Tuple", {}, loc), inner};
+        while (cur().kind == Tok::Comma) {
+            bump();
+            if (cur().kind == Tok::RParen) {
+                break;
+            }
+            parts.push_back(expr());
+        }
+        expect(Tok::RParen, "to close the tuple");
+        return add(SyntaxKind::Call, "", std::move(parts), loc);
     }
 
     // \(x => e), λ(x => e) and the typed λ(T, x => e): the same as fun(...).
@@ -304,6 +453,19 @@ private:
         std::vector<SyntaxId> parts{add(SyntaxKind::Name, "fun", {}, loc)};
         arguments(parts);
         return add(SyntaxKind::Call, "", std::move(parts), loc);
+    }
+
+    // Scala separates statements by newlines in blocks and at the top level, but not inside
+    // parentheses: `f\n(x)` is two statements in a block and one call in an argument list.
+    struct NewlineScope {
+        NewlineScope(Parser& p, bool enabled) : parser(p) { parser.newlines_.push_back(enabled); }
+        ~NewlineScope() { parser.newlines_.pop_back(); }
+        NewlineScope(const NewlineScope&) = delete;
+        NewlineScope& operator=(const NewlineScope&) = delete;
+        Parser& parser;
+    };
+    bool newlineBefore() const {
+        return newlines_.back() && pos_ > 0 && cur().loc.line > lastLine_[pos_ - 1];
     }
 
     struct GuardDepth {
@@ -324,6 +486,8 @@ private:
     size_t pos_ = 0;
     uint32_t recursion_ = 0;
     std::vector<uint32_t> depths_;
+    std::vector<bool> newlines_{true};
+    std::vector<uint32_t> lastLine_; // the line each token ends on (strings span lines)
     SyntaxFile out_;
 };
 

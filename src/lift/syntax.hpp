@@ -21,10 +21,13 @@ enum class SyntaxKind : uint8_t {
     Float,  // text = literal as written
     String, // text = contents
     Call,   // children = {callee, args...}; f(a, b) and curried f(a)(b)
-    Lambda, // names = parameters; children = {body}. `fun(T1, x => e)` is a Call of fun
+    Lambda, // names = parameters; children = {body}. `fun(T1, x => e)` is a Call of fun;
+            // text = "def" for `def f(x: T) = e` (applied by substitution, like Scala's host code)
     Field,  // children = {object}; text = field name (x._0, x.at, s.stripMargin)
     Binary, // children = {lhs, rhs}; text = operator (o $ :>> <<: + - * / /^ %)
     Negate, // children = {operand}
+    Block,  // { val a = e1; def f(x) = e2; result }: names = binding names, children = their
+            // values then the result (a `val (a, b) = e` binds a to e._0 and b to e._1)
 };
 
 struct Syntax {
@@ -44,6 +47,7 @@ struct SyntaxFile {
     SyntaxId program = 0;
     // Size variable names in order of first textual appearance (SizeVar("N"), v_N_0, ...).
     std::vector<std::string> sizeVarOrder;
+    std::vector<SourceLoc> sizeVarLocs; // where each first appears
 
     const Syntax& at(SyntaxId id) const { return nodes.at(id); }
 };
