@@ -165,6 +165,20 @@ bool Generator::isLayout1(NodeId fun) const {
     }
 }
 
+// A layout function that a Map may apply as a read-only view: the invertible ones, and the
+// stencil layouts (Slide, Pad) whose views only read (Map(Slide) o Pad2D's rows).
+bool Generator::isReadLayout(NodeId fun) const {
+    switch (program_.op(fun)) {
+    case Op::Slide:
+    case Op::Pad:
+        return true;
+    case Op::Map:
+        return isReadLayout(program_.child(fun, 0));
+    default:
+        return isLayout1(fun);
+    }
+}
+
 bool Generator::writeLayout(NodeId fun) const {
     Op op = program_.op(fun);
     return op == Op::TransposeW || op == Op::Scatter ||
@@ -176,7 +190,7 @@ bool Generator::writeLayout(NodeId fun) const {
 ViewId Generator::mapOfView(NodeId map, ViewId xs) {
     auto& types = program_.types;
     TypeId arrayType = typeOf(xs);
-    if (!types.isArray(arrayType) || !isLayout1(map)) {
+    if (!types.isArray(arrayType) || !isReadLayout(map)) {
         failAt(program_, map,
                "a plain Map has no OpenCL mapping (use MapGlb, MapWrg/MapLcl or "
                "MapSeq; a Map of a layout function such as Join is a view)");

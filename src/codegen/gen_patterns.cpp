@@ -56,7 +56,7 @@ void Generator::checkLowered(NodeId fun, const Ctx& ctx) const {
     size_t d = static_cast<size_t>(std::clamp(n.ival, 0, 2));
     switch (n.op) {
     case Op::Map:
-        if (!isLayout1(fun)) {
+        if (!isReadLayout(fun)) {
             notLowered(plainMap);
         }
         break;

@@ -137,6 +137,7 @@ private:
     // A function of one array that only rearranges it (a view, no code): Join, Split,
     // Transpose, Gather, ..., and a plain Map of one (Lift's Map(Join()) after lowering).
     bool isLayout1(lift::NodeId fun) const;
+    bool isReadLayout(lift::NodeId fun) const;
     // A layout that Lift applies on the write side of a producer (TransposeW, Scatter, a Map of
     // one).
     bool writeLayout(lift::NodeId fun) const;

@@ -19,7 +19,7 @@ enum class Space : uint8_t { Global, Local, Private };
 struct BufferDecl {
     std::string name;
     Space space = Space::Global;
-    std::string ctype; // element type, e.g. "float", "float4", "Tuple_float_float"
+    std::string ctype; // element type, e.g. "float", "float4", "Tuple2_float_float"
 };
 
 struct MemAccess {

@@ -188,7 +188,8 @@ std::string TypeArena::cName(TypeId id) const {
     case TypeKind::Vector:
         return scalarCName(n.scalar) + std::to_string(n.width);
     case TypeKind::Tuple: {
-        std::string s = "Tuple";
+        // Lift's struct names (Tuple2_float_float), which user functions' C bodies spell out.
+        std::string s = "Tuple" + std::to_string(n.elems.size());
         for (TypeId f : n.elems) {
             s += "_" + cName(f);
         }

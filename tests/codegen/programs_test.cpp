@@ -147,9 +147,9 @@ TEST_CASE("gemv: tuples with array components are views, not structs", "[codegen
     for (const char* name : {"gemv_glb", "gemv_wrg_local"}) {
         for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 64}, {5, 128}}) {
             auto g = check(name, {{"M", m}, {"N", n}});
-            CHECK_FALSE(has(g, "*_"));       // no Tuple_float*_float
+            CHECK_FALSE(has(g, "*_"));       // no Tuple2_float*_float
             CHECK_FALSE(has(g, "float* _")); // no array field in a struct
-            CHECK(has(g, "typedef struct { float _0; float _1; } Tuple_float_float;"));
+            CHECK(has(g, "typedef struct { float _0; float _1; } Tuple2_float_float;"));
         }
     }
     auto w = check("gemv_wrg_local", {{"M", 4}, {"N", 64}});

@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Independent reference results for the .lift corpus in this folder.
+
+For every corpus program NAME.lift this script writes NAME.case.json with the sizes, the inputs
+(reproducible pseudo-random numbers) and the result computed here in plain Python, written from
+the meaning of the Lift constructs, not from egopt's interpreter. tests/lift/test_corpus.cpp
+checks egopt's interpreter (and, where "pipeline" is true, the whole compiler on PoCL) against
+these files. Run it after adding a program:  python3 tests/lift/corpus/reference.py
+"""
+import json
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = {}
+
+
+def case(name, sizes, inputs, pipeline=False, tolerance=1e-4):
+    def register(fn):
+        CASES[name] = (sizes, inputs, fn, pipeline, tolerance)
+        return fn
+    return register
+
+
+def rnd(seed):
+    r = random.Random(seed)
+    return lambda: round(r.uniform(-1.0, 1.0), 3)
+
+
+def vec(n, seed):
+    g = rnd(seed)
+    return [g() for _ in range(n)]
+
+
+def mat(rows, cols, seed):
+    g = rnd(seed)
+    return [[g() for _ in range(cols)] for _ in range(rows)]
+
+
+def cube(o, n, m, seed):
+    g = rnd(seed)
+    return [[[g() for _ in range(m)] for _ in range(n)] for _ in range(o)]
+
+
+# ---- index helpers with Lift's boundary meanings
+def clamp(i, n):
+    return min(max(i, 0), n - 1)
+
+
+def mirror(i, n):
+    p = 2 * n
+    m = ((i % p) + p) % p
+    return m if m < n else p - 1 - m
+
+
+def wrap(i, n):
+    return ((i % n) + n) % n
+
+
+def pad(xs, left, right, boundary):
+    n = len(xs)
+    return [xs[boundary(i, n)] for i in range(-left, n + right)]
+
+
+def slide(xs, size, step):
+    count = (len(xs) - size + step) // step
+    return [xs[i * step:i * step + size] for i in range(count)]
+
+
+def pad2(m, top, bottom, left, right, b):
+    return pad([pad(r, left, right, b) for r in m], top, bottom, b)
+
+
+def slide2(m, size_r, step_r, size_c, step_c):
+    rows = slide([slide(r, size_c, step_c) for r in m], size_r, step_r)
+    # rows: [window of rows][row][col window] -> [row window][col window][r][c]
+    out = []
+    for rw in rows:
+        ncol = len(rw[0])
+        out.append([[rw[r][c] for r in range(len(rw))] for c in range(ncol)])
+    return out
+
+
+def pad3(a, x, y, z, b):
+    return pad([pad2(p, y, y, x, x, b) for p in a], z, z, b)
+
+
+def window3(a, i, j, k, sz, sy, sx, tz=1, ty=1, tx=1):
+    return [[[a[i * tz + dz][j * ty + dy][k * tx + dx] for dx in range(sx)] for dy in range(sy)]
+            for dz in range(sz)]
+
+
+def slide3(a, sz, tz, sy, ty, sx, tx):
+    o, n, m = len(a), len(a[0]), len(a[0][0])
+    co, cn, cm = (o - sz + tz) // tz, (n - sy + ty) // ty, (m - sx + tx) // tx
+    return [[[window3(a, i, j, k, sz, sy, sx, tz, ty, tx) for k in range(cm)] for j in range(cn)]
+            for i in range(co)]
+
+
+def f32(x):
+    return float(x)
+
+
+# ---------------------------------------------------------------- Scala constructs
+@case("block_vals", {"N": 8}, lambda s: {"xs": vec(8, 1), "ys": vec(8, 2)}, pipeline=True)
+def _(s, i):
+    return [x * y + 1.0 for x, y in zip(i["xs"], i["ys"])]
+
+
+@case("def_typed_params", {"N": 8}, lambda s: {"xs": vec(8, 3), "w": 0.75}, pipeline=True)
+def _(s, i):
+    return [(x + x) * i["w"] for x in i["xs"]]
+
+
+def neighbours_combine(m, b):
+    p = pad2(m, 1, 1, 1, 1, b)
+    return [[p[r][c + 1] - p[r + 1][c] + 2.0 * p[r + 1][c + 1] for c in range(len(m[0]))]
+            for r in range(len(m))]
+
+
+@case("def_tuple_destructure", {"M": 5, "N": 4}, lambda s: {"input": mat(4, 5, 4)}, pipeline=True)
+def _(s, i):
+    return neighbours_combine(i["input"], clamp)
+
+
+@case("lambda_forms", {"N": 8}, lambda s: {"xs": vec(8, 5)}, pipeline=True)
+def _(s, i):
+    return [-((2.0 * x) ** 2 + 1.0) for x in i["xs"]]
+
+
+@case("sizevar_names", {"R": 3, "C": 2}, lambda s: {"m": mat(3, 2, 6), "v": vec(4, 7)},
+      pipeline=True)
+def _(s, i):
+    return [[x * y for x in row for y in i["v"]] for row in i["m"]]
+
+
+@case("comments_commas", {"N": 8}, lambda s: {"xs": vec(8, 8), "ys": vec(8, 9), "s": 1.5},
+      pipeline=True)
+def _(s, i):
+    return [a * i["s"] + b for a, b in zip(i["xs"], i["ys"])]
+
+
+@case("type_getlength", {"N": 8}, lambda s: {"xs": vec(8, 10), "ws": [0.25, 0.5, 0.25]},
+      pipeline=True)
+def _(s, i):
+    w = slide(pad(i["xs"], 1, 1, clamp), 3, 1)
+    return [[sum(a * b for a, b in zip(win, i["ws"]))] for win in w]
+
+
+@case("literal_arith", {"N": 8}, lambda s: {"xs": vec(8, 11)}, pipeline=True)
+def _(s, i):
+    return [0.25 * (x * 2.0) + 2.0 for x in i["xs"]]
+
+
+@case("def_helper_arrays", {"N": 16}, lambda s: {"x": vec(16, 12), "y": vec(16, 13), "alpha": 2.5},
+      pipeline=True)
+def _(s, i):
+    return [sum(i["alpha"] * a + b for a, b in zip(i["x"], i["y"]))]
+
+
+@case("program_as_val", {"N": 16}, lambda s: {"xs": vec(16, 14)}, pipeline=True)
+def _(s, i):
+    return [sum(x * x for x in i["xs"])]
+
+
+# ---------------------------------------------------------------- user functions
+@case("uf_concat", {"N": 8}, lambda s: {"xs": vec(8, 15)}, pipeline=True)
+def _(s, i):
+    return [max(-1.0, min(1.0, 3.0 * x)) for x in i["xs"]]
+
+
+@case("uf_strip_margin", {"N": 8}, lambda s: {"xs": vec(8, 16), "ys": vec(8, 17)}, pipeline=True)
+def _(s, i):
+    return [0.5 * math.sqrt(a * a + b * b) for a, b in zip(i["xs"], i["ys"])]
+
+
+def first_above(x, limit):
+    v, k = abs(x), 0
+    for _ in range(8):
+        if v > limit:
+            break
+        elif v < 0.001:
+            v = 0.001
+        v *= 2.0
+        k += 1
+    return k + min(v, 100.0) * 0.01
+
+
+@case("uf_define_loop", {"N": 8}, lambda s: {"xs": vec(8, 18), "limit": 3.0}, pipeline=True)
+def _(s, i):
+    return [first_above(x, i["limit"]) for x in i["xs"]]
+
+
+@case("uf_tuple_struct", {"N": 16}, lambda s: {"xs": vec(16, 19)}, pipeline=True)
+def _(s, i):
+    return [[min(i["xs"]), max(i["xs"])]]
+
+
+@case("uf_tuple_result", {"N": 16}, lambda s: {"xs": vec(16, 20)})
+def _(s, i):
+    pos = [x for x in i["xs"] if x > 0.0]
+    return [[sum(pos), len(pos)]]
+
+
+@case("uf_tuple3", {"N": 8}, lambda s: {"xs": vec(8, 21)}, pipeline=True)
+def _(s, i):
+    return [x * 2.0 + int(x * 10.0) + (1 if x > 0.0 else 0) for x in i["xs"]]
+
+
+@case("value_forms", {"N": 8}, lambda s: {"xs": vec(8, 22)}, pipeline=True)
+def _(s, i):
+    return [1.5 + 2.0 + 0.25 + x for x in i["xs"]]
+
+
+@case("library_funs", {"N": 16}, lambda s: {"xs": vec(16, 23), "ys": vec(16, 24)}, pipeline=True)
+def _(s, i):
+    xs, ys = i["xs"], i["ys"]
+    a = sum(abs(x) for x in xs)
+    b = sum(x * y for x, y in zip(xs, ys))
+    return [(a + b) + (max(ys) ** 2 + min(ys))]
+
+
+# ---------------------------------------------------------------- stencils
+def avg3(xs, b):
+    return [sum(w) / 3.0 for w in slide(pad(xs, 1, 1, b), 3, 1)]
+
+
+for name, b in (("clamp", clamp), ("mirror", mirror), ("wrap", wrap)):
+    case("stencil1d_" + name, {"N": 10}, lambda s: {"xs": vec(10, 25)}, pipeline=True)(
+        lambda s, i, b=b: avg3(i["xs"], b))
+
+
+@case("stencil1d_uneven", {"N": 10}, lambda s: {"xs": vec(10, 26)}, pipeline=True)
+def _(s, i):
+    return [w[3] - w[0] for w in slide(pad(i["xs"], 2, 0, clamp), 4, 2)]
+
+
+@case("stencil2d_jacobi", {"M": 6, "N": 5}, lambda s: {"input": mat(5, 6, 27)}, pipeline=True)
+def _(s, i):
+    m = i["input"]
+    p = pad2(m, 1, 1, 1, 1, clamp)
+    return [[(p[r][c + 1] + p[r + 2][c + 1] + p[r + 1][c] + p[r + 1][c + 2] + p[r + 1][c + 1]) / 5.0
+             for c in range(len(m[0]))] for r in range(len(m))]
+
+
+@case("stencil2d_mirror_sum", {"M": 5, "N": 4}, lambda s: {"input": mat(4, 5, 28)}, pipeline=True)
+def _(s, i):
+    w = slide2(pad2(i["input"], 1, 1, 1, 1, mirror), 3, 1, 3, 1)
+    return [[[sum(sum(r) for r in win)] for win in row] for row in w]
+
+
+@case("stencil2d_rect", {"M": 5, "N": 4}, lambda s: {"input": mat(4, 5, 29)}, pipeline=True)
+def _(s, i):
+    w = slide2(pad2(i["input"], 0, 1, 1, 1, wrap), 2, 1, 3, 1)
+    return [[x[0][0] + 2.0 * x[0][2] + 3.0 * x[1][0] + 4.0 * x[1][2] for x in row] for row in w]
+
+
+@case("stencil2d_step", {"M": 6, "N": 4}, lambda s: {"input": mat(4, 6, 30)}, pipeline=True)
+def _(s, i):
+    w = slide2(i["input"], 2, 2, 2, 2)
+    return [[[0.25 * sum(sum(r) for r in t)] for t in row] for row in w]
+
+
+def seven_point(a, b):
+    p = pad3(a, 1, 1, 1, b)
+    w = slide3(p, 3, 1, 3, 1, 3, 1)
+    return [[[n[0][1][1] + n[2][1][1] + n[1][0][1] + n[1][2][1] + n[1][1][0] + n[1][1][2]
+              - 6.0 * n[1][1][1] for n in row] for row in plane] for plane in w]
+
+
+for name, b in (("wrap", wrap), ("clamp", clamp), ("mirror", mirror)):
+    case("stencil3d_" + name, {"M": 4, "N": 3, "O": 3}, lambda s: {"mat": cube(3, 3, 4, 31)},
+         pipeline=True)(lambda s, i, b=b: seven_point(i["mat"], b))
+
+
+@case("stencil3d_sixarg", {"M": 7, "N": 3, "O": 2}, lambda s: {"mat": cube(2, 3, 7, 32)},
+      pipeline=True)
+def _(s, i):
+    w = slide3(i["mat"], 1, 1, 2, 1, 3, 2)
+    return [[[[sum(x for pl in n for r in pl for x in r)] for n in row] for row in plane]
+            for plane in w]
+
+
+@case("zip2d", {"M": 3, "N": 4}, lambda s: {"a": mat(4, 3, 33), "b": mat(4, 3, 34)}, pipeline=True)
+def _(s, i):
+    return [[x - y for x, y in zip(r, q)] for r, q in zip(i["a"], i["b"])]
+
+
+@case("zip3d", {"M": 3, "N": 2, "O": 2},
+      lambda s: {"a": cube(2, 2, 3, 35), "b": cube(2, 2, 3, 36), "c": cube(2, 2, 3, 37)},
+      pipeline=True)
+def _(s, i):
+    return [[[x * y + z for x, y, z in zip(r1, r2, r3)] for r1, r2, r3 in zip(p1, p2, p3)]
+            for p1, p2, p3 in zip(i["a"], i["b"], i["c"])]
+
+
+# ---------------------------------------------------------------- layouts
+@case("layout_gather_transpose", {"N": 3}, lambda s: {"m": mat(3, 4, 38)}, pipeline=True)
+def _(s, i):
+    rev = [list(reversed(r)) for r in i["m"]]
+    return [[-rev[r][c] for r in range(3)] for c in range(4)]
+
+
+@case("layout_filter", {"N": 8, "K": 4}, lambda s: {"xs": vec(8, 39), "ids": [7, 0, 3, 3]})
+def _(s, i):
+    return [i["xs"][k] ** 2 for k in i["ids"]]
+
+
+@case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
+def _(s, i):
+    out = []
+    for c in range(0, 16, 8):
+        chunk = i["xs"][c:c + 8]
+        # ReorderWithStride(2) on 8 elements: element j reads (j * 2) % 8 + (j * 2) // 8
+        out += [chunk[(j % 4) * 2 + j // 4] for j in range(8)]
+    return [4.0 * x for x in out]
+
+
+@case("layout_unzip", {"N": 8}, lambda s: {"xs": vec(8, 41), "ys": vec(8, 42)}, pipeline=True)
+def _(s, i):
+    return [2.0 * x + y for x, y in zip(i["xs"], i["ys"])]
+
+
+@case("highlevel_gemv_block", {"M": 4, "N": 6},
+      lambda s: {"mat": mat(4, 6, 43), "x": vec(6, 44), "y": vec(4, 45), "alpha": 1.5,
+                 "beta": -0.5}, pipeline=True)
+def _(s, i):
+    return [i["alpha"] * sum(a * b for a, b in zip(row, i["x"])) + i["beta"] * y
+            for row, y in zip(i["mat"], i["y"])]
+
+
+# ---------------------------------------------------------------- printed low-level form
+def mm(a_t, b):
+    # p_0: [[F]M]K (A transposed), p_1: [[F]N]K; result [M][N][1]
+    k, m, n = len(a_t), len(a_t[0]), len(b[0])
+    return [[[sum(a_t[x][r] * b[x][c] for x in range(k))] for c in range(n)] for r in range(m)]
+
+
+@case("printed_mm_implicit", {"M": 3, "N": 4, "K": 5},
+      lambda s: {"p_0": mat(5, 3, 46), "p_1": mat(5, 4, 47)})
+def _(s, i):
+    return mm(i["p_0"], i["p_1"])
+
+
+@case("printed_asum_vnames", {"N": 128}, lambda s: {"p_0": vec(128, 48)})
+def _(s, i):
+    xs = i["p_0"]
+    return [sum(abs(x) for x in xs[c:c + 4]) for c in range(0, 128, 4)]
+
+
+@case("printed_tuning_vars", {"N": 32, "v__1": 8, "v__2": 4},
+      lambda s: {"p_0": vec(32, 49), "p_1": vec(32, 50)})
+def _(s, i):
+    prods = [a * b for a, b in zip(i["p_0"], i["p_1"])]
+    return [sum(prods[c:c + 4]) for c in range(0, 32, 4)]
+
+
+@case("printed_tuple_id", {"N": 6}, lambda s: {"p_0": vec(6, 51), "p_1": vec(6, 52)})
+def _(s, i):
+    return [[a, b] for a, b in zip(i["p_0"], i["p_1"])]
+
+
+@case("printed_vector", {"N": 16}, lambda s: {"p_0": vec(16, 53)})
+def _(s, i):
+    return [x + 1.0 for x in i["p_0"]]
+
+
+@case("printed_local_mem", {"N": 32}, lambda s: {"p_0": vec(32, 54)})
+def _(s, i):
+    return [x * x for x in i["p_0"]]
+
+
+def main():
+    names = sys.argv[1:] or sorted(CASES)
+    for name in names:
+        sizes, inputs, fn, pipeline, tolerance = CASES[name]
+        data = inputs(sizes)
+        doc = {"sizes": sizes, "inputs": data, "expected": fn(sizes, data), "pipeline": pipeline,
+               "tolerance": tolerance}
+        with open(os.path.join(HERE, name + ".case.json"), "w") as out:
+            json.dump(doc, out)
+            out.write("\n")
+    missing = [f[:-5] for f in os.listdir(HERE) if f.endswith(".lift") and f[:-5] not in CASES]
+    if missing:
+        print("no reference for: " + ", ".join(sorted(missing)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+// The whole pipeline on the high-level programs of the .lift corpus (tests/lift/corpus/, those
+// whose NAME.case.json says "pipeline": true): each must end with a kernel validated against
+// the interpreter on PoCL. Small settings keep a program to seconds; under the sanitizers
+// EGOPT_CORPUS_PIPELINE_STRIDE=k runs every k-th program of each group.
+#include "egopt/pipeline/pipeline.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace egopt;
+using namespace egopt::pipeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCorpus = fs::path(EGOPT_SOURCE_DIR) / "tests" / "lift" / "corpus";
+
+size_t stride() {
+    const char* s = std::getenv("EGOPT_CORPUS_PIPELINE_STRIDE");
+    long v = s != nullptr ? std::strtol(s, nullptr, 10) : 1;
+    return v > 0 ? static_cast<size_t>(v) : 1;
+}
+
+// The corpus programs whose names start with one of `prefixes` and that run end to end.
+std::vector<std::pair<fs::path, nlohmann::json>> group(std::initializer_list<const char*> prefixes) {
+    std::vector<std::pair<fs::path, nlohmann::json>> out;
+    for (const auto& e : fs::directory_iterator(kCorpus)) {
+        std::string name = e.path().filename().string();
+        if (e.path().extension() != ".lift" ||
+            std::none_of(prefixes.begin(), prefixes.end(),
+                         [&](const char* p) { return name.starts_with(p); })) {
+            continue;
+        }
+        std::ifstream in(fs::path(e.path()).replace_extension(".case.json"));
+        if (!in) {
+            continue; // the interp corpus test reports a missing reference
+        }
+        nlohmann::json c = nlohmann::json::parse(in);
+        if (c.value("pipeline", false)) {
+            out.emplace_back(e.path(), std::move(c));
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<fs::path, nlohmann::json>> picked;
+    for (size_t i = 0; i < out.size(); i += stride()) {
+        picked.push_back(std::move(out[i]));
+    }
+    return picked;
+}
+
+void runGroup(std::initializer_list<const char*> prefixes) {
+    auto programs = group(prefixes);
+    REQUIRE(!programs.empty());
+    for (const auto& [path, c] : programs) {
+        INFO(path.filename().string());
+        Options o;
+        o.file = path.string();
+        for (const auto& [k, v] : c["sizes"].items()) {
+            o.sizes[k] = v.get<int64_t>();
+        }
+        o.phases = defaultPhases();
+        o.candidates = 2;
+        o.exploreDraws = 0;
+        o.tuneBudget = 3;
+        o.runs = 2;
+        Result r = run(o);
+        REQUIRE(r.best);
+        CHECK(r.candidates[*r.best].status == CandidateResult::Status::Valid);
+    }
+}
+
+} // namespace
+
+TEST_CASE("corpus end to end: blocks, defs and Scala forms", "[pipeline][corpus]") {
+    runGroup({"block_", "def_", "lambda_", "sizevar_", "comments_", "type_", "literal_",
+              "program_", "highlevel_"});
+}
+
+TEST_CASE("corpus end to end: user functions as Lift writes them", "[pipeline][corpus]") {
+    runGroup({"uf_", "value_", "library_"});
+}
+
+TEST_CASE("corpus end to end: 1-D stencils and layouts", "[pipeline][corpus]") {
+    runGroup({"stencil1d_", "layout_"});
+}
+
+TEST_CASE("corpus end to end: 2-D stencils and Zip2D", "[pipeline][corpus]") {
+    runGroup({"stencil2d_", "zip2d"});
+}
+
+TEST_CASE("corpus end to end: 3-D stencils and Zip3D", "[pipeline][corpus]") {
+    runGroup({"stencil3d_", "zip3d"});
+}
