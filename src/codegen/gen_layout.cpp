@@ -76,6 +76,9 @@ ViewId Generator::layoutView(NodeId fun, const std::vector<ViewId>& args) {
         v.a = infer_.size(fun, 0);
         v.b = infer_.size(fun, 1);
         v.ival = n.ival;
+        if (n.ival == static_cast<int32_t>(lift::PadBoundary::Constant)) {
+            v.text = literalText(program_.child(fun, 0));
+        }
         padHelpers_ = true;
         break;
     case Op::AsVector:

@@ -238,6 +238,9 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
         if (n == Size(1)) {
             idx = 0; // control-flow simplification: a single iteration needs no loop
         } else {
+            if (d == lift::kUnrolled) {
+                code_.line("#pragma unroll"); // MapSeqUnroll
+            }
             code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
             blocks = 1;
         }
@@ -274,6 +277,9 @@ void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const
     Size idx = Size::var(var);
     bool loop = n != Size(1);
     if (loop) {
+        if (program_.node(fun).ival == lift::kUnrolled) {
+            code_.line("#pragma unroll"); // ReduceSeqUnroll
+        }
         code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
         env_.setRange(var, 0, n - 1);
     } else {

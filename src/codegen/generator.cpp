@@ -140,6 +140,17 @@ ViewId Generator::produce(NodeId expr, const Ctx& ctx, const Dest* dest) {
     return v;
 }
 
+// A literal's C text; vector literals get their type's cast ((float4)(0.0f)).
+std::string Generator::literalText(NodeId literal) {
+    const lift::LiteralDecl& lit =
+        program_.literals.at(static_cast<size_t>(program_.node(literal).ival));
+    TypeId t = infer_.concrete(lit.type);
+    if (program_.types.kind(t) == lift::TypeKind::Vector && !lit.text.starts_with("(")) {
+        return "(" + ctype(t) + ")(" + lit.text + ")";
+    }
+    return lit.text;
+}
+
 ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
     wrote = false;
     const lift::Node& n = program_.node(e);
@@ -152,13 +163,8 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
         return v;
     }
     case Op::Literal: {
-        const lift::LiteralDecl& lit = program_.literals.at(static_cast<size_t>(n.ival));
-        TypeId t = infer_.concrete(lit.type);
-        std::string text = lit.text;
-        if (program_.types.kind(t) == lift::TypeKind::Vector && !text.starts_with("(")) {
-            text = "(" + ctype(t) + ")(" + text + ")";
-        }
-        return views_.expr(text, t);
+        TypeId t = infer_.concrete(program_.literals.at(static_cast<size_t>(n.ival)).type);
+        return views_.expr(literalText(e), t);
     }
     case Op::Apply: {
         for (const auto& [node, view] : materialized_) {

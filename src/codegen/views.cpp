@@ -199,6 +199,16 @@ Size ViewArena::padIndex(const View& v, const Size& i, const arith::RangeEnv& en
     return Size::var(c);
 }
 
+std::string ViewArena::padGuard(const Size& j, const Size& n, const arith::RangeEnv& env) {
+    std::string c = "(" + j.toC() + ")";
+    bool low = arith::provablyNonNegative(j, env);
+    bool high = arith::provablyLess(j, n, env);
+    if (low && high) {
+        return "";
+    }
+    return low ? c + " < " + n.toC() : high ? c + " >= 0" : c + " >= 0 && " + c + " < " + n.toC();
+}
+
 ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env) const {
     Resolved r;
     // The elements MapOf views entered, innermost last: a Hole continues at that element
@@ -307,9 +317,21 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             pushIndex(path, i * v.b + j);
             break;
         }
-        case ViewKind::Pad:
-            pushIndex(path, padIndex(v, popIndex(path, "Pad"), env));
+        case ViewKind::Pad: {
+            Size i = popIndex(path, "Pad");
+            if (v.ival != static_cast<int32_t>(lift::PadBoundary::Constant)) {
+                pushIndex(path, padIndex(v, i, env));
+                break;
+            }
+            // The element is read only where the condition holds (C's ?: evaluates one side).
+            Size j = arith::simplify(i - v.a, env);
+            std::string inside = padGuard(j, types_.lengthOf(at(v.kids[0]).type), env);
+            if (!inside.empty()) {
+                r.guards.push_back({std::move(inside), v.text});
+            }
+            pushIndex(path, j);
             break;
+        }
         case ViewKind::AsVector: {
             if (r.vectorWidth != 0 || !r.lanes.empty()) {
                 badPath("asVector of a vectorised or scalarised view");

@@ -58,7 +58,8 @@ enum class ViewKind : uint8_t {
     Get,       // field `ival` of kids[0]
     Gather,    // kids[0] reordered: element i is element fn(i) (Scatter read back: the inverse)
     Slide,     // windows of size `a` and step `b` over kids[0]
-    Pad,       // kids[0] padded by `a` left and `b` right, boundary `ival`, length `n`
+    Pad,       // kids[0] padded by `a` left and `b` right, boundary `ival` (Constant: the
+               // value's C text in `text`)
     AsVector,  // kids[0] ([S]n) as [S<ival>]n/ival
     AsScalar,  // kids[0] ([S<ival>]n) as [S]n*ival
     Filter,    // element i of kids[0] at the index kids[1][i] (a data-dependent gather)
@@ -147,6 +148,13 @@ private:
         };
         std::optional<LaneRead> laneRead;
         bool byLanes = false; // resolution stopped at a reordering view; use laneRead
+        // Constant paddings passed on the way, outermost first: the element is `value` unless
+        // `inside` (a C condition) holds.
+        struct Guard {
+            std::string inside;
+            std::string value;
+        };
+        std::vector<Guard> guards;
     };
     // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
     Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env) const;
@@ -158,6 +166,11 @@ private:
     arith::Size ownPart(const Buffer& b, const arith::Size& flat, const arith::RangeEnv& env) const;
     std::string writeByLanes(const Resolved& r, const std::string& value,
                              const arith::RangeEnv& env) const;
+    std::string readResolved(Resolved& r, const arith::RangeEnv& env) const;
+    // A constant padding's condition for index `j` of an array of length `n`; empty when `j` is
+    // provably inside.
+    static std::string padGuard(const arith::Size& j, const arith::Size& n,
+                                const arith::RangeEnv& env);
 
     lift::TypeArena& types_;
     std::vector<Buffer>& buffers_;

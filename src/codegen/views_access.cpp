@@ -100,6 +100,14 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
 
 std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
     Resolved r = resolve(view, std::move(path), env);
+    std::string s = readResolved(r, env);
+    for (auto g = r.guards.rbegin(); g != r.guards.rend(); ++g) {
+        s = "((" + g->inside + ") ? " + s + " : " + g->value + ")";
+    }
+    return s;
+}
+
+std::string ViewArena::readResolved(Resolved& r, const arith::RangeEnv& env) const {
     if (r.byLanes) {
         // A vector whose lanes are not consecutive in memory (asVector of a transposed or
         // gathered array): a vector literal of the lanes, each read as a scalar.
@@ -159,6 +167,9 @@ std::string ViewArena::writeByLanes(const Resolved& r, const std::string& value,
 std::string ViewArena::write(ViewId view, Path path, const std::string& value,
                              const arith::RangeEnv& env) const {
     Resolved r = resolve(view, std::move(path), env);
+    if (!r.guards.empty()) {
+        badPath("writing into a constant-padded array");
+    }
     if (r.byLanes) {
         return writeByLanes(r, value, env);
     }

@@ -88,6 +88,9 @@ private:
             add(std::to_string(n.ival));
         }
         std::string name(lift::opName(n.op));
+        if ((n.op == Op::MapSeq || n.op == Op::ReduceSeq) && n.ival == lift::kUnrolled) {
+            name += "Unroll";
+        }
         return inside.empty() ? name : name + "(" + inside + ")";
     }
 

@@ -268,9 +268,16 @@ private:
             return detail::asScalar(x, w);
         case Op::Slide:
             return detail::slide(x, size(fun, 0), size(fun, 1), w);
-        case Op::Pad:
+        case Op::Pad: {
+            auto kids = p_.children(fun);
+            std::optional<Value> constant;
+            if (!kids.empty()) {
+                constant = eval(kids[0]);
+            }
             return detail::pad(x, size(fun, 0), size(fun, 1),
-                               static_cast<lift::PadBoundary>(n.ival), w);
+                               static_cast<lift::PadBoundary>(n.ival),
+                               constant ? &*constant : nullptr, w);
+        }
         case Op::At:
             return detail::at(x, size(fun, 0), w);
         case Op::Gather:

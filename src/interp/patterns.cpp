@@ -141,12 +141,39 @@ Value slide(const Value& xs, int64_t size, int64_t step, const std::string& wher
     return Value::array(std::move(out));
 }
 
+namespace {
+
+// A value shaped like `like` (the same nested arrays) with every innermost element `fill`.
+Value filledLike(const Value& like, const Value& fill) {
+    if (like.kind() != Value::Kind::Array) {
+        return fill;
+    }
+    std::vector<Value> out;
+    out.reserve(like.size());
+    for (size_t i = 0; i < like.size(); ++i) {
+        out.push_back(filledLike(like[i], fill));
+    }
+    return Value::array(std::move(out));
+}
+
+} // namespace
+
 Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b,
-          const std::string& where) {
+          const Value* constant, const std::string& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     if (n == 0 || left < 0 || right < 0) {
         fault(where, "cannot pad an empty array or by a negative amount");
+    }
+    if (b == lift::PadBoundary::Constant) {
+        if (constant == nullptr) {
+            fault(where, "a constant padding without its value");
+        }
+        Value fill = filledLike(e[0], *constant);
+        std::vector<Value> out(static_cast<size_t>(left), fill);
+        out.insert(out.end(), e.begin(), e.end());
+        out.insert(out.end(), static_cast<size_t>(right), fill);
+        return Value::array(std::move(out));
     }
     auto source = [&](int64_t i) -> int64_t {
         switch (b) {
@@ -159,6 +186,8 @@ Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b,
             int64_t m = ((i % period) + period) % period;
             return m < n ? m : period - 1 - m;
         }
+        case lift::PadBoundary::Constant:
+            break;
         }
         return 0;
     };

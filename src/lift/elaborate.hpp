@@ -113,9 +113,18 @@ private:
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val lambdaForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val slide2D(SyntaxId site, const Args& args, const EnvPtr& env);
-    Val pad2D(SyntaxId site, const Args& args, const EnvPtr& env);
     Val slide3D(SyntaxId site, const Args& args, const EnvPtr& env);
-    Val pad3D(SyntaxId site, const Args& args, const EnvPtr& env);
+    // Pad, Pad2D, Pad3D and (constant = true) PadConstant, PadConstant2D, PadConstant3D.
+    struct Padding {
+        int32_t boundary = 0;   // a PadBoundary
+        NodeId value = kNoNode; // PadBoundary::Constant: the Literal padding value
+    };
+    Padding paddingArg(SyntaxId arg, bool constant, const EnvPtr& env);
+    NodeId padNode(const Padding& p, const arith::Size& left, const arith::Size& right,
+                   SourceLoc loc);
+    Val pad1D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant);
+    Val pad2D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant);
+    Val pad3D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant);
     Val zipND(SyntaxId site, const Args& args, const EnvPtr& env, int dims);
     std::vector<arith::Size> sizeArgs(const Args& args, size_t count, const char* what,
                                       const EnvPtr& env);

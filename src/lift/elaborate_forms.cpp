@@ -16,6 +16,7 @@ struct MapOp {
 constexpr std::array kMaps = {
     MapOp{"Map", Op::Map, false},
     MapOp{"MapSeq", Op::MapSeq, false},
+    MapOp{"MapSeqUnroll", Op::MapSeq, false},
     MapOp{"MapVec", Op::MapVec, false},
     MapOp{"MapGlb", Op::MapGlb, true},
     MapOp{"MapWrg", Op::MapWrg, true},
@@ -241,10 +242,11 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         }
         expectArgs(site, args, 1, 1, name + "(f)");
         NodeId f = asFunction(first, first.loc, ("as the argument of " + name).c_str());
-        return funVal(node(m.op, 0, {f}, {}, loc), loc);
+        int32_t unroll = name == "MapSeqUnroll" ? kUnrolled : 0;
+        return funVal(node(m.op, unroll, {f}, {}, loc), loc);
     }
-    if (name == "Reduce" || name == "ReduceSeq" || name == "PartRed") {
-        Op op = name == "Reduce" ? Op::Reduce : name == "ReduceSeq" ? Op::ReduceSeq : Op::PartRed;
+    if (name == "Reduce" || name == "ReduceSeq" || name == "ReduceSeqUnroll" || name == "PartRed") {
+        Op op = name == "Reduce" ? Op::Reduce : name == "PartRed" ? Op::PartRed : Op::ReduceSeq;
         bool part = op == Op::PartRed;
         expectArgs(site, args, part ? 2 : 1, part ? 3 : 2,
                    part ? "PartRed(f, init, m)" : name + "(f, init)");
@@ -255,7 +257,7 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
             Val m = eval(args.back(), env);
             sizes.push_back(asSize(m, m.loc, "as the number of results of PartRed"));
         }
-        NodeId red = node(op, 0, {fn}, sizes, loc);
+        NodeId red = node(op, name == "ReduceSeqUnroll" ? kUnrolled : 0, {fn}, sizes, loc);
         if (args.size() == (part ? 2u : 1u)) {
             return funVal(red, loc);
         }
@@ -293,19 +295,14 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         NodeId fn = asFunction(f, f.loc, "as the function of VectorizeUserFun");
         return funVal(node(Op::VectorizeUserFun, 0, {fn}, {width}, loc), loc);
     }
-    if (name == "Pad") {
-        expectArgs(site, args, 3, 3, "Pad(left, right, Pad.Boundary.Clamp)");
-        Val l = eval(args[0], env);
-        Val r = eval(args[1], env);
-        Val b = eval(args[2], env);
-        if (b.kind != Val::Kind::Boundary) {
-            failAt(args[2],
-                   "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
-        }
-        return funVal(node(Op::Pad, b.ival, {},
-                           {asSize(l, l.loc, "as Pad's left"), asSize(r, r.loc, "as Pad's right")},
-                           loc),
-                      loc);
+    if (name == "Pad" || name == "PadConstant") {
+        return pad1D(site, args, env, name == "PadConstant");
+    }
+    if (name == "Pad2D" || name == "PadConstant2D") {
+        return pad2D(site, args, env, name == "PadConstant2D");
+    }
+    if (name == "Pad3D" || name == "PadConstant3D") {
+        return pad3D(site, args, env, name == "PadConstant3D");
     }
     if (name == "Slide2D") {
         return slide2D(site, args, env);
@@ -313,14 +310,8 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
     if (name == "Slide3D") {
         return slide3D(site, args, env);
     }
-    if (name == "Pad3D") {
-        return pad3D(site, args, env);
-    }
     if (name == "Zip2D" || name == "Zip3D") {
         return zipND(site, args, env, name == "Zip2D" ? 2 : 3);
-    }
-    if (name == "Pad2D") {
-        return pad2D(site, args, env);
     }
     for (const SimpleOp& s : kSimple) {
         if (name != s.name) {

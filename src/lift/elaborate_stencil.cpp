@@ -1,6 +1,6 @@
-// Slide2D/3D, Pad2D/3D and Zip2D/3D: the Lift compiler's multi-dimensional stencil helpers,
-// expanded into the 1D patterns they are defined by (so the rest of the compiler never sees
-// them).
+// Pad and PadConstant, and Slide2D/3D, Pad2D/3D, PadConstant2D/3D and Zip2D/3D: the Lift
+// compiler's multi-dimensional stencil helpers, expanded into the 1D patterns they are defined
+// by (so the rest of the compiler never sees them).
 #include "elaborate.hpp"
 
 namespace egopt::lift::detail {
@@ -56,21 +56,59 @@ Val Elaborator::slide3D(SyntaxId site, const Args& args, const EnvPtr& env) {
     return v;
 }
 
-// Pad3D(x, y, z, boundary) = Map(Map(Pad(x, x, b)) o Pad(y, y, b)) o Pad(z, z, b): x on both
-// sides of the innermost dimension, z of the outermost.
-Val Elaborator::pad3D(SyntaxId site, const Args& args, const EnvPtr& env) {
-    if (args.size() != 4) {
-        failAt(site, "expected Pad3D(x, y, z, boundary), found " + std::to_string(args.size()) +
-                         " arguments");
+// The last argument of a padding form: Pad.Boundary.X, or PadConstant's value (a literal or a
+// Value(...) of a scalar or vector type).
+Elaborator::Padding Elaborator::paddingArg(SyntaxId arg, bool constant, const EnvPtr& env) {
+    Val b = eval(arg, env);
+    Padding p;
+    if (constant) {
+        NodeId value = asExpr(b, b.loc, "as the padding value");
+        if (program_.op(value) != Op::Literal) {
+            failAt(arg, "expected a constant padding value (a literal or Value(...))");
+        }
+        p.boundary = static_cast<int32_t>(PadBoundary::Constant);
+        p.value = value;
+        return p;
     }
-    std::vector<arith::Size> s = sizeArgs(args, 3, "as a Pad3D amount", env);
-    Val b = eval(args.back(), env);
     if (b.kind != Val::Kind::Boundary) {
-        failAt(args.back(),
-               "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
+        failAt(arg, "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
     }
+    p.boundary = b.ival;
+    return p;
+}
+
+// A Pad node; each constant pad holds its own copy of the value's literal (a node has one
+// parent).
+NodeId Elaborator::padNode(const Padding& p, const arith::Size& left, const arith::Size& right,
+                           SourceLoc loc) {
+    std::vector<NodeId> kids;
+    if (p.value != kNoNode) {
+        const LiteralDecl& lit = program_.literals.at(static_cast<size_t>(program_.node(p.value).ival));
+        kids.push_back(program_.addLiteral(lit.type, lit.text, loc));
+    }
+    return node(Op::Pad, p.boundary, kids, {left, right}, loc);
+}
+
+// Pad(left, right, boundary) and PadConstant(left, right, value).
+Val Elaborator::pad1D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant) {
+    std::string name = constant ? "PadConstant" : "Pad";
+    expectArgs(site, args, 3, 3, name + (constant ? "(left, right, value)" : "(left, right, Pad.Boundary.Clamp)"));
+    std::vector<arith::Size> s = sizeArgs(args, 2, ("as " + name + "'s padding").c_str(), env);
+    return funVal(padNode(paddingArg(args[2], constant, env), s[0], s[1], locOf(site)), locOf(site));
+}
+
+// Pad3D(x, y, z, boundary) = Map(Map(Pad(x, x, b)) o Pad(y, y, b)) o Pad(z, z, b): x on both
+// sides of the innermost dimension, z of the outermost. PadConstant3D(x, y, z, value) alike.
+Val Elaborator::pad3D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant) {
+    std::string name = constant ? "PadConstant3D" : "Pad3D";
+    if (args.size() != 4) {
+        failAt(site, "expected " + name + "(x, y, z, " + (constant ? "value" : "boundary") +
+                         "), found " + std::to_string(args.size()) + " arguments");
+    }
+    std::vector<arith::Size> s = sizeArgs(args, 3, ("as a " + name + " amount").c_str(), env);
+    Padding b = paddingArg(args.back(), constant, env);
     SourceLoc loc = locOf(site);
-    auto pad = [&](const arith::Size& n) { return node(Op::Pad, b.ival, {}, {n, n}, loc); };
+    auto pad = [&](const arith::Size& n) { return padNode(b, n, n, loc); };
     auto map = [&](NodeId f) { return node(Op::Map, 0, {f}, {}, loc); };
     NodeId plane = materialize(compose({map(pad(s[0])), pad(s[1])}), loc);
     Val v = funVal(kNoNode, loc);
@@ -140,29 +178,24 @@ Val Elaborator::slide2D(SyntaxId site, const Args& args, const EnvPtr& env) {
 }
 
 // Pad2D(n, boundary) pads every side by n; Pad2D(top, bottom, left, right, boundary) is
-// Map(Pad(left, right, b)) o Pad(top, bottom, b).
-Val Elaborator::pad2D(SyntaxId site, const Args& args, const EnvPtr& env) {
+// Map(Pad(left, right, b)) o Pad(top, bottom, b). PadConstant2D takes a value instead of b.
+Val Elaborator::pad2D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant) {
+    std::string name = constant ? "PadConstant2D" : "Pad2D";
+    std::string last = constant ? "value" : "boundary";
     if (args.size() != 2 && args.size() != 3 && args.size() != 5) {
-        failAt(site, "expected Pad2D(n, boundary), Pad2D(l, r, boundary) or "
-                     "Pad2D(top, bottom, left, right, boundary), found " +
+        failAt(site, "expected " + name + "(n, " + last + "), " + name + "(l, r, " + last +
+                         ") or " + name + "(top, bottom, left, right, " + last + "), found " +
                          std::to_string(args.size()) + " arguments");
     }
-    std::vector<arith::Size> s;
-    for (size_t i = 0; i + 1 < args.size(); ++i) {
-        Val v = eval(args[i], env);
-        s.push_back(asSize(v, v.loc, "as a Pad2D amount"));
-    }
-    Val b = eval(args.back(), env);
-    if (b.kind != Val::Kind::Boundary) {
-        failAt(args.back(),
-               "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
-    }
+    std::vector<arith::Size> s =
+        sizeArgs(args, args.size() - 1, ("as a " + name + " amount").c_str(), env);
+    Padding b = paddingArg(args.back(), constant, env);
     while (s.size() < 4) {
         s.push_back(s[s.size() - (s.size() == 1 ? 1 : 2)]);
     }
     SourceLoc loc = locOf(site);
-    NodeId padCols = node(Op::Map, 0, {node(Op::Pad, b.ival, {}, {s[2], s[3]}, loc)}, {}, loc);
-    NodeId padRows = node(Op::Pad, b.ival, {}, {s[0], s[1]}, loc);
+    NodeId padCols = node(Op::Map, 0, {padNode(b, s[2], s[3], loc)}, {}, loc);
+    NodeId padRows = padNode(b, s[0], s[1], loc);
     Val v = funVal(kNoNode, loc);
     v.fun = compose({padCols, padRows});
     return v;

@@ -55,7 +55,14 @@ public:
         case Op::Get:
             return name + "(" + std::to_string(n.ival) + ")";
         case Op::Pad:
+            if (!children.empty()) {
+                return "PadConstant(" + sizeList(sizes) + ", " + expr(children[0]) + ")";
+            }
             return "Pad(" + sizeList(sizes) + ", Pad.Boundary." + boundary(n.ival) + ")";
+        case Op::MapSeq:
+        case Op::ReduceSeq:
+            name += n.ival == kUnrolled ? "Unroll" : "";
+            break;
         default:
             break;
         }

@@ -63,7 +63,7 @@ TypeId TypeChecker::applyDataPattern(CallSite site, std::span<const TypeId> args
     if (isExpression(op) || op == Op::Lambda || op == Op::UserFun) {
         fail(site, describe(site.fun) + " is not a function");
     }
-    if (!program_.children(site.fun).empty()) {
+    if (!program_.children(site.fun).empty() && op != Op::Pad) { // PadConstant's value: typePad
         fail(site, describe(site.fun) + " takes no function argument, found " +
                        std::to_string(program_.children(site.fun).size()));
     }
@@ -361,8 +361,28 @@ TypeId TypeChecker::typePad(CallSite site, std::span<const TypeId> args) {
     }
     int32_t boundary = program_.node(site.fun).ival;
     if (boundary < static_cast<int32_t>(PadBoundary::Clamp) ||
-        boundary > static_cast<int32_t>(PadBoundary::Wrap)) {
+        boundary > static_cast<int32_t>(PadBoundary::Constant)) {
         fail(site, describe(site.fun) + ": unknown boundary handling " + std::to_string(boundary));
+    }
+    auto kids = program_.children(site.fun);
+    bool constant = boundary == static_cast<int32_t>(PadBoundary::Constant);
+    if (kids.size() != (constant ? 1u : 0u)) {
+        fail(site, describe(site.fun) + (constant ? ": a constant padding needs its value"
+                                                  : ": only a constant padding has a value"));
+    }
+    if (constant) {
+        // The value fills each padded element: its type is the element's innermost non-array
+        // type, a scalar or a vector.
+        TypeId value = typeOfExpr(kids[0]);
+        TypeId inner = types_.elemOf(xs);
+        while (types_.isArray(inner)) {
+            inner = types_.elemOf(inner);
+        }
+        if (value != inner || types_.kind(value) == TypeKind::Tuple) {
+            fail(site, describe(site.fun) + ": a padding value of type " + show(value) +
+                           " for elements of type " + show(types_.elemOf(xs)) +
+                           " (expected a scalar or vector of the innermost element type)");
+        }
     }
     return types_.array(types_.elemOf(xs), left + types_.lengthOf(xs) + right);
 }

@@ -78,6 +78,7 @@ TEST_CASE("gather and scatter", "[codegen]") {
     check("gather_shift", {{"N", 32}});
     check("scatter_reverse", {{"N", 32}});
     check("scatter_stride", {{"N", 32}});
+    check("scatter_shift", {{"N", 32}});
     auto v = check("vec_scatter_write", {{"N", 64}});
     CHECK(has(v, "lanes_.s3")); // each float4 stored lane by lane
 }
@@ -86,6 +87,21 @@ TEST_CASE("slide and pad stencils", "[codegen]") {
     check("stencil_clamp", {{"N", 32}});
     check("stencil_mirror", {{"N", 32}});
     check("stencil_wrap", {{"N", 33}});
+    auto c = check("stencil_constant", {{"N", 32}});
+    CHECK(has(c, " : 0.5f)"));
+    auto c2 = check("stencil_constant_2d", {{"M", 8}, {"N", 6}});
+    CHECK(has(c2, " : 1.0f)"));
+}
+
+TEST_CASE("unrolled sequential loops", "[codegen]") {
+    auto g = check("unroll_seq", {{"N", 64}});
+    // MapSeqUnroll of the increment and ReduceSeqUnroll; the copy of the reduction's single
+    // result needs no loop.
+    size_t pragmas = 0;
+    for (size_t at = 0; (at = g.code.source.find("#pragma unroll", at)) != std::string::npos; ++at) {
+        ++pragmas;
+    }
+    CHECK(pragmas == 2);
 }
 
 TEST_CASE("zips, tuples, scalars and intermediate memory", "[codegen]") {

@@ -106,7 +106,14 @@ bool isExpression(Op op);       // Param, Literal, Apply
 bool isMapLike(Op op);          // Map, MapSeq, MapGlb, MapWrg, MapLcl, MapVec
 bool isLowLevel(Op op);         // the OpenCL-specific patterns (MapGlb, ReduceSeq, ToLocal, ...)
 
-enum class PadBoundary : int32_t { Clamp, Mirror, Wrap };
+// Constant (PadConstant): the Pad node has one child, the Literal padding value, repeated over
+// the element's arrays when the padded elements are arrays.
+// MapSeq's and ReduceSeq's ival for Lift's MapSeqUnroll and ReduceSeqUnroll: the same meaning,
+// and the generated loop is unrolled. Rules match ivals exactly, so they leave these loops as
+// the program wrote them.
+constexpr int32_t kUnrolled = 1;
+
+enum class PadBoundary : int32_t { Clamp, Mirror, Wrap, Constant };
 
 struct Node {
     Op op = Op::Id;

@@ -73,6 +73,23 @@ def pad2(m, top, bottom, left, right, b):
     return pad([pad(r, left, right, b) for r in m], top, bottom, b)
 
 
+def fill_like(x, c):
+    return [fill_like(e, c) for e in x] if isinstance(x, list) else c
+
+
+def padc(xs, left, right, c):
+    f = fill_like(xs[0], c)
+    return [f] * left + xs + [f] * right
+
+
+def padc2(m, top, bottom, left, right, c):
+    return padc([padc(r, left, right, c) for r in m], top, bottom, c)
+
+
+def padc3(a, x, y, z, c):
+    return padc([padc2(p, y, y, x, x, c) for p in a], z, z, c)
+
+
 def slide2(m, size_r, step_r, size_c, step_c):
     rows = slide([slide(r, size_c, step_c) for r in m], size_r, step_r)
     # rows: [window of rows][row][col window] -> [row window][col window][r][c]
@@ -283,6 +300,35 @@ def _(s, i):
             for plane in w]
 
 
+@case("stencil1d_constant", {"N": 9}, lambda s: {"xs": vec(9, 60)}, pipeline=True)
+def _(s, i):
+    return [0.1 * w[0] + 0.2 * w[1] + 0.3 * w[2] + 0.4 * w[3]
+            for w in slide(padc(i["xs"], 2, 1, 0.0), 4, 1)]
+
+
+@case("stencil2d_constant", {"M": 5, "N": 4}, lambda s: {"grid": mat(4, 5, 61)}, pipeline=True)
+def _(s, i):
+    p = padc2(i["grid"], 1, 1, 1, 1, 2.0)
+    return [[(p[r][c + 1] + p[r + 2][c + 1]) - (p[r + 1][c] + p[r + 1][c + 2])
+             for c in range(5)] for r in range(4)]
+
+
+@case("stencil2d_constant_rect", {"M": 4, "N": 3}, lambda s: {"grid": mat(3, 4, 62)},
+      pipeline=True)
+def _(s, i):
+    w = slide2(padc2(i["grid"], 0, 1, 1, 0, -1.0), 2, 1, 2, 1)
+    return [[x[0][0] * x[1][1] + x[0][1] for x in row] for row in w]
+
+
+@case("stencil3d_constant", {"M": 4, "N": 3, "O": 3}, lambda s: {"mat": cube(3, 3, 4, 63)},
+      pipeline=True)
+def _(s, i):
+    p = padc3(i["mat"], 1, 1, 1, 0.5)
+    w = slide3(p, 3, 1, 3, 1, 3, 1)
+    return [[[n[0][1][1] + n[2][1][1] + n[1][0][1] + n[1][2][1] + n[1][1][0] + n[1][1][2]
+              - 6.0 * n[1][1][1] for n in row] for row in plane] for plane in w]
+
+
 @case("zip2d", {"M": 3, "N": 4}, lambda s: {"a": mat(4, 3, 33), "b": mat(4, 3, 34)}, pipeline=True)
 def _(s, i):
     return [[x - y for x, y in zip(r, q)] for r, q in zip(i["a"], i["b"])]
@@ -370,6 +416,12 @@ def _(s, i):
 @case("printed_local_mem", {"N": 32}, lambda s: {"p_0": vec(32, 54)})
 def _(s, i):
     return [x * x for x in i["p_0"]]
+
+
+@case("printed_unroll", {"N": 32}, lambda s: {"p_0": vec(32, 64)})
+def _(s, i):
+    xs = i["p_0"]
+    return [sum(x * x for x in xs[c:c + 4]) for c in range(0, 32, 4)]
 
 
 def main():
