@@ -151,6 +151,25 @@ std::string Generator::literalText(NodeId literal) {
     return lit.text;
 }
 
+// An array generator is computed where it is read: a view calling its user function.
+ViewId Generator::generatorView(NodeId e) {
+    int userFun = program_.node(program_.child(e, 0)).ival;
+    std::pair<int, int> key{userFun, 0};
+    if (std::find(userFuns_.begin(), userFuns_.end(), key) == userFuns_.end()) {
+        userFuns_.push_back(key);
+    }
+    std::vector<TypeId> env;
+    View v;
+    v.kind = ViewKind::Generate;
+    v.type = infer_.expr(e, env);
+    v.text = program_.userFuns.at(static_cast<size_t>(userFun)).name;
+    for (size_t d = 0; d < program_.sizes(e).size(); ++d) {
+        v.dims.push_back(infer_.size(e, d));
+    }
+    usedTypes_.push_back(infer_.concrete(program_.userFuns.at(static_cast<size_t>(userFun)).returnType));
+    return views_.add(std::move(v));
+}
+
 ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
     wrote = false;
     const lift::Node& n = program_.node(e);
@@ -166,6 +185,8 @@ ViewId Generator::gen(NodeId e, const Ctx& ctx, const Dest* dest, bool& wrote) {
         TypeId t = infer_.concrete(program_.literals.at(static_cast<size_t>(n.ival)).type);
         return views_.expr(literalText(e), t);
     }
+    case Op::Generate:
+        return generatorView(e);
     case Op::Apply: {
         for (const auto& [node, view] : materialized_) {
             if (node == e) {

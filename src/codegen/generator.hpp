@@ -124,6 +124,7 @@ public:
 private:
     // --- expressions and application (generator.cpp)
     std::string literalText(lift::NodeId literal);
+    ViewId generatorView(lift::NodeId generate);
     ViewId gen(lift::NodeId expr, const Ctx& ctx, const Dest* dest, bool& wrote);
     ViewId produce(lift::NodeId expr, const Ctx& ctx, const Dest* dest);
     ViewId genApply(lift::NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote);

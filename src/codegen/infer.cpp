@@ -60,6 +60,15 @@ TypeId TypeInference::expr(NodeId e, std::vector<TypeId>& env) {
         return env.at(static_cast<size_t>(n.ival));
     case Op::Literal:
         return concrete(program_.literals.at(static_cast<size_t>(n.ival)).type);
+    case Op::Generate: {
+        const lift::UserFunDecl& f =
+            program_.userFuns.at(static_cast<size_t>(program_.node(program_.child(e, 0)).ival));
+        TypeId t = concrete(f.returnType);
+        for (size_t d = program_.sizes(e).size(); d-- > 0;) {
+            t = program_.types.array(t, size(e, d));
+        }
+        return t;
+    }
     case Op::Apply: {
         auto c = program_.children(e);
         std::vector<TypeId> args;

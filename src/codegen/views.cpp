@@ -243,6 +243,13 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             vecPos = movedVectorIndex(v.kind, vecPos);
         }
         switch (v.kind) {
+        case ViewKind::Generate:
+            if (r.vectorWidth != 0 || !r.lanes.empty()) {
+                badPath("asVector or asScalar of a generated array");
+            }
+            r.leaf = cur;
+            r.path = std::move(path);
+            return r;
         case ViewKind::Mem:
         case ViewKind::Expr:
             // The lanes must be the innermost (unit-stride) index of the memory.

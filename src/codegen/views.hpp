@@ -66,6 +66,7 @@ enum class ViewKind : uint8_t {
     MapOf,     // a layout function applied to each element of kids[0]: element i is kids[1]
                // (the function's view over a Hole) with the Hole standing for kids[0][i]
     Hole,      // the element a MapOf's function view is applied to
+    Generate,  // an array generator: element (i, j, ...) is `text`(i, j, ..., dims...)
 };
 
 struct View {
@@ -77,7 +78,8 @@ struct View {
     lift::Op fn = lift::Op::Id; // Gather: the index function
     BufferId buffer = 0;
     arith::Size offset; // Mem: first element
-    std::string text;   // Expr
+    std::string text;   // Expr; Generate: the user function's name
+    std::vector<arith::Size> dims; // Generate: the lengths, outermost first
 };
 
 // One step of an access path: an array index or a tuple field.

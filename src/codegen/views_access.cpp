@@ -124,6 +124,22 @@ std::string ViewArena::readResolved(Resolved& r, const arith::RangeEnv& env) con
     switch (leaf.kind) {
     case ViewKind::Mem:
         return memLocation(r, env).read();
+    case ViewKind::Generate: {
+        std::string call = leaf.text + "(";
+        for (size_t d = 0; d < leaf.dims.size(); ++d) {
+            call += (d ? ", " : "") + arith::simplify(popIndex(r.path, "generator"), env).toC();
+        }
+        for (const Size& n : leaf.dims) {
+            call += ", " + n.toC();
+        }
+        call += ")";
+        lift::TypeId t = leaf.type;
+        for (size_t d = 0; d < leaf.dims.size(); ++d) {
+            t = types_.elemOf(t);
+        }
+        std::string suffix = fieldSuffix(t, r.path);
+        return suffix.empty() ? call : "(" + call + ")" + suffix;
+    }
     case ViewKind::Expr: {
         // An array-typed expression is a Value broadcast to every element (Lift's
         // Value("0.0f", ArrayType(Float, 4))): array indices select the same value.
@@ -177,7 +193,7 @@ std::string ViewArena::write(ViewId view, Path path, const std::string& value,
     if (leaf.kind == ViewKind::Mem) {
         return memLocation(r, env).write(value);
     }
-    if (leaf.kind == ViewKind::Expr) {
+    if (leaf.kind == ViewKind::Expr || leaf.kind == ViewKind::Generate) {
         badPath("writing to an expression");
     }
     // A tuple stored into zipped arrays: field by field (value is a variable, read repeatedly).

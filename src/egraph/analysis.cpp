@@ -38,6 +38,15 @@ ClassData EGraph::make(const ENode& n) {
     case Op::Literal:
         d.type = literals.at(static_cast<size_t>(n.ival)).type;
         break;
+    case Op::Generate: {
+        // The generator's user function (the child class) gives the element type.
+        const ClassData& f = classes_[n.children.at(0)].data;
+        d.type = f.fun.result;
+        for (size_t i = a.sizes.size(); i-- > 0;) {
+            d.type = types.array(d.type, a.sizes[i]);
+        }
+        break;
+    }
     case Op::Apply: {
         std::vector<TypeId> args;
         for (size_t i = 1; i < n.children.size(); ++i) {

@@ -221,6 +221,9 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
         if (n.op == Op::Param || n.op == Op::Literal) {
             return {ChildContexts{}};
         }
+        if (n.op == Op::Generate) { // computed where it is read; its user function is a leaf
+            return {ChildContexts(k, Context::at(Level::LaneFn))};
+        }
         return {};
     case Level::KernelFn:
         if (n.op == Op::MapGlb || n.op == Op::MapWrg) {

@@ -84,6 +84,14 @@ public:
             const auto& lit = p_.literals.at(static_cast<size_t>(n.ival));
             return detail::literalValue(p_.types, lit.type, lit.text, s_.sizes);
         }
+        case Op::Generate: {
+            std::vector<int64_t> lengths;
+            for (size_t d = 0; d < p_.sizes(e).size(); ++d) {
+                lengths.push_back(size(e, d));
+            }
+            std::vector<Value> indices;
+            return generate(p_.child(e, 0), lengths, indices);
+        }
         case Op::Apply: {
             auto c = p_.children(e);
             std::vector<Value> args;
@@ -156,6 +164,26 @@ private:
             env_.at(static_cast<size_t>(p_.node(params[i]).ival)) = std::move(saved[i]);
         }
         return result;
+    }
+
+    // The generator's array from dimension indices.size() inward: f(indices..., lengths...).
+    Value generate(NodeId fun, const std::vector<int64_t>& lengths, std::vector<Value>& indices) {
+        if (indices.size() == lengths.size()) {
+            std::vector<Value> args = indices;
+            for (int64_t n : lengths) {
+                args.push_back(Value::ofInt(static_cast<int32_t>(n)));
+            }
+            return callUserFun(fun, args);
+        }
+        std::vector<Value> out;
+        int64_t n = lengths[indices.size()];
+        out.reserve(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            indices.push_back(Value::ofInt(static_cast<int32_t>(i)));
+            out.push_back(generate(fun, lengths, indices));
+            indices.pop_back();
+        }
+        return Value::array(std::move(out));
     }
 
     Value callUserFun(NodeId fun, std::vector<Value>& args) {

@@ -49,6 +49,19 @@ constexpr std::array kSimple = {
     SimpleOp{"Shift", Op::Shift, 1},
 };
 
+std::optional<int> generatorDims(const std::string& name) {
+    if (name == "ArrayFromUserFunGenerator") {
+        return 1;
+    }
+    if (name == "Array2DFromUserFunGenerator") {
+        return 2;
+    }
+    if (name == "Array3DFromUserFunGenerator") {
+        return 3;
+    }
+    return std::nullopt;
+}
+
 bool isIndexFunction(Op op) {
     return op == Op::ReorderStride || op == Op::Reverse || op == Op::Shift;
 }
@@ -171,6 +184,27 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
             t = asType(tv, tv.loc, "as the type of Value");
         }
         return exprVal(program_.addLiteral(t, text, loc), loc);
+    }
+    if (auto dims = generatorDims(name)) {
+        // ArrayFromUserFunGenerator(f, ArrayType(T, N)) and the 2D/3D forms: the type gives
+        // the lengths (outermost first); typing checks f against them.
+        expectArgs(site, args, 2, 2, name + "(user function, array type)");
+        Val f = eval(args[0], env);
+        NodeId fn = asFunction(f, f.loc, ("as the generator of " + name).c_str());
+        if (program_.op(fn) != Op::UserFun) {
+            failAt(args[0], "expected a user function as the generator of " + name);
+        }
+        Val tv = eval(args[1], env);
+        TypeId t = asType(tv, tv.loc, ("as the array type of " + name).c_str());
+        std::vector<arith::Size> lengths;
+        for (int d = 0; d < *dims; ++d, t = program_.types.elemOf(t)) {
+            if (!program_.types.isArray(t)) {
+                failAt(args[1], "expected an array type of " + std::to_string(*dims) +
+                                    " dimensions for " + name);
+            }
+            lengths.push_back(program_.types.lengthOf(t));
+        }
+        return exprVal(node(Op::Generate, *dims, {fn}, lengths, loc), loc);
     }
     if (name == "FunCall") {
         if (args.empty()) {

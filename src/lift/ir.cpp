@@ -16,6 +16,7 @@ constexpr std::array kOpNames = {
     OpInfo{Op::Param, "Param"},
     OpInfo{Op::Literal, "Literal"},
     OpInfo{Op::Apply, "FunCall"},
+    OpInfo{Op::Generate, "ArrayFromUserFunGenerator"},
     OpInfo{Op::Lambda, "fun"},
     OpInfo{Op::UserFun, "UserFun"},
     OpInfo{Op::Map, "Map"},
@@ -67,7 +68,7 @@ std::string_view opName(Op op) {
 }
 
 bool isExpression(Op op) {
-    return op == Op::Param || op == Op::Literal || op == Op::Apply;
+    return op == Op::Param || op == Op::Literal || op == Op::Apply || op == Op::Generate;
 }
 
 bool isMapLike(Op op) {

@@ -19,9 +19,25 @@ public:
             return literal(p_.literals.at(static_cast<size_t>(n.ival)));
         case Op::Apply:
             return application(id);
+        case Op::Generate:
+            return generator(id);
         default:
             return fun(id);
         }
+    }
+
+    std::string generator(NodeId id) const {
+        const Node& n = p_.node(id);
+        auto sizes = p_.sizes(id);
+        const UserFunDecl& f =
+            p_.userFuns.at(static_cast<size_t>(p_.node(p_.child(id, 0)).ival));
+        std::string type = p_.types.show(f.returnType);
+        for (size_t d = sizes.size(); d-- > 0;) {
+            type = "ArrayType(" + type + ", " + sizes[d].toString() + ")";
+        }
+        std::string prefix = n.ival == 1 ? "" : "Array" + std::to_string(n.ival) + "D";
+        std::string name = n.ival == 1 ? "ArrayFromUserFunGenerator" : "FromUserFunGenerator";
+        return prefix + name + "(" + f.name + ", " + type + ")";
     }
 
     std::string fun(NodeId id) const {
@@ -33,6 +49,7 @@ public:
         case Op::Param:
         case Op::Literal:
         case Op::Apply:
+        case Op::Generate:
             return expr(id);
         case Op::Lambda:
             return lambda(id);

@@ -93,6 +93,9 @@ TypeId TypeChecker::typeOfExpr(NodeId expr) {
         }
         result = program_.literals[n.ival].type;
         break;
+    case Op::Generate:
+        result = typeGenerate(expr);
+        break;
     case Op::Apply: {
         auto children = program_.children(expr);
         if (children.empty()) {
@@ -117,6 +120,33 @@ TypeId TypeChecker::typeOfExpr(NodeId expr) {
     }
     info_.nodeTypes[expr] = result;
     return result;
+}
+
+// f(i, j, ..., n_i, n_j, ...) with Int indices and lengths; the array of its results.
+TypeId TypeChecker::typeGenerate(NodeId expr) {
+    const Node& n = program_.node(expr);
+    auto kids = program_.children(expr);
+    auto lengths = program_.sizes(expr);
+    if (kids.size() != 1 || program_.op(kids[0]) != Op::UserFun ||
+        lengths.size() != static_cast<size_t>(n.ival)) {
+        failAt(expr, "a malformed array generator");
+    }
+    const UserFunDecl& f = program_.userFuns.at(static_cast<size_t>(program_.node(kids[0]).ival));
+    size_t want = 2 * lengths.size();
+    bool ints = f.paramTypes.size() == want;
+    for (size_t i = 0; ints && i < want; ++i) {
+        ints = f.paramTypes[i] == types_.scalar(ScalarKind::Int);
+    }
+    if (!ints) {
+        failAt(expr, "the generator " + f.name + " must take " + std::to_string(want) +
+                         " Int parameters (the indices, then the lengths), found " +
+                         std::to_string(f.paramTypes.size()) + " parameters");
+    }
+    TypeId t = f.returnType;
+    for (size_t d = lengths.size(); d-- > 0;) {
+        t = types_.array(t, lengths[d]);
+    }
+    return t;
 }
 
 TypeId TypeChecker::applyFunction(CallSite site, std::span<const TypeId> args) {

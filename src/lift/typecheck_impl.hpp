@@ -22,6 +22,7 @@ public:
 
     TypeInfo run();
 
+    TypeId typeGenerate(NodeId expr);
     // The type of an expression node (Param, Literal, Apply).
     TypeId typeOfExpr(NodeId expr);
     // The result type of applying function node `site.fun` to arguments of the given types.

@@ -84,8 +84,8 @@ TEST_CASE("corpus end to end: user functions as Lift writes them", "[pipeline][c
     runGroup({"uf_", "value_", "library_"});
 }
 
-TEST_CASE("corpus end to end: 1-D stencils and layouts", "[pipeline][corpus]") {
-    runGroup({"stencil1d_", "layout_"});
+TEST_CASE("corpus end to end: 1-D stencils, layouts and generators", "[pipeline][corpus]") {
+    runGroup({"stencil1d_", "layout_", "generator_"});
 }
 
 TEST_CASE("corpus end to end: 2-D stencils and Zip2D", "[pipeline][corpus]") {

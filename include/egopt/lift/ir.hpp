@@ -58,6 +58,10 @@ enum class Op : uint8_t {
     Param,
     Literal,
     Apply,
+    // Lift's ArrayFromUserFunGenerator and its 2D/3D forms: an array of `ival` dimensions whose
+    // lengths are the sizes (outermost first) and whose element at (i, j, ...) is the child
+    // UserFun applied to the indices, then the lengths: f(i, j, n_i, n_j).
+    Generate,
     // functions
     Lambda,
     UserFun,
@@ -102,7 +106,7 @@ enum class Op : uint8_t {
 };
 
 std::string_view opName(Op op); // "MapGlb", "Split", ...
-bool isExpression(Op op);       // Param, Literal, Apply
+bool isExpression(Op op);       // Param, Literal, Apply, Generate
 bool isMapLike(Op op);          // Map, MapSeq, MapGlb, MapWrg, MapLcl, MapVec
 bool isLowLevel(Op op);         // the OpenCL-specific patterns (MapGlb, ReduceSeq, ToLocal, ...)
 

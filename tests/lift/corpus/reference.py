@@ -342,6 +342,28 @@ def _(s, i):
             for p1, p2, p3 in zip(i["a"], i["b"], i["c"])]
 
 
+# ---------------------------------------------------------------- generators
+@case("generator_1d", {"N": 8}, lambda s: {"xs": vec(8, 65)}, pipeline=True)
+def _(s, i):
+    n = len(i["xs"])
+    return [x * (k / n) for k, x in enumerate(i["xs"])]
+
+
+@case("generator_2d", {"M": 4, "N": 3}, lambda s: {"a": mat(3, 4, 66)}, pipeline=True)
+def _(s, i):
+    def band(r, c):
+        return 1.0 if r == c else 0.5 if r + 1 == c else 0.0
+    return [[x + band(r, c) for c, x in enumerate(row)] for r, row in enumerate(i["a"])]
+
+
+@case("generator_3d", {"M": 4, "N": 3, "O": 2}, lambda s: {"scale": vec(4, 67)}, pipeline=True)
+def _(s, i):
+    o, n, m = 2, 3, 4
+    sc = i["scale"]
+    return [[[sum((a * n * m + b * m + k) / (o * n * m) * sc[k] for k in range(m))]
+             for b in range(n)] for a in range(o)]
+
+
 # ---------------------------------------------------------------- layouts
 @case("layout_gather_transpose", {"N": 3}, lambda s: {"m": mat(3, 4, 38)}, pipeline=True)
 def _(s, i):
