@@ -1,4 +1,5 @@
 #include "egopt/support/diagnostic.hpp"
+
 #include "egopt/support/source_line.hpp"
 
 namespace egopt {
