@@ -1,4 +1,4 @@
-// bench/anchors: the reference numbers that egopt's generated kernels must beat (SPEC.md §11).
+// bench/anchors: the reference numbers egopt's generated kernels must beat (docs/design.md §11).
 //
 // Rows: a float4 copy kernel (the bandwidth limit) and CLBlast's sscal, sasum, sdot, sgemv and
 // sgemm, all on one device and timed the same way (harness.hpp). Bytes and flops per row:
@@ -33,8 +33,8 @@ struct Sizes {
     std::vector<size_t> gemm; // cubes
 };
 
-// Sizes from SPEC.md §11: GPUs get the large problems that saturate them, a CPU the ones that
-// finish in seconds under PoCL.
+// Sizes from docs/design.md §11: GPUs get the large problems that saturate them, a CPU the ones
+// that finish in seconds under PoCL.
 Sizes pickSizes(const runtime::Device& device, const Options& options) {
     constexpr size_t kMi = size_t{1} << 20;
     const bool gpu = isGpu(device);

@@ -44,8 +44,8 @@ struct Sizes {
     std::vector<size_t> cube;      // M = K = N
 };
 
-// The anchors' sizes (SPEC.md §11) for vectors, gemv and sgemm; transposes of 16 MiB (quick),
-// 64 MiB and, on a GPU, 256 MiB. Quick takes about 20 s on 2 idle PoCL cores.
+// The anchors' sizes (docs/design.md §11) for vectors, gemv and sgemm; transposes of 16 MiB
+// (quick), 64 MiB and, on a GPU, 256 MiB. Quick takes about 20 s on 2 idle PoCL cores.
 Sizes pickSizes(const runtime::Device& device, const Options& options) {
     constexpr size_t kMi = size_t{1} << 20;
     Sizes sizes;

@@ -15,7 +15,7 @@ struct GeneratedRow {
     std::string note; // what was timed and how the output was checked, or the error
 };
 
-// Never throws for a program that fails to generate, build or run (SPEC.md §9: reported and
+// Never throws for a program that fails to generate, build or run (docs/design.md §9: reported and
 // skipped): the row then has no samples and check "ERROR". `size` is the problem size that
 // every size variable is bound to; `label` the row's size column.
 GeneratedRow benchGenerated(Timer& timer, const ProgramSpec& spec, size_t size,

@@ -28,6 +28,7 @@ struct Args {
 
 struct Command {
     std::string name;
+    std::string brief;    // one line for `egopt --help`
     std::string synopsis; // "check FILE [--size N=v ...]"
     std::string summary;
     std::vector<OptionSpec> options;

@@ -3,11 +3,14 @@
 #include "cli.hpp"
 #include "egopt/rules/soundness.hpp"
 #include "egopt/support/diagnostic.hpp"
+#include "egopt_version.hpp"
 
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 using egopt::cli::Command;
 using egopt::cli::OptionSpec;
@@ -21,6 +24,7 @@ std::vector<Command> commands() {
     const egopt::rules::SoundnessOptions soundness; // the defaults the help text quotes
     return {
         {"check",
+         "parse and type-check a program; print its type",
          "check FILE [--size N=v ...]",
          "Parse and type-check a .lift program; print its type (concrete too when sizes are "
          "given).",
@@ -29,6 +33,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runCheck},
         {"interp",
+         "run the reference interpreter; print the result as JSON",
          "interp FILE [--size N=v ...] [--inputs in.json] [--seed S]",
          "Run the reference interpreter; print the result as JSON (tuples as arrays). Inputs are "
          "keyed by parameter name; missing ones are random but reproducible from the seed.",
@@ -40,6 +45,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runInterp},
         {"codegen",
+         "generate the OpenCL kernel(s) and launch plan of a lowered program",
          "codegen FILE [--size N=v ...] [-o|--output out.cl] [--kernel-name NAME]",
          "Generate the OpenCL kernel(s) of a lowered program (several where the top level needs "
          "global synchronisation). With --output, write the .cl and the host plan (kernels, "
@@ -53,6 +59,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runCodegen},
         {"run",
+         "generate, build, run and validate a lowered program on a device; time it",
          "run FILE [--size N=v ...] [--device D] [--seed S] [--runs R]",
          "Generate, build and run the kernel(s) on random inputs, compare with the interpreter "
          "(relative 1e-3), print OK/FAIL, the largest error, the median time (total and per "
@@ -67,6 +74,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runRun},
         {"saturate",
+         "equality saturation with rule files; e-graph sizes, stop reason, rule statistics",
          "saturate FILE [--rules a.rules,b.rules] [--threads N] [--iterations N] [--node-limit N] "
          "[--time-limit S] [--memory-limit MB] [--stats] [--dump-egraph out.json|out.dot]",
          "Equality saturation with rule files (default rules/core.rules): e-graph size per "
@@ -84,6 +92,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runSaturate},
         {"prove",
+         "are two programs equal under the rules? print the derivation",
          "prove FILE_A FILE_B [--rules ...] [--threads N] [limits]",
          "Insert A and B, saturate until their roots are equal (or a limit stops it), say whether "
          "they are equal and print the derivation (rules and intermediate terms). Exit 4 if not "
@@ -99,6 +108,7 @@ std::vector<Command> commands() {
          2,
          egopt::cli::runProve},
         {"rules",
+         "rules check: soundness of rule files by random testing",
          "rules check FILE... [--instances N] [--seed S] [--rule NAME] [--attempts N] "
          "[--allow-unchecked] [--show-instances N]",
          "Soundness of rules by random testing: random well-typed instances of each rule's "
@@ -122,6 +132,7 @@ std::vector<Command> commands() {
          SIZE_MAX,
          egopt::cli::runRules},
         {"fit",
+         "fit the learned cost model to recorded measurements",
          "fit DATA.jsonl... -o MODEL.json [--ridge R] [--features a,b,...]",
          "Fit the learned cost model (log-linear in the features, ridge regression) to records "
          "written by --record; print the weights and Kendall's tau between predicted and "
@@ -134,6 +145,7 @@ std::vector<Command> commands() {
          SIZE_MAX,
          egopt::cli::runFit},
         {"optimize",
+         "the whole pipeline (also `egopt PROGRAM`): the fastest valid kernel and a report",
          "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
          "[--candidates K] [--explore N] [--explored M] [--guided G] [--refine R] [--tune-budget "
          "N] [--threads "
@@ -188,6 +200,7 @@ std::vector<Command> commands() {
          1,
          egopt::cli::runOptimize},
         {"devices",
+         "list the OpenCL platforms and devices",
          "devices [--help]",
          "List the OpenCL platforms and devices; the index or a name substring selects one with "
          "--device.",
@@ -198,18 +211,40 @@ std::vector<Command> commands() {
     };
 }
 
-std::string mainHelp() {
+std::string mainHelp(const std::vector<Command>& table) {
     std::string out = "egopt: an equality-saturation optimizing compiler for Lift programs\n\n"
-                      "usage: egopt PROGRAM.lift [--size N=v ...]   (default action: optimize)\n"
-                      "       egopt COMMAND [args] [--help]\n\ncommands:\n";
-    for (const auto& c : commands()) {
+                      "usage: egopt PROGRAM [--size N=v ...] [options]   the whole pipeline "
+                      "(optimize)\n"
+                      "       egopt COMMAND [args]   (egopt COMMAND --help: its options)\n"
+                      "       egopt --version\n\ncommands:\n";
+    for (const auto& c : table) {
         std::string left = "  " + c.name;
         left.resize(12, ' ');
-        out += left + c.synopsis.substr(std::min(c.synopsis.size(), c.name.size() + 1)) + "\n";
+        out += left + c.brief + "\n";
     }
-    out +=
-        "\nexit codes: 0 success, 2 bad input, 3 internal or device error, 4 no valid candidate\n";
+    out += "\nPROGRAM is a .lift file, or any existing file whose name is not a command.\n"
+           "exit codes: 0 success, 2 bad input, 3 internal or device error, 4 no valid "
+           "candidate\n";
     return out;
+}
+
+std::string versionText() {
+    std::string out = "egopt " + std::string(egopt::cli::kVersion);
+    if (!std::string_view(egopt::cli::kGitCommit).empty()) {
+        out += " (git " + std::string(egopt::cli::kGitCommit) + ")";
+    }
+    return out + "\n";
+}
+
+// A first argument that is no command names a program for the whole pipeline: any `.lift` path
+// (a missing one is reported by the front end with its name), or any existing regular file, so
+// that programs kept under other extensions need no renaming.
+bool namesProgram(const std::string& arg) {
+    if (arg.size() > 5 && arg.ends_with(".lift")) {
+        return true;
+    }
+    std::error_code ec;
+    return !arg.starts_with("-") && std::filesystem::is_regular_file(arg, ec);
 }
 
 std::string readSourceFor(const egopt::Error& e) {
@@ -223,11 +258,15 @@ std::string readSourceFor(const egopt::Error& e) {
 }
 
 int dispatch(const std::vector<std::string>& argv) {
+    auto table = commands();
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
-        std::cout << mainHelp();
+        std::cout << mainHelp(table);
         return argv.empty() ? egopt::kExitBadInput : egopt::kExitOk;
     }
-    auto table = commands();
+    if (argv[0] == "--version" || argv[0] == "-V") {
+        std::cout << versionText();
+        return egopt::kExitOk;
+    }
     const Command* command = nullptr;
     std::vector<std::string> rest(argv.begin() + 1, argv.end());
     for (const auto& c : table) {
@@ -236,7 +275,7 @@ int dispatch(const std::vector<std::string>& argv) {
         }
     }
     if (!command) {
-        if (argv[0].size() > 5 && argv[0].ends_with(".lift")) {
+        if (namesProgram(argv[0])) {
             for (const auto& c : table) {
                 if (c.name == "optimize") {
                     command = &c; // the default action: the whole pipeline
@@ -244,7 +283,8 @@ int dispatch(const std::vector<std::string>& argv) {
             }
             rest = argv;
         } else {
-            egopt::badInput("unknown command '" + argv[0] + "' (see egopt --help)");
+            egopt::badInput("unknown command '" + argv[0] +
+                            "' and no such program file (see egopt --help)");
         }
     }
     for (const auto& a : rest) {

@@ -134,7 +134,7 @@ std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
             sig += (i ? ", " : "") + types.cName(pt) + " " + d.paramNames.at(i);
         }
         sig += ")";
-        // Bodies name their tuple type `Tuple` (SPEC §3).
+        // Bodies name their tuple type `Tuple` (docs/design.md §3).
         bool define = tupleName != lift::kNoType;
         s += define ? "#define Tuple " + types.cName(tupleName) + "\n" : "";
         s += sig + " " + d.body + "\n";

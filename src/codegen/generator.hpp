@@ -56,7 +56,7 @@ struct Materialized {
     int index = 0; // in GeneratedCode::intermediates
 };
 
-// What one kernel computes (SPEC §8: kernels split at work-group boundaries, stages.hpp).
+// What one kernel computes (docs/design.md §8: kernels split at work-group boundaries, stages.hpp).
 struct KernelSpec {
     lift::NodeId root = lift::kNoNode; // the expression computed
     std::string outputName = "out";

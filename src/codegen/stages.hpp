@@ -1,4 +1,4 @@
-// Internal to the code generator: splitting a program into kernels (SPEC §8, "kernels split at
+// Internal to codegen: splitting a program into kernels (docs/design.md §8, "kernels split at
 // work-group boundaries"). OpenCL has no global barrier inside a kernel, so where a top-level
 // parallel pattern (MapGlb, MapWrg) consumes the result of another top-level computation, or a
 // top-level sequential computation consumes a parallel one, the producer ends a kernel: its

@@ -1,4 +1,4 @@
-// Recursive-descent parser for the Scala subset of .lift files (SPEC §3). Infix operators follow
+// Recursive-descent parser for the .lift Scala subset (docs/design.md §3). Infix operators follow
 // Scala's rules: precedence by the first character (letters such as `o` and `$` lowest, then
 // `|`, `^`, `&`, `= !`, `< >`, `:`, `+ -`, `* / %`), right-associative when ending in ':'.
 #include "lexer.hpp"

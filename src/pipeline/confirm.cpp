@@ -1,6 +1,6 @@
-// Confirmation (SPEC §9, docs/pipeline.md): each candidate's fastest measured configurations are
-// validated against the interpreter at small sizes; the fastest valid candidate wins after a
-// cross-check of its output at the real sizes against another valid candidate's.
+// Confirmation (docs/design.md §9, docs/pipeline.md): each candidate's fastest measured
+// configurations are validated against the interpreter at small sizes; the fastest valid candidate
+// wins after a cross-check of its output at the real sizes against another valid candidate's.
 #include "egopt/egraph/explain.hpp"
 #include "stages.hpp"
 
@@ -52,6 +52,9 @@ CandidateResult describe(const Work& w, size_t c) {
             if (!run.timing && cr.reason.empty()) {
                 cr.reason = firstLine(run.error);
             }
+            if (!run.buildLog.empty() && cr.buildLog.empty()) {
+                cr.buildLog = buildLogExcerpt(run.buildLog);
+            }
         }
     }
     cr.status = cr.measured.empty() ? Status::Unmeasured : Status::Failed;
@@ -86,6 +89,11 @@ std::string validate(Work& w, size_t c, const arith::Bindings& values, Candidate
     } catch (const runtime::KernelTimeout& e) {
         // The bench opens a fresh session for its next use.
         return std::string("validation timed out: ") + e.what();
+    } catch (const runtime::BuildError& e) {
+        if (cr.buildLog.empty()) {
+            cr.buildLog = buildLogExcerpt(e.log());
+        }
+        return "validation failed: " + firstLine(e.what());
     } catch (const std::exception& e) {
         return "validation failed: " + firstLine(e.what());
     }
@@ -237,6 +245,23 @@ void correlations(const Work& w, Result& result) {
 }
 
 } // namespace
+
+std::string buildLogExcerpt(const std::string& log, size_t maxLines, size_t maxBytes) {
+    size_t end = 0;
+    for (size_t lines = 0; end < log.size() && lines < maxLines && end < maxBytes; ++lines) {
+        size_t next = log.find('\n', end);
+        end = next == std::string::npos ? log.size() : next + 1;
+    }
+    end = std::min(end, maxBytes); // one very long line is cut too
+    std::string out = log.substr(0, end);
+    if (end < log.size()) {
+        auto left = std::count(log.begin() + long(end), log.end(), '\n') + (log.back() != '\n');
+        out += (out.empty() || out.back() == '\n' ? "" : "\n") + std::string("... (") +
+               std::to_string(left) + (left == 1 ? " more line, " : " more lines, ") +
+               std::to_string(log.size() - end) + " bytes)\n";
+    }
+    return out;
+}
 
 void confirm(Work& w, const TuneResult& tuned, Result& result) {
     for (size_t c = 0; c < w.candidates.size(); ++c) {

@@ -322,6 +322,9 @@ std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
         run.timing = bench->time(*b, options.runs, false, 1.0, options.measureSeconds);
     } catch (const runtime::KernelTimeout& e) {
         run.error = std::string("timed out: ") + e.what();
+    } catch (const runtime::BuildError& e) {
+        run.error = e.what();
+        run.buildLog = e.log();
     } catch (const std::exception& e) {
         run.error = e.what();
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace egopt::pipeline {
@@ -72,6 +73,9 @@ json candidateJson(const CandidateResult& c) {
               {"measurements", measured}};
     if (!c.reason.empty()) {
         j["reason"] = c.reason;
+    }
+    if (!c.buildLog.empty()) {
+        j["build_log"] = c.buildLog;
     }
     if (c.status == CandidateResult::Status::Valid) {
         j["tuning_values"] = bindings(c.values);
@@ -185,6 +189,36 @@ std::string kernelFile(const Result& r) {
     return out + line + c.source;
 }
 
+namespace {
+
+// The compiler's log of each candidate that failed to build, indented under the table; a log
+// already shown for an earlier candidate is named, not repeated.
+std::string buildLogs(const Result& r) {
+    std::string out;
+    std::map<std::string, size_t> shown;
+    for (const auto& c : r.candidates) {
+        if (c.buildLog.empty()) {
+            continue;
+        }
+        auto [it, added] = shown.emplace(c.buildLog, c.index);
+        out += "candidate " + std::to_string(c.index) + ": the OpenCL build failed; ";
+        if (!added) {
+            out += "build log as candidate " + std::to_string(it->second) + "'s\n";
+            continue;
+        }
+        out += "build log:\n";
+        for (size_t begin = 0; begin < c.buildLog.size();) {
+            size_t end = c.buildLog.find('\n', begin);
+            end = end == std::string::npos ? c.buildLog.size() : end;
+            out += "    " + c.buildLog.substr(begin, end - begin) + "\n";
+            begin = end + 1;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 std::string candidateTable(const Result& r) {
     std::string out;
     char line[512];
@@ -205,6 +239,7 @@ std::string candidateTable(const Result& r) {
                       shorten(ok ? c.text : c.text + "  [" + c.reason + "]", 150).c_str());
         out += line;
     }
+    out += buildLogs(r);
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.explored; })) {
         out += "(x): found by exploration, ranked by the cost model (docs/extraction.md)\n";

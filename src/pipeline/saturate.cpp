@@ -1,4 +1,4 @@
-// Saturation in rule phases (SPEC §6: algorithmic rules, then lowering; each under limits).
+// Saturation in rule phases (docs/design.md §6: algorithmic rules, then lowering; each limited).
 #include "egopt/rules/loader.hpp"
 #include "stages.hpp"
 

@@ -36,6 +36,7 @@ struct Work {
     struct Run {
         std::optional<Timing> timing; // nullopt: failed
         std::string error;
+        std::string buildLog; // the OpenCL compiler's log when the build failed
         double predicted = 0;
         double arithOps = 0;
         std::string launchJson;

@@ -14,7 +14,7 @@
 
 namespace egopt::extract::test {
 
-std::string shared(const std::string& path); // ../shared/examples/PATH
+std::string shared(const std::string& path); // examples/PATH
 std::string data(const std::string& name);   // tests/extract/data/NAME
 
 // Rules from tests/extract/data/NAME (or rules/NAME for "core.rules").

@@ -1,4 +1,4 @@
-// Running generated code on a device (SPEC §9): build the kernels, run them on random inputs and
+// Running generated code (docs/design.md §9): build the kernels, run them on random inputs and
 // time them; runAndValidate also compares the output with the reference interpreter, runTimed
 // does not (for timing at sizes too large for the interpreter).
 #pragma once

@@ -1,6 +1,6 @@
-// Cost models (SPEC §7, docs/cost-models.md): features of a generated candidate at concrete
-// sizes, device profiles, the analytic and learned models that predict its run time, measurement
-// records and fitting, and rank correlation between predicted and measured times.
+// Cost models (docs/design.md §7, docs/cost-models.md): features of a generated candidate at
+// concrete sizes, device profiles, the analytic and learned models that predict its run time,
+// measurement records and fitting, and rank correlation between predicted and measured times.
 //
 //     auto model = costmodel::loadModel("analytic");        // or "learned", or a file path
 //     costmodel::DeviceProfile prof = model->profile(device); // runtime::Device + calibration

@@ -1,4 +1,4 @@
-// The e-graph (SPEC §5): hash-consed e-nodes in an arena, union-find, e-classes with parent
+// The e-graph (docs/design.md §5): hash-consed arena e-nodes, union-find, e-classes with parent
 // lists, deferred rebuilding that restores congruence in batches (as egg does), and e-class
 // analyses computed by make/merge hooks (analysis.cpp): the type of every e-class, its free
 // De Bruijn variables, constant lengths, and the smallest term (for extraction and shifting).
@@ -156,7 +156,7 @@ public:
     };
     const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
 
-    // Fresh tuning variables (SPEC §6): memoized per key so repeated matches reuse them.
+    // Fresh tuning variables (docs/design.md §6): memoized per key so repeated matches reuse them.
     arith::Size tuningVar(const std::string& key, const arith::Size& dividesLength);
     struct Constraint {
         std::string var;

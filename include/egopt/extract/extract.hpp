@@ -1,4 +1,4 @@
-// Extraction of the K best distinct candidates that the code generator accepts (SPEC §7,
+// Extraction of the K best distinct candidates the code generator accepts (docs/design.md §7,
 // docs/extraction.md): a K-best search over (e-class, thread-hierarchy context) states, to a
 // fixed point (cycles allowed), under a pluggable cost function; then a filter that runs the
 // code generator on each candidate and keeps the first K that it accepts.

@@ -1,4 +1,4 @@
-// C user functions (SPEC §3): an interpreter for the C subset that Lift user functions are
+// C user functions (docs/design.md §3): an interpreter for the C subset Lift user functions are
 // written in, with float32 arithmetic as on an OpenCL device.
 //
 // Supported: declarations with initialisers (scalars, floatN, Tuple), brace initialisers,

@@ -1,4 +1,4 @@
-// The front end for .lift files (SPEC §3): lexing, parsing the Scala-subset syntax, and
+// The front end for .lift files (docs/design.md §3): lexing, parsing the Scala-subset syntax, and
 // elaborating it into the IR (helpers inlined, builtins resolved, partial applications and
 // compositions turned into lambdas and applications).
 #pragma once

@@ -129,7 +129,7 @@ struct Node {
     SourceLoc loc;
 };
 
-// A C user function (SPEC §3). Builtins such as add and mult are UserFunDecls too.
+// A C user function (docs/design.md §3). Builtins such as add and mult are UserFunDecls too.
 struct UserFunDecl {
     std::string name;
     std::vector<std::string> paramNames;

@@ -1,6 +1,6 @@
-// The whole compiler (SPEC §2, §9, §10; docs/pipeline.md): `egopt program.lift` as a library
-// call. Stages: load the program and its sizes → insert it into an e-graph → saturate in rule
-// phases (algorithmic, then OpenCL lowering) under limits → extract the K best candidates →
+// The whole compiler (docs/design.md §2, §9, §10; docs/pipeline.md): `egopt program.lift` as a
+// library call. Stages: load the program and its sizes → insert it into an e-graph → saturate in
+// rule phases (algorithmic, then OpenCL lowering) under limits → extract the K best candidates →
 // predict each one's time with a cost model → tune the open numeric parameters by measured
 // execution within a budget → confirm (generate, build, run, validate against the interpreter,
 // time) → choose the fastest valid candidate. Progress is reported through a callback; a
@@ -48,8 +48,8 @@ struct Phase {
     egraph::Limits limits;
 };
 
-// The default phases: core + algorithmic rules, then the OpenCL lowering rules (SPEC §6: all at
-// once blows up on mm), found beside rules::defaultRulesPath(); only core.rules when the
+// The default phases: core + algorithmic rules, then the OpenCL lowering rules (docs/design.md §6:
+// all at once blows up on mm), found beside rules::defaultRulesPath(); only core.rules when the
 // catalogue is missing. For a GPU target the lowering phase also loads gpu.rules (work-group
 // trees in local memory, which only pay on a GPU and crowd a CPU's candidates).
 std::vector<Phase> defaultPhases(bool gpu = false);
@@ -141,7 +141,10 @@ struct CandidateResult {
         Valid,
         Unconfirmed
     } status = Status::Unmeasured;
-    std::string reason;         // for Failed / Invalid / Unmeasured
+    std::string reason; // for Failed / Invalid / Unmeasured
+    // The OpenCL compiler's log of the first configuration that failed to build (its first
+    // lines: buildLogExcerpt); the measurement's error holds all of it.
+    std::string buildLog;
     double seconds = 0;         // median time at the chosen values
     double gbPerSec = 0;        // input + output bytes / time
     double gflops = 0;          // the model's arithmetic operations / time
@@ -151,6 +154,10 @@ struct CandidateResult {
     std::string source;     // the OpenCL source at the chosen values
 };
 std::string_view statusName(CandidateResult::Status s);
+
+// The first lines of a compiler log, enough to show the first errors: at most `maxLines` lines
+// and about `maxBytes` bytes, then a line saying how much was left out.
+std::string buildLogExcerpt(const std::string& log, size_t maxLines = 30, size_t maxBytes = 4000);
 
 struct PhaseResult {
     std::string name;

@@ -17,7 +17,8 @@ std::string reportJson(const Result& result);
 std::string kernelFile(const Result& result);
 
 // One line per candidate: rank, status, measured and predicted time, GB/s, GFLOP/s, tuning
-// values, expression (shortened); then the choice, Kendall's tau and the cross-check.
+// values, expression (shortened); the compiler's log of each candidate that failed to build; then
+// the choice, Kendall's tau and the cross-check.
 std::string candidateTable(const Result& result);
 
 struct OutputPaths {
