@@ -5,6 +5,7 @@
 #include "syntax.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
 
@@ -64,7 +65,7 @@ public:
 
     SyntaxFile run() {
         skipSemicolons();
-        while (isKeyword("val") || isKeyword("def")) {
+        for (skipImports(); isKeyword("val") || isKeyword("def"); skipImports()) {
             binding(out_.bindingNames, out_.bindingValues, &out_.bindingLocs);
         }
         if (cur().kind == Tok::End && !out_.bindingValues.empty()) {
@@ -76,6 +77,7 @@ public:
         out_.program = expr();
         skipSemicolons();
         if (cur().kind != Tok::End) {
+            rejectScalaKeyword();
             fail("expected end of file after the program expression, found " +
                  describeToken(cur()));
         }
@@ -101,6 +103,36 @@ private:
         bump();
         return t;
     }
+    // `package a.b` and `import a.b._` / `import a.b.{C, D}` lines, as Lift's Scala sources begin:
+    // the names they bring in are egopt's built-in vocabulary already.
+    void skipImports() {
+        while (isKeyword("import") || isKeyword("package")) {
+            uint32_t line = cur().loc.line;
+            while (cur().kind != Tok::End && cur().loc.line == line &&
+                   !(cur().kind == Tok::Operator && cur().text == ";")) {
+                bump();
+            }
+            skipSemicolons();
+        }
+    }
+
+    // Scala constructs outside the Lift language that egopt reads: an error that names them.
+    void rejectScalaKeyword() const {
+        static constexpr std::array kUnsupported = {
+            "if",     "else",  "match",  "case",     "for",      "while",   "do",
+            "yield",  "new",   "class",  "object",   "trait",    "extends", "with",
+            "var",    "lazy",  "return", "throw",    "try",      "catch",   "finally",
+            "import", "package", "implicit", "override", "private", "sealed", "abstract",
+        };
+        if (cur().kind != Tok::Ident ||
+            std::find(kUnsupported.begin(), kUnsupported.end(), cur().text) == kUnsupported.end()) {
+            return;
+        }
+        fail("Scala's '" + cur().text +
+             "' is not part of the Lift language egopt reads (a program is val/def bindings, "
+             "fun/λ lambdas, { } blocks and calls of Lift's patterns and user functions)");
+    }
+
     void skipSemicolons() {
         while (cur().kind == Tok::Operator && cur().text == ";") {
             bump();
@@ -227,7 +259,7 @@ private:
         std::vector<std::string> names;
         std::vector<SyntaxId> values;
         skipSemicolons();
-        while (isKeyword("val") || isKeyword("def")) {
+        for (skipImports(); isKeyword("val") || isKeyword("def"); skipImports()) {
             binding(names, values, nullptr);
         }
         if (cur().kind == Tok::RBrace) {
@@ -241,6 +273,7 @@ private:
                      describeToken(cur()) + ": only the last statement of a block may be an "
                      "expression");
             }
+            rejectScalaKeyword();
             fail("expected '}' to close the block, found " + describeToken(cur()));
         }
         bump();
@@ -336,6 +369,7 @@ private:
             }
         }
         if (cur().kind != Tok::RParen) {
+            rejectScalaKeyword();
             fail("expected ',' or ')' in the argument list, found " + describeToken(cur()));
         }
         bump();
@@ -393,6 +427,7 @@ private:
         const Token t = cur();
         switch (t.kind) {
         case Tok::Ident:
+            rejectScalaKeyword();
             bump();
             if (std::string v = printedSizeVariable(t.text); !v.empty()) {
                 noteSizeVarName(v, t.loc);

@@ -80,6 +80,23 @@ const Case kCases[] = {
      "argument 1 of asVector(3): expected an array of scalars"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => \"abc\\q\")", "2:38",
      "unknown escape sequence"},
+    // Scala outside the Lift language: named where it stands.
+    {"val N = SizeVar(\"N\")\nval k = if (true) 1 else 2\nfun(ArrayType(Float, N), xs => xs)",
+     "2:9", "Scala's 'if' is not part of the Lift language"},
+    {"val N = SizeVar(\"N\")\nval k = N match { case _ => 2 }", "2:11", "Scala's 'match'"},
+    {"object Program {\n}", "1:1", "Scala's 'object'"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => { var y = xs; y })", "2:34",
+     "Scala's 'var'"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(f, for))", "2:39",
+     "Scala's 'for'"},
+    // A padding value must match the innermost element type; a generator takes Int indices.
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => PadConstant(1, 1, 0.0f) $ xs)",
+     "2:41", "a padding value of type Float for elements of type Int"},
+    {"val N = SizeVar(\"N\")\nval g = UserFun(\"g\", \"i\", \"{ return 1.0f; }\", Int, Float)\n"
+     "fun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(g, ArrayType(Float, N)))",
+     "3:57", "the generator g must take 2 Int parameters"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(id, Float))",
+     "2:62", "expected an array type of 1 dimensions"},
 };
 
 } // namespace

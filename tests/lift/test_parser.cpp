@@ -173,6 +173,28 @@ TEST_CASE("stencil helpers Slide2D and Pad2D expand", "[lift]") {
           "(ArrayType(ArrayType(Float, M), N)) -> ArrayType(ArrayType(Float, M), N)");
 }
 
+TEST_CASE("package and import lines are read past", "[lift]") {
+    CHECK(signatureOf("package lift.examples\nimport lift.arithmetic._\n"
+                      "import ir.ast.{Join, Map}\n" +
+                      kN + "import opencl.ir._; fun(ArrayType(Float, N), xs => Map(id) $ xs)") ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+}
+
+TEST_CASE("constant padding, unrolled loops and array generators", "[lift]") {
+    std::string m = "val M = SizeVar(\"M\")\n" + kN;
+    CHECK(signatureOf(m + "fun(ArrayType(ArrayType(Float, M), N), g => "
+                          "PadConstant2D(1, 2, 0, 3, 0.0f) $ g)") ==
+          "(ArrayType(ArrayType(Float, M), N)) -> ArrayType(ArrayType(Float, M+3), N+3)");
+    CHECK(signatureOf(vecProgram("MapSeqUnroll(id) o Join() o "
+                                 "Map(ReduceSeqUnroll(add, 0.0f)) o Split(4) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N/^4)");
+    std::string gen = "val g = UserFun(\"g\", Array(\"i\", \"j\", \"n\", \"m\"), "
+                      "\"{ return i * m + j; }\", Seq(Int, Int, Int, Int), Int)\n";
+    CHECK(signatureOf(m + gen + "fun(ArrayType(Float, N), xs => Map(Map(idI)) $ "
+                                "Array2DFromUserFunGenerator(g, ArrayType(ArrayType(Int, M), N)))") ==
+          "(ArrayType(Float, N)) -> ArrayType(ArrayType(Int, M), N)");
+}
+
 TEST_CASE("Iterate, Value and comments", "[lift]") {
     std::string src = "/* block\n comment */ val N = SizeVar(\"N\") // trailing\n"
                       "fun(ArrayType(Float, N), xs => Iterate(3)(Map(plusOne)) o "
