@@ -244,6 +244,10 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         }
         switch (v.kind) {
         case ViewKind::Generate:
+            if (r.vectorWidth != 0 && r.laneRead && r.lanes.empty() && !r.laneRead->rest) {
+                r.byLanes = true; // a vector of generated elements: built lane by lane
+                return r;
+            }
             if (r.vectorWidth != 0 || !r.lanes.empty()) {
                 badPath("asVector or asScalar of a generated array");
             }

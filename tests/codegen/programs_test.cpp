@@ -93,6 +93,11 @@ TEST_CASE("slide and pad stencils", "[codegen]") {
     CHECK(has(c2, " : 1.0f)"));
 }
 
+TEST_CASE("array generators are computed where they are read", "[codegen]") {
+    auto g = check("generator_vec", {{"N", 64}});
+    CHECK(has(g, "(float4)(ramp("));
+}
+
 TEST_CASE("unrolled sequential loops", "[codegen]") {
     auto g = check("unroll_seq", {{"N", 64}});
     // MapSeqUnroll of the increment and ReduceSeqUnroll; the copy of the reduction's single
