@@ -3,6 +3,8 @@
 // (toGlobal/toLocal/toPrivate) that decide where unannotated producers allocate.
 #include "generator.hpp"
 
+#include <algorithm>
+
 namespace egopt::codegen::detail {
 
 using arith::Size;
@@ -149,37 +151,11 @@ std::optional<ViewId> Generator::inverseDest(NodeId fun, TypeId argType, ViewId 
 }
 
 bool Generator::isLayout1(NodeId fun) const {
-    switch (program_.op(fun)) {
-    case Op::Join:
-    case Op::Split:
-    case Op::Transpose:
-    case Op::TransposeW:
-    case Op::Scatter:
-    case Op::Gather:
-    case Op::AsScalar:
-    case Op::AsVector:
-    case Op::Id:
-    case Op::Reorder:
-        return true;
-    case Op::Map:
-        return isLayout1(program_.child(fun, 0));
-    default:
-        return false;
-    }
+    return isInvertibleLayout(program_, fun);
 }
 
-// A layout function that a Map may apply as a read-only view: the invertible ones, and the
-// stencil layouts (Slide, Pad) whose views only read (Map(Slide) o Pad2D's rows).
 bool Generator::isReadLayout(NodeId fun) const {
-    switch (program_.op(fun)) {
-    case Op::Slide:
-    case Op::Pad:
-        return true;
-    case Op::Map:
-        return isReadLayout(program_.child(fun, 0));
-    default:
-        return isLayout1(fun);
-    }
+    return detail::isReadLayout(program_, fun);
 }
 
 bool Generator::writeLayout(NodeId fun) const {
@@ -201,7 +177,15 @@ ViewId Generator::mapOfView(NodeId map, ViewId xs) {
     View hole;
     hole.kind = ViewKind::Hole;
     hole.type = types.elemOf(arrayType);
-    ViewId element = layoutView(program_.child(map, 0), {views_.add(std::move(hole))});
+    NodeId f = program_.child(map, 0);
+    ViewId holeView = views_.add(std::move(hole));
+    ViewId element = holeView;
+    if (program_.op(f) == Op::Lambda) {
+        bool wrote = false; // a layout lambda's body is views only: it writes nothing
+        element = applyLambda(f, {holeView}, Ctx{}, nullptr, wrote);
+    } else {
+        element = layoutView(f, {holeView});
+    }
     View v;
     v.kind = ViewKind::MapOf;
     v.type = types.array(typeOf(element), types.lengthOf(arrayType));

@@ -8,6 +8,7 @@
 
 #include "egopt/codegen/codegen.hpp"
 #include "infer.hpp"
+#include "stages.hpp"
 #include "views.hpp"
 
 #include <array>

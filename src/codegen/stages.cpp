@@ -13,9 +13,10 @@ using lift::Op;
 
 namespace {
 
-bool isComputation(Op op) {
+bool isComputation(const lift::Program& p, NodeId fun) {
+    Op op = p.op(fun);
     if (lift::isMapLike(op)) {
-        return true;
+        return !(op == Op::Map && isReadLayout(p, fun)); // a Map of a layout is a view
     }
     switch (op) {
     case Op::UserFun:
@@ -87,7 +88,7 @@ public:
             plan.lets.push_back(e);
             return visit(p_.lambdaBody(fun));
         }
-        if (!isComputation(p_.op(fun))) {
+        if (!isComputation(p_, fun)) {
             return args;
         }
         bool parallel = isParallel(p_, fun);

@@ -25,6 +25,15 @@ struct StagePlan {
 
 StagePlan planStages(const lift::Program& program);
 
+// Data-layout functions (layouts.cpp). Invertible: a producer may write through them (Split,
+// Join, Transpose, Gather, Scatter, asVector, ... and Maps of them). Read: a Map may apply them
+// as a read-only view; also the stencil layouts (Slide, Pad), tuple and element access, and
+// lambdas whose body only rearranges their parameters (Zip2D's t => Zip(t._0, t._1)).
+bool isInvertibleLayout(const lift::Program& p, lift::NodeId fun);
+bool isReadLayout(const lift::Program& p, lift::NodeId fun);
+// An expression built from parameters by read layouts only: generating it emits no code.
+bool isLayoutExpr(const lift::Program& p, lift::NodeId expr);
+
 // What the kernel computing `root` reads, when stages [0, done) are materialised.
 struct KernelUses {
     std::vector<int> params;    // top-level parameters (indices into Program::params), in order

@@ -209,16 +209,9 @@ std::string ViewArena::padGuard(const Size& j, const Size& n, const arith::Range
     return low ? c + " < " + n.toC() : high ? c + " >= 0" : c + " >= 0 && " + c + " < " + n.toC();
 }
 
-ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env) const {
+ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env,
+                                       std::vector<Entered> holes) const {
     Resolved r;
-    // The elements MapOf views entered, innermost last: a Hole continues at that element
-    // (`vector`: the index was the vectorised one).
-    struct Entered {
-        ViewId array;
-        Size index;
-        bool vector;
-    };
-    std::vector<Entered> holes;
     // After asVector: the position in the path of the vectorised index (the w lanes are
     // consecutive in it), or -1 once it went into a MapOf's hole.
     int vecPos = -1;
@@ -290,6 +283,7 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             if (path.size() < 2 || !path[1].isField) {
                 r.leaf = cur; // the whole tuple: built from the zipped arrays' elements
                 r.path = std::move(path);
+                r.holes = std::move(holes);
                 return r;
             }
             Size i = popIndex(path, "Zip");
@@ -309,6 +303,7 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             if (path.empty() || !path.front().isField) {
                 r.leaf = cur;
                 r.path = std::move(path);
+                r.holes = std::move(holes);
                 return r;
             }
             cur = v.kids.at(static_cast<size_t>(popField(path, "Tuple")));

@@ -134,6 +134,13 @@ public:
     }
 
 private:
+    // An element a MapOf view entered: a Hole continues at element `index` of `array`
+    // (`vector`: the index was the vectorised one).
+    struct Entered {
+        ViewId array;
+        arith::Size index;
+        bool vector = false;
+    };
     struct Resolved {
         ViewId leaf;
         Path path;
@@ -157,9 +164,15 @@ private:
             std::string value;
         };
         std::vector<Guard> guards;
+        // A tuple read whole inside a mapped layout function: the elements entered so far,
+        // innermost last, for reading its fields.
+        std::vector<Entered> holes;
     };
     // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
-    Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env) const;
+    Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env,
+                     std::vector<Entered> holes = {}) const;
+    std::string readFrom(ViewId view, Path path, std::vector<Entered> holes,
+                         const arith::RangeEnv& env) const;
     Location memLocation(const Resolved& r, const arith::RangeEnv& env) const;
     std::string fieldSuffix(lift::TypeId type, Path& path) const;
     arith::Size padIndex(const View& v, const arith::Size& i, const arith::RangeEnv& env) const;

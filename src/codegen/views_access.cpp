@@ -99,7 +99,12 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
 }
 
 std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
-    Resolved r = resolve(view, std::move(path), env);
+    return readFrom(view, std::move(path), {}, env);
+}
+
+std::string ViewArena::readFrom(ViewId view, Path path, std::vector<Entered> holes,
+                                const arith::RangeEnv& env) const {
+    Resolved r = resolve(view, std::move(path), env, std::move(holes));
     std::string s = readResolved(r, env);
     for (auto g = r.guards.rbegin(); g != r.guards.rend(); ++g) {
         s = "((" + g->inside + ") ? " + s + " : " + g->value + ")";
@@ -160,7 +165,7 @@ std::string ViewArena::readResolved(Resolved& r, const arith::RangeEnv& env) con
     for (size_t f = 0; f < leaf.kids.size(); ++f) {
         Path p = r.path;
         p.push_back(Step{true, 0, static_cast<int>(f)});
-        s += (f ? ", " : "") + read(r.leaf, std::move(p), env);
+        s += (f ? ", " : "") + readFrom(r.leaf, std::move(p), r.holes, env);
     }
     return s + "}";
 }

@@ -98,6 +98,13 @@ TEST_CASE("array generators are computed where they are read", "[codegen]") {
     CHECK(has(g, "(float4)(ramp("));
 }
 
+TEST_CASE("a Map of a lambda that only rearranges data is a view", "[codegen]") {
+    auto z = check("zip2d_view", {{"M", 4}, {"N", 8}});
+    CHECK(z.code.kernels.size() == 1);
+    auto s = check("zip3d_slide_view", {{"M", 4}, {"N", 3}, {"O", 5}});
+    CHECK(s.code.kernels.size() == 1);
+}
+
 TEST_CASE("unrolled sequential loops", "[codegen]") {
     auto g = check("unroll_seq", {{"N", 64}});
     // MapSeqUnroll of the increment and ReduceSeqUnroll; the copy of the reduction's single

@@ -262,6 +262,24 @@ def _(s, i):
              for c in range(len(m[0]))] for r in range(len(m))]
 
 
+@case("stencil2d_hotspot", {"M": 5, "N": 4},
+      lambda s: {"heat": mat(4, 5, 68), "power": mat(4, 5, 69)}, pipeline=True)
+def _(s, i):
+    p = pad2(i["heat"], 1, 1, 1, 1, clamp)
+    out = []
+    for r in range(4):
+        row = []
+        for c in range(5):
+            top, bottom = p[r][c + 1], p[r + 2][c + 1]
+            left, right, center = p[r + 1][c], p[r + 1][c + 2], p[r + 1][c + 1]
+            power = i["power"][r][c]
+            row.append(center + 1.365333 * (power + (bottom + top - 2.0 * center) * 0.1 +
+                                            (left + right - 2.0 * center) * 0.1 +
+                                            (80.0 - center) * 3.2e-4))
+        out.append(row)
+    return out
+
+
 @case("stencil2d_mirror_sum", {"M": 5, "N": 4}, lambda s: {"input": mat(4, 5, 28)}, pipeline=True)
 def _(s, i):
     w = slide2(pad2(i["input"], 1, 1, 1, 1, mirror), 3, 1, 3, 1)
