@@ -414,10 +414,12 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
             obj.text = "Boundary";
             return obj;
         }
+        // Lift's *Unsafe variants skip its own bounds handling for paddings shorter than the
+        // array; on such paddings they mean the same, and longer ones are well defined here.
         static constexpr std::pair<const char*, PadBoundary> kBoundaries[] = {
-            {"Clamp", PadBoundary::Clamp},
-            {"Mirror", PadBoundary::Mirror},
-            {"Wrap", PadBoundary::Wrap}};
+            {"Clamp", PadBoundary::Clamp},         {"Mirror", PadBoundary::Mirror},
+            {"Wrap", PadBoundary::Wrap},           {"ClampUnsafe", PadBoundary::Clamp},
+            {"MirrorUnsafe", PadBoundary::Mirror}, {"WrapUnsafe", PadBoundary::Wrap}};
         for (auto [n, b] : kBoundaries) {
             if (obj.text == "Boundary" && s.text == n) {
                 Val v;

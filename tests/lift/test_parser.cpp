@@ -173,6 +173,13 @@ TEST_CASE("stencil helpers Slide2D and Pad2D expand", "[lift]") {
           "(ArrayType(ArrayType(Float, M), N)) -> ArrayType(ArrayType(Float, M), N)");
 }
 
+TEST_CASE("Lift's unsafe boundary names", "[lift]") {
+    for (const char* b : {"ClampUnsafe", "MirrorUnsafe", "WrapUnsafe"}) {
+        CHECK(signatureOf(vecProgram(std::string("Pad(1, 2, Pad.Boundary.") + b + ") $ xs")) ==
+              "(ArrayType(Float, N)) -> ArrayType(Float, N+3)");
+    }
+}
+
 TEST_CASE("package and import lines are read past", "[lift]") {
     CHECK(signatureOf("package lift.examples\nimport lift.arithmetic._\n"
                       "import ir.ast.{Join, Map}\n" +
