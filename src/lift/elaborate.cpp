@@ -442,6 +442,11 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
         failAt(id, "expected a number before ." + s.text);
     }
+    if (s.text == "apply" &&
+        (obj.kind == Val::Kind::Fun || obj.kind == Val::Kind::Macro ||
+         obj.kind == Val::Kind::Partial)) {
+        return obj; // f.apply(a, b) is Scala's spelling of f(a, b)
+    }
     if ((s.text == "length" || s.text == "size") && obj.kind == Val::Kind::List) {
         return sizeVal(arith::Size(static_cast<int64_t>(obj.list.size())), s.loc);
     }
@@ -453,8 +458,8 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
                        s.loc);
     }
     failAt(id, "unknown field or method '." + s.text +
-                   "': expected ._0, ._1, ..., .at(i), .vectorize(n), .stripMargin, .toFloat or "
-                   ".length");
+                   "': expected ._0, ._1, ..., .at(i), .apply(...), .vectorize(n), .stripMargin, "
+                   ".toFloat or .length");
 }
 
 Val Elaborator::lambdaSyntax(SyntaxId id, const EnvPtr& env, std::span<const TypeId> declared) {

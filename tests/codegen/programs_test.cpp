@@ -114,6 +114,8 @@ TEST_CASE("unrolled sequential loops", "[codegen]") {
         ++pragmas;
     }
     CHECK(pragmas == 2);
+    auto c = check("conv2d_unroll", {{"N", 16}, {"M", 8}});
+    CHECK(has(c, "#pragma unroll"));
 }
 
 TEST_CASE("zips, tuples, scalars and intermediate memory", "[codegen]") {
