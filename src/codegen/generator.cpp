@@ -140,13 +140,22 @@ ViewId Generator::produce(NodeId expr, const Ctx& ctx, const Dest* dest) {
     return v;
 }
 
-// A literal's C text; vector literals get their type's cast ((float4)(0.0f)).
+// A literal's C text; vector literals get their type's cast ((float4)(0.0f)), and a tuple's
+// brace initialiser becomes a compound literal ((Tuple2_float_int){0.0f, 0}), an expression
+// that assignments and calls accept (also for arrays of tuples, which broadcast it).
 std::string Generator::literalText(NodeId literal) {
     const lift::LiteralDecl& lit =
         program_.literals.at(static_cast<size_t>(program_.node(literal).ival));
     TypeId t = infer_.concrete(lit.type);
+    while (program_.types.isArray(t)) {
+        t = program_.types.elemOf(t);
+    }
     if (program_.types.kind(t) == lift::TypeKind::Vector && !lit.text.starts_with("(")) {
         return "(" + ctype(t) + ")(" + lit.text + ")";
+    }
+    if (program_.types.kind(t) == lift::TypeKind::Tuple && lit.text.starts_with("{")) {
+        usedTypes_.push_back(t);
+        return "(" + ctype(t) + ")" + lit.text;
     }
     return lit.text;
 }

@@ -124,6 +124,8 @@ TEST_CASE("zips, tuples, scalars and intermediate memory", "[codegen]") {
     CHECK(has(t, "typedef struct"));
     check("mat_vec", {{"M", 8}, {"N", 16}});
     check("scalar_param", {{"N", 32}});
+    auto k = check("kmeans_seq", {{"P", 64}, {"C", 4}, {"F", 8}});
+    CHECK(has(k, "(Tuple3_float_int_int){"));
     auto p = check("private_then_reduce", {{"N", 64}});
     CHECK(has(p, "float p_"));
     auto g = check("global_temp", {{"N", 64}});

@@ -182,6 +182,20 @@ def _(s, i):
     return [sum(x * x for x in i["xs"])]
 
 
+@case("highlevel_kmeans", {"P": 6, "C": 3, "F": 4},
+      lambda s: {"features": mat(4, 6, 70), "clusters": mat(3, 4, 71)}, pipeline=True)
+def _(s, i):
+    out = []
+    for p in range(6):
+        feature = [i["features"][f][p] for f in range(4)]
+        best, count, index = 3.40282347e+38, 0, 0
+        for cluster in i["clusters"]:
+            dist = sum((a - b) * (a - b) for a, b in zip(feature, cluster))
+            best, count, index = (dist, count + 1, count) if dist < best else (best, count + 1, index)
+        out.append([[index]])
+    return out
+
+
 # ---------------------------------------------------------------- user functions
 @case("uf_concat", {"N": 8}, lambda s: {"xs": vec(8, 15)}, pipeline=True)
 def _(s, i):
