@@ -34,7 +34,8 @@ public:
           terms_(g) {}
 
     // The K best terms of `root` at the top level of a program, cheapest first.
-    std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates);
+    std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates,
+                           const std::function<bool()>& stop = {});
     // After run(): random terms of the root that leave the K-best lists at random states
     // (explore.cpp), distinct, in the order drawn.
     // `guided`: how many of them (the first ones) guided draws gave.
