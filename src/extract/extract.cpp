@@ -429,7 +429,8 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                      opt.multipleKernels,
                      opt.maxUpdates,
                      opt.explore,
-                     opt.stopSearch};
+                     opt.stopSearch,
+                     opt.perStateFor};
     detail::Search search(g, cost, so);
     std::vector<detail::Entry> drawn;
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);

@@ -193,6 +193,9 @@ std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpd
                                const std::function<bool()>& stop) {
     constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     discover(root);
+    if (perStateFor_) {
+        k_ = std::clamp<size_t>(perStateFor_(states_.size()), 1, k_);
+    }
     size_t limit = maxUpdates ? maxUpdates : 64 * states_.size() + 1000;
     std::deque<uint32_t> work;
     std::vector<bool> queued(states_.size(), true);

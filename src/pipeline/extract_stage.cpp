@@ -155,6 +155,16 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egra
     // The search keeps what it has at its deadline; exploration only adds to the candidates.
     eo.stopSearch = [&w] { return w.stopped() || w.budget.leftUntil(Stage::Extract) < 0; };
     eo.stopExploring = [&w] { return w.stopped() || w.budget.leftUntil(Stage::Explore) < 0; };
+    if (w.budget.limited()) {
+        eo.perStateFor = [&w](size_t states) {
+            // The search costs about this per state and term kept on the 2-core development
+            // machine (mm 512^3: 688k states, 7 s at 2 terms, 43 s at 16); half the window
+            // leaves room for a slower machine and the code generator filter.
+            constexpr double kSecondsPerStateTerm = 5e-6;
+            double window = std::max(0.0, w.budget.leftUntil(Stage::Extract)) / 2;
+            return static_cast<size_t>(window / (kSecondsPerStateTerm * double(states)));
+        };
+    }
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
     bool gpu = targetsGpu(w);
     extract::StructuralCost cost(g, w.sizes,

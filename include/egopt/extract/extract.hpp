@@ -105,6 +105,10 @@ struct ExtractOptions {
     // Polled between steps; empty: never.
     std::function<bool()> stopSearch;
     std::function<bool()> stopExploring;
+    // Given the number of search states (known before the search runs), the most terms to keep
+    // per inner state (at most k; empty: k): the search's time grows with states x terms kept,
+    // so a deadline can trade the depth of the K-best lists for finishing at all.
+    std::function<size_t(size_t states)> perStateFor;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -182,6 +186,7 @@ struct SearchOptions {
     size_t maxUpdates = 0;
     ExploreOptions explore;
     std::function<bool()> stop; // ends the search early (ExtractOptions::stopSearch)
+    std::function<size_t(size_t states)> perStateFor; // ExtractOptions::perStateFor
 };
 // With `explored`, also the distinct terms exploration drew (options.explore), in draw order.
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
