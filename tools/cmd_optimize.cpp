@@ -7,8 +7,11 @@
 
 #include <charconv>
 #include <csignal>
+#include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <unistd.h>
 
 namespace egopt::cli {
 
@@ -49,7 +52,50 @@ std::vector<pipeline::Phase> phasesFrom(const Args& args) {
     return phases;
 }
 
-pipeline::Options optionsFrom(const Args& args) {
+// Progress on stderr: one line per stage (elapsed, budget left, a summary). On a terminal the
+// current step shows on a status line that the next one overwrites; elsewhere (a log file, a
+// pipe) only the stage lines are written, as plain lines. --verbose writes every step's line.
+class ProgressDisplay {
+public:
+    ProgressDisplay(bool terminal, bool verbose) : terminal_(terminal), verbose_(verbose) {}
+
+    void step(std::string_view line) {
+        if (verbose_) {
+            std::cerr << "[egopt] " << line << std::endl;
+        } else if (terminal_) {
+            constexpr size_t kWidth = 100; // short enough not to wrap on common terminals
+            std::string shown(line.substr(0, kWidth));
+            std::cerr << "\r\033[K[egopt] " << shown << std::flush;
+            status_ = true;
+        }
+    }
+
+    void stage(const pipeline::StageEvent& e) {
+        clearStatus();
+        char head[160];
+        if (e.limited) {
+            std::snprintf(head, sizeof head, "[egopt] %-8s %7.2f s  (elapsed %.1f s, %.1f s left)",
+                          e.stage.c_str(), e.seconds, e.elapsed, std::max(0.0, e.left));
+        } else {
+            std::snprintf(head, sizeof head, "[egopt] %-8s %7.2f s  (elapsed %.1f s)",
+                          e.stage.c_str(), e.seconds, e.elapsed);
+        }
+        std::cerr << head << "  " << e.summary << std::endl;
+    }
+
+    void clearStatus() {
+        if (status_) {
+            std::cerr << "\r\033[K" << std::flush;
+            status_ = false;
+        }
+    }
+
+private:
+    bool terminal_, verbose_;
+    bool status_ = false; // a status line is showing
+};
+
+pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
     pipeline::Options o;
     o.file = args.positional.at(0);
     for (const auto& s : args.values("size")) {
@@ -82,19 +128,26 @@ pipeline::Options optionsFrom(const Args& args) {
     o.explain = !args.has("no-derivation");
     o.recordPath = args.value("record").value_or("");
     o.stop = &interruptToken;
-    o.progress = [](std::string_view line) { std::cerr << "[egopt] " << line << std::endl; };
+    o.slowFactor = nonNegativeNumber(args, "slow-factor", o.slowFactor);
+    if (o.slowFactor < 1) {
+        badInput("--slow-factor expects a number >= 1, found " + std::to_string(o.slowFactor));
+    }
+    o.progress = [&display](std::string_view line) { display.step(line); };
+    o.stageDone = [&display](const pipeline::StageEvent& e) { display.stage(e); };
     return o;
 }
 
 } // namespace
 
 int runOptimize(const Args& args) {
-    pipeline::Options options = optionsFrom(args);
+    ProgressDisplay display(::isatty(STDERR_FILENO) != 0, args.has("verbose"));
+    pipeline::Options options = optionsFrom(args, display);
     installInterruptHandler();
     pipeline::Result result = pipeline::run(options);
+    display.clearStatus();
     pipeline::OutputPaths paths =
         pipeline::writeOutputs(result, args.value("output-dir").value_or(""));
-    std::cout << pipeline::candidateTable(result);
+    std::cout << pipeline::candidateTable(result) << pipeline::stageBreakdown(result);
     if (args.has("explain") && result.best) {
         std::cout << "derivation:\n";
         for (const auto& step : result.derivation) {

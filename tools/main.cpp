@@ -151,7 +151,8 @@ std::vector<Command> commands() {
          "N] [--threads "
          "N] "
          "[--node-limit N] [--time-limit S] "
-         "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C]",
+         "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C] "
+         "[--time-budget S] [--verbose]",
          "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
          "candidates, predict with the cost model, tune their numeric parameters by measured "
          "runs, validate against the interpreter and time them; write FILE.cl and "
@@ -185,8 +186,13 @@ std::vector<Command> commands() {
           {"record", true, "append one record per measured configuration to this JSONL file"},
           {"runs", true, "timed runs per measurement after one warm-up (default 5)"},
           {"time-budget", true,
-           "seconds for the whole run: tuning stops at 60%, confirmation at 100% once a "
-           "candidate is valid (default 540; 0: unlimited)"},
+           "seconds for the whole run, device runs included: a deadline shared out among the "
+           "stages; the best candidate confirmed by then is written (default 540; 0: "
+           "unlimited)"},
+          {"slow-factor", true,
+           "a measurement's first run slower than this many times the fastest so far ends its "
+           "timing (default 4)"},
+          {"verbose", false, "print every step's progress line, not only one per stage"},
           {"seed", true, "seed for random inputs (default 1)"},
           {"extract-cost", true,
            "extraction cost parameters: auto (gpu for a GPU device), gpu or cpu (default auto)"},

@@ -28,11 +28,11 @@ std::vector<detail::Entry> runSearch(detail::Search& search, egraph::EClassId ro
                                      const SearchOptions& opt, ExtractStats& st,
                                      std::vector<detail::Entry>* drawn) {
     auto start = std::chrono::steady_clock::now();
-    std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates);
+    std::vector<detail::Entry> best = search.run(root, st, opt.maxUpdates, opt.stop);
     best.resize(std::min(best.size(), opt.count));
     auto searched = std::chrono::steady_clock::now();
     st.seconds = std::chrono::duration<double>(searched - start).count();
-    if (drawn) {
+    if (drawn && !(opt.stop && opt.stop())) {
         *drawn = search.explore(opt.explore, st.guidedDrawn);
         st.exploreSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
@@ -312,6 +312,9 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
     ExtractResult scratch;
     std::vector<detail::TermRef> accepted;
     for (size_t i = 0; i < drawn.size() && i < opt.exploreChecks; ++i) {
+        if (opt.stopExploring && opt.stopExploring()) {
+            break;
+        }
         ++result.exploreChecked;
         std::string label = "explored term " + std::to_string(result.explored.size());
         if (auto c =
@@ -381,7 +384,7 @@ void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> p
                 seeds.push_back(i);
             }
         }
-        if (seeds.empty()) {
+        if (seeds.empty() || (opt.stopExploring && opt.stopExploring())) {
             break;
         }
         ++result.refineRounds;
@@ -390,7 +393,8 @@ void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> p
             pool[i].expanded = true;
             size_t checked = 0;
             for (const detail::Entry& n : search.neighbours(pool[i].term)) {
-                if (checked == share || result.refineChecked == opt.refineChecks) {
+                if (checked == share || result.refineChecked == opt.refineChecks ||
+                    (opt.stopExploring && opt.stopExploring())) {
                     break;
                 }
                 if (!seen.insert(n.term).second) {
@@ -424,7 +428,9 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                      opt.sizes,
                      opt.multipleKernels,
                      opt.maxUpdates,
-                     opt.explore};
+                     opt.explore,
+                     opt.stopSearch,
+                     opt.perStateFor};
     detail::Search search(g, cost, so);
     std::vector<detail::Entry> drawn;
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);

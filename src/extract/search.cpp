@@ -189,8 +189,13 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
     return true;
 }
 
-std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpdates) {
+std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpdates,
+                               const std::function<bool()>& stop) {
+    constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     discover(root);
+    if (perStateFor_) {
+        k_ = std::clamp<size_t>(perStateFor_(states_.size()), 1, k_);
+    }
     size_t limit = maxUpdates ? maxUpdates : 64 * states_.size() + 1000;
     std::deque<uint32_t> work;
     std::vector<bool> queued(states_.size(), true);
@@ -198,7 +203,8 @@ std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpd
         work.push_back(static_cast<uint32_t>(s));
     }
     while (!work.empty()) {
-        if (stats.updates >= limit) {
+        if (stats.updates >= limit ||
+            (stop && stats.updates % kStopPoll == 0 && !lists_.at(0).empty() && stop())) {
             stats.truncated = true;
             break;
         }

@@ -31,10 +31,11 @@ public:
     Search(const egraph::EGraph& g, const CostFunction& cost, const SearchOptions& opt)
         : g_(g), cost_(cost), k_(std::max<size_t>(opt.perState ? opt.perState : opt.count, 1)),
           rootK_(std::max<size_t>(opt.count, 1)), sizes_(opt.sizes), multi_(opt.multipleKernels),
-          terms_(g) {}
+          perStateFor_(opt.perStateFor), terms_(g) {}
 
     // The K best terms of `root` at the top level of a program, cheapest first.
-    std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates);
+    std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates,
+                           const std::function<bool()>& stop = {});
     // After run(): random terms of the root that leave the K-best lists at random states
     // (explore.cpp), distinct, in the order drawn.
     // `guided`: how many of them (the first ones) guided draws gave.
@@ -119,6 +120,7 @@ private:
     size_t rootK_; // terms of the root state
     const arith::Bindings& sizes_;
     bool multi_;
+    std::function<size_t(size_t)> perStateFor_;
     TermStore terms_;
     std::vector<ChildChoice> scratch_;
     std::vector<State> states_;

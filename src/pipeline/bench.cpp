@@ -77,7 +77,8 @@ bool Bench::disturbed() {
     return !hung_.empty();
 }
 
-Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, double budgetSeconds) {
+Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, double budgetSeconds,
+                   double timeoutSeconds) {
     session();
     bool disturbedBefore = disturbed();
     codegen::RunOptions o;
@@ -86,6 +87,9 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, doub
     o.slowRunNs = static_cast<uint64_t>(std::max(1.0, slowSeconds * 1e9));
     o.budgetNs = static_cast<uint64_t>(std::max(0.0, budgetSeconds * 1e9));
     o.keepOutput = keepOutput && allFloats(b.program.types, b.code.outputType);
+    o.timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(std::max(1e-3, timeoutSeconds) * 1e3));
+    o.drain = o.timeout;
     codegen::TimedResult r = codegen::runTimed(*live_->inputs, b.program, b.sizes, b.code, o);
     Timing t;
     t.seconds = double(r.medianNs) * 1e-9;

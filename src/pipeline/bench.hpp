@@ -56,10 +56,12 @@ public:
     runtime::Session& session();
     // Builds, runs one warm-up and `runs` timed runs (fewer when one run exceeds `slowSeconds`:
     // a configuration that slow is not worth repeating, or when the timed runs add up to
-    // `budgetSeconds`). Throws on build or launch failures, and codegen::ResourceError before
-    // building when the code does not fit the device.
+    // `budgetSeconds`). A run longer than `timeoutSeconds` is abandoned (runtime::KernelTimeout,
+    // after waiting as long again at most for the kernel to end). Throws on build or launch
+    // failures, and codegen::ResourceError before building when the code does not fit the
+    // device.
     Timing time(Built& b, int runs, bool keepOutput, double slowSeconds = 1.0,
-                double budgetSeconds = 0);
+                double budgetSeconds = 0, double timeoutSeconds = 10.0);
     // True while a kernel abandoned after a time-out on this Bench is still running.
     bool disturbed();
 

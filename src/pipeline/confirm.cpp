@@ -57,15 +57,19 @@ CandidateResult describe(const Work& w, size_t c) {
             }
         }
     }
-    cr.status = cr.measured.empty() ? Status::Unmeasured : Status::Failed;
+    bool anyStarted = false;
+    for (const auto& [key, run] : w.runs) {
+        anyStarted = anyStarted || (key.first == c && !run.notStarted);
+    }
+    cr.status = anyStarted ? Status::Failed : Status::Unmeasured;
     if (cr.measured.empty()) {
-        cr.reason = "not measured (tuning budget spent or interrupted)";
+        cr.reason = "not measured (tuning budget spent, time budget spent or interrupted)";
     }
     return cr;
 }
 
-// Validates one configuration at small sizes; empty on success, else the reason.
-std::string validate(Work& w, size_t c, const arith::Bindings& values, CandidateResult& cr) {
+// Validates one configuration at small sizes, its kernels abandoned after `timeout` seconds.
+Validation validateAt(Work& w, size_t c, const arith::Bindings& values, double timeout) {
     const lift::Program& p = w.candidates[c].program;
     WorkEstimate calls = [&w](const Built& b) {
         return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
@@ -73,30 +77,32 @@ std::string validate(Work& w, size_t c, const arith::Bindings& values, Candidate
     auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen,
                                  w.assumed, double(1 << 22), calls);
     if (!small) {
-        return kNoSmallSizes;
+        return {kNoSmallSizes, {}, 0, {}};
     }
+    Validation v;
     try {
         auto b = buildAt(p, values, *small, w.options.codegen, w.assumed);
         codegen::RunOptions ro;
         ro.seed = w.options.seed;
         ro.warmup = 0;
         ro.runs = 1;
+        ro.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1e3) + 1);
+        ro.drain = ro.timeout;
         codegen::RunResult r =
             codegen::runAndValidate(w.bench->session(), b->program, b->info, *small, b->code, ro);
-        cr.validationSizes = *small;
-        cr.validationError = r.maxError;
-        return r.ok ? "" : "wrong result at small sizes: " + r.summary();
+        v.sizes = *small;
+        v.maxError = r.maxError;
+        v.why = r.ok ? "" : "wrong result at small sizes: " + r.summary();
     } catch (const runtime::KernelTimeout& e) {
         // The bench opens a fresh session for its next use.
-        return std::string("validation timed out: ") + e.what();
+        v.why = std::string("validation timed out: ") + e.what();
     } catch (const runtime::BuildError& e) {
-        if (cr.buildLog.empty()) {
-            cr.buildLog = buildLogExcerpt(e.log());
-        }
-        return "validation failed: " + firstLine(e.what());
+        v.buildLog = buildLogExcerpt(e.log());
+        v.why = "validation failed: " + firstLine(e.what());
     } catch (const std::exception& e) {
-        return "validation failed: " + firstLine(e.what());
+        v.why = "validation failed: " + firstLine(e.what());
     }
+    return v;
 }
 
 // Fills the chosen configuration's numbers (time, rates, source, plan).
@@ -114,20 +120,42 @@ void choose(Work& w, size_t c, const arith::Bindings& values, CandidateResult& c
     cr.lowered = b->program.show(b->program.root);
 }
 
+// Whether a validation may start: the longest one so far fits in what is left (the first one
+// only needs some time left).
+bool timeToValidate(const Work& w) {
+    return !w.budget.limited() || w.window(Stage::Validate) > w.validateSeconds;
+}
+
 void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
     size_t attempts = 0;
+    bool skipped = false;
     for (const auto& [seconds, values] : fastest(w, c)) {
-        std::string why = validate(w, c, values, cr);
-        if (why.empty()) {
+        // Without time for another validation, a slower configuration validated already (the
+        // early confirmation during tuning) still counts.
+        if (!w.validated.count({c, values}) && !timeToValidate(w)) {
+            skipped = true;
+            continue;
+        }
+        const Validation& v = w.validate(c, values);
+        cr.validationSizes = v.sizes;
+        cr.validationError = v.maxError;
+        if (cr.buildLog.empty()) {
+            cr.buildLog = v.buildLog;
+        }
+        if (v.why.empty()) {
             choose(w, c, values, cr);
             break;
         }
         cr.status = Status::Invalid;
-        cr.reason = why;
+        cr.reason = v.why;
         // Configurations without small validation sizes do not count as attempts.
-        if (why != kNoSmallSizes && ++attempts == kConfigsToValidate) {
+        if (v.why != kNoSmallSizes && ++attempts == kConfigsToValidate) {
             break;
         }
+    }
+    if (skipped && cr.status == Status::Failed) {
+        cr.status = Status::Unconfirmed;
+        cr.reason = "measured but not validated: time budget spent";
     }
     w.progress("confirm: candidate " + std::to_string(c) + ": " +
                std::string(statusName(cr.status)) +
@@ -159,10 +187,14 @@ void pickBest(Work& w, Result& result) {
         CandidateResult& top = result.candidates[valid[i]];
         std::vector<size_t> others(valid.begin() + long(i) + 1,
                                    valid.begin() + long(std::min(valid.size(), i + 3)));
-        if (others.empty() || w.stopped()) {
+        // Each output run builds and runs one kernel at the real sizes.
+        double needs = double(others.size() + 1) * (w.overheadSeconds + 2 * top.seconds);
+        bool noTime = w.budget.limited() && w.window(Stage::Time) < needs;
+        if (others.empty() || w.stopped() || noTime) {
             result.best = valid[i];
-            result.crossCheck =
-                others.empty() ? "not possible: no other valid candidate" : "skipped: interrupted";
+            result.crossCheck = others.empty() ? "not possible: no other valid candidate"
+                                : w.stopped()  ? "skipped: interrupted"
+                                               : "skipped: not enough of the time budget left";
             return;
         }
         try {
@@ -263,6 +295,20 @@ std::string buildLogExcerpt(const std::string& log, size_t maxLines, size_t maxB
     return out;
 }
 
+const Validation& Work::validate(size_t c, const arith::Bindings& values) {
+    auto key = std::make_pair(c, values);
+    if (auto it = validated.find(key); it != validated.end()) {
+        return it->second;
+    }
+    auto inValidate = clock.enter(Stage::Validate);
+    auto started = Budget::Clock::now();
+    double timeout = std::clamp(window(Stage::Validate), 1e-3, 10.0);
+    Validation v = validateAt(*this, c, values, timeout);
+    validateSeconds = std::max(
+        validateSeconds, std::chrono::duration<double>(Budget::Clock::now() - started).count());
+    return validated[key] = std::move(v);
+}
+
 void confirm(Work& w, const TuneResult& tuned, Result& result) {
     for (size_t c = 0; c < w.candidates.size(); ++c) {
         result.candidates.push_back(describe(w, c));
@@ -277,24 +323,27 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
-    bool anyValid = false, budgetNoted = false;
+    bool anyValid = false;
     for (size_t c : order) {
-        if (anyValid && (w.stopped() || w.pastBudget(1.0))) {
+        if (anyValid && w.stopped()) {
             result.candidates[c].status = Status::Unconfirmed;
-            result.candidates[c].reason = std::string("measured but not validated: ") +
-                                          (w.stopped() ? "interrupted" : "time budget spent");
-            if (!w.stopped() && !budgetNoted) {
-                budgetNoted = true;
-                result.overBudget = true;
-                result.notes.push_back("confirmation stopped at the time budget");
-            }
+            result.candidates[c].reason = "measured but not validated: interrupted";
             continue;
         }
         confirmCandidate(w, c, result.candidates[c]);
         anyValid = anyValid || result.candidates[c].status == Status::Valid;
     }
-    usefulRates(w, result);
-    pickBest(w, result);
+    if (std::any_of(result.candidates.begin(), result.candidates.end(),
+                    [](const CandidateResult& c) { return c.status == Status::Unconfirmed; }) &&
+        !w.stopped()) {
+        result.overBudget = true;
+        result.notes.push_back("confirmation stopped at the time budget");
+    }
+    {
+        auto inTime = w.clock.enter(Stage::Time);
+        usefulRates(w, result);
+        pickBest(w, result);
+    }
     correlations(w, result);
 }
 

@@ -103,7 +103,34 @@ std::string valuesText(const arith::Bindings& b) {
     return out.empty() ? "-" : out;
 }
 
+// Wall seconds per stage, in pipeline order, and their total.
+json stagesJson(const Result& r) {
+    json j = json::object();
+    for (size_t s = 0; s < kStageCount; ++s) {
+        j[std::string(stageName(Stage(s)))] = r.stageSeconds[s];
+    }
+    j["total"] = r.seconds;
+    return j;
+}
+
 } // namespace
+
+std::string stageBreakdown(const Result& r) {
+    std::string out = "time:";
+    char part[64];
+    for (size_t s = 0; s < kStageCount; ++s) {
+        std::snprintf(part, sizeof part, " %s %.2f s%s", std::string(stageName(Stage(s))).c_str(),
+                      r.stageSeconds[s], s + 1 < kStageCount ? "," : ";");
+        out += part;
+    }
+    if (r.timeBudget > 0) {
+        std::snprintf(part, sizeof part, " total %.2f s of a %.0f s budget\n", r.seconds,
+                      r.timeBudget);
+    } else {
+        std::snprintf(part, sizeof part, " total %.2f s (no time budget)\n", r.seconds);
+    }
+    return out + part;
+}
 
 std::string reportJson(const Result& r) {
     json phases = json::array();
@@ -155,6 +182,8 @@ std::string reportJson(const Result& r) {
           {"measurements", r.tauMeasurements}}},
         {"interrupted", r.interrupted},
         {"over_time_budget", r.overBudget},
+        {"time_budget", r.timeBudget},
+        {"stages", stagesJson(r)},
         {"seconds", r.seconds},
         {"notes", r.notes},
     };

@@ -2,6 +2,7 @@
 #include "egopt/rules/loader.hpp"
 #include "stages.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -44,16 +45,10 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
     return out;
 }
 
-std::string fmt(const char* format, auto... args) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, format, args...);
-    return buf;
-}
-
 } // namespace
 
-void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result& result,
-                    const Progress& progress) {
+void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
+                    Result& result, const Progress& progress) {
     std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     egraph::Library lib = egraph::Library::standard();
     double timeLeft = options.timeLimit;
@@ -66,6 +61,10 @@ void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result&
             // An even share of what is left: a phase that stops early leaves time to later ones.
             phase.limits.seconds = timeLeft / double(phases.size() - i);
         }
+        // The same for the time budget's share. Every phase runs at least one iteration (the
+        // runner checks its time limit after each), so the lowering phase still lowers.
+        phase.limits.seconds =
+            std::min(phase.limits.seconds, std::max(0.0, secondsLeft) / double(phases.size() - i));
         std::vector<egraph::Rule> rules = loadAll(phase.ruleFiles, lib);
         egraph::Runner runner(g, rules, lib);
         runner.limits = phase.limits;
@@ -83,6 +82,7 @@ void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result&
         pr.nodes = g.numNodes();
         pr.classes = g.numClasses();
         timeLeft = std::max(0.0, timeLeft - pr.seconds);
+        secondsLeft -= pr.seconds;
         progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s",
                      phase.name.c_str(), std::string(egraph::stopReasonName(pr.run.stop)).c_str(),
                      pr.nodes, pr.classes, pr.seconds));

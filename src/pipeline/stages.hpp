@@ -4,6 +4,7 @@
 #include "bench.hpp"
 #include "egopt/costmodel/costmodel.hpp"
 #include "egopt/egraph/convert.hpp"
+#include "egopt/pipeline/budget.hpp"
 #include "egopt/pipeline/pipeline.hpp"
 #include "egopt/pipeline/tuner.hpp"
 
@@ -17,9 +18,28 @@ namespace egopt::pipeline {
 
 using Progress = std::function<void(const std::string&)>;
 
-// saturate.cpp (gpu: the target is a GPU, see targetsGpu)
-void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, Result& result,
-                    const Progress& progress);
+inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (predictAtDefaults)
+
+// saturate.cpp (gpu: the target is a GPU, see targetsGpu; the phases share `secondsLeft`, the
+// time budget's share for saturation)
+void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
+                    Result& result, const Progress& progress);
+
+struct Work;
+
+// extract_stage.cpp: extraction, exploration and the candidates they give. targetsGpu: whether
+// to optimise for a GPU (--extract-cost gpu, or auto on a device whose type says GPU).
+bool targetsGpu(const Work& w);
+std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
+                                             Work& w, Result& result);
+
+// A validation against the interpreter at small sizes (confirm.cpp).
+struct Validation {
+    std::string why; // empty: valid
+    arith::Bindings sizes;
+    double maxError = 0;
+    std::string buildLog;
+};
 
 // The state shared by tuning and confirmation: candidates, the model, the device bench, and
 // every measurement made (keyed by candidate and tuning values).
@@ -27,11 +47,11 @@ struct Work {
     const Options& options;
     lift::Program& original;
     arith::Bindings sizes;
-    std::vector<SizeAssumption> assumed; // saturation's size assumptions (checked by buildAt)
-    std::vector<extract::Candidate> candidates;
-    std::unique_ptr<costmodel::Model> model;
-    costmodel::DeviceProfile profile;
-    std::unique_ptr<Bench> bench;
+    std::vector<SizeAssumption> assumed{}; // saturation's size assumptions (checked by buildAt)
+    std::vector<extract::Candidate> candidates{};
+    std::unique_ptr<costmodel::Model> model{};
+    costmodel::DeviceProfile profile{};
+    std::unique_ptr<Bench> bench{};
     Progress progress;
     struct Run {
         std::optional<Timing> timing; // nullopt: failed
@@ -40,19 +60,34 @@ struct Work {
         double predicted = 0;
         double arithOps = 0;
         std::string launchJson;
+        // The configuration whose run of the same kernel this one took (not run again).
+        std::optional<std::pair<size_t, arith::Bindings>> sameAs;
+        bool notStarted = false; // not enough time left for it
     };
-    std::map<std::pair<size_t, arith::Bindings>, Run> runs;
+    std::map<std::pair<size_t, arith::Bindings>, Run> runs{};
+    // Runs by kernel (source and launch): a configuration whose kernel was timed already, under
+    // another candidate or other values, takes that timing instead of running again.
+    std::map<std::string, std::pair<size_t, arith::Bindings>> kernelRuns{};
+    std::map<std::pair<size_t, arith::Bindings>, Validation> validated{};
 
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    Budget budget;
+    StageClock clock;
+    // What device work has cost so far, to start none that cannot end before its deadline: the
+    // most a measurement took beyond its kernel runs (generation, build, upload), and the
+    // longest validation.
+    double overheadSeconds = 0;
+    double validateSeconds = 0;
 
     bool stopped() const { return options.stop && options.stop->requested(); }
-    double elapsed() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    // Past `share` of Options::timeBudget (never when the budget is 0).
-    bool pastBudget(double share) const {
-        return options.timeBudget > 0 && elapsed() > share * options.timeBudget;
-    }
+    double elapsed() const { return budget.elapsed(); }
+    // Reports the end of a stage through Options::stageDone.
+    void stageDone(std::string_view stage, double seconds, std::string summary) const;
+    // Seconds left for device work of stage `s`: until its share ends, or, while no candidate is
+    // valid yet, until confirmation's (the time kept for confirming one).
+    double window(Stage s) const;
+    bool anyValid() const;
+    // The fastest successful measurement so far (0: none).
+    double bestSeconds() const;
     // The model's seconds for a configuration (nullopt when it does not generate or does not fit
     // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
@@ -63,7 +98,13 @@ struct Work {
     // Builds and times a configuration at the real sizes; records it (and appends a record to
     // --record). nullopt when it fails to generate, build or run.
     std::optional<double> measure(size_t c, const arith::Bindings& values);
+    // Validates a configuration at small sizes once (confirm.cpp); cached.
+    const Validation& validate(size_t c, const arith::Bindings& values);
 };
+
+// measure.cpp: the device run of one configuration (Work::measure) and its guards.
+std::string showValues(const arith::Bindings& b);
+std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 // confirm.cpp: validation of each candidate's fastest configurations at small sizes, the choice
 // of the best, and its real-size cross-check.

@@ -99,6 +99,16 @@ struct ExtractOptions {
     // (Candidate::secondView; their `cost` is in the second view's units).
     const CostFunction* secondCost = nullptr;
     size_t secondK = 0;
+    // Deadlines (the pipeline's time budget): `stopSearch` ends the fixed-point search early,
+    // keeping the terms the states hold then (ExtractStats::truncated; the root has terms once
+    // the first sweep reached it); `stopExploring` ends exploration's checks and refinement.
+    // Polled between steps; empty: never.
+    std::function<bool()> stopSearch;
+    std::function<bool()> stopExploring;
+    // Given the number of search states (known before the search runs), the most terms to keep
+    // per inner state (at most k; empty: k): the search's time grows with states x terms kept,
+    // so a deadline can trade the depth of the K-best lists for finishing at all.
+    std::function<size_t(size_t states)> perStateFor;
 };
 
 // A size variable a candidate leaves symbolic (v__K from split-join), with the lengths it must
@@ -135,7 +145,7 @@ struct ExtractStats {
     size_t terms = 0;          // distinct terms built
     size_t updates = 0;        // state list recomputations
     size_t cutCycles = 0;      // terms dropped because an e-node repeated on a path
-    bool truncated = false;    // maxUpdates reached before the fixed point
+    bool truncated = false;    // maxUpdates or the stop reached before the fixed point
     double seconds = 0;        // the search (without exploration's draws)
     double exploreSeconds = 0; // exploration's draws
     size_t guidedDrawn = 0;    // the leading drawn terms that guided draws gave
@@ -175,6 +185,8 @@ struct SearchOptions {
     bool multipleKernels = false;
     size_t maxUpdates = 0;
     ExploreOptions explore;
+    std::function<bool()> stop; // ends the search early (ExtractOptions::stopSearch)
+    std::function<size_t(size_t states)> perStateFor; // ExtractOptions::perStateFor
 };
 // With `explored`, also the distinct terms exploration drew (options.explore), in draw order.
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,

@@ -17,7 +17,9 @@
 #include "egopt/codegen/codegen.hpp"
 #include "egopt/egraph/runner.hpp"
 #include "egopt/extract/extract.hpp"
+#include "egopt/pipeline/budget.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -62,6 +64,16 @@ struct SizeAssumption {
     friend bool operator==(const SizeAssumption&, const SizeAssumption&) = default;
 };
 
+// The end of a stage, for a progress display: one line a person can read.
+struct StageEvent {
+    std::string stage;   // load, saturate, extract, explore, tune, confirm
+    double seconds = 0;  // the stage's wall seconds
+    double elapsed = 0;  // since the run started
+    double left = -1;    // seconds to the deadline (< 0: past it; no budget: -1 and !limited)
+    bool limited = true; // false: no time budget
+    std::string summary;
+};
+
 struct Options {
     std::string file;
     arith::Bindings sizes; // explicit values (--size); the companion .json gives the rest
@@ -99,18 +111,22 @@ struct Options {
     // Kernel seconds of timed runs per measurement: runs stop early once they add up to this
     // (at least one timed run), so slow kernels (nbody, 0.7 s a run) cost 2-3 runs, not 6.
     double measureSeconds = 1.0;
-    // Seconds for the whole run (0: unlimited). Tuning starts no measurement after 60% of it
-    // (once one measurement succeeded);
-    // once it is spent, confirmation validates no further candidate after a valid one (the rest
-    // are `unconfirmed`), as after Ctrl-C. The run still ends later if confirming the first
-    // valid candidate takes longer.
+    // Seconds for the whole run, device runs included (0: unlimited): a deadline shared out
+    // among the stages (Budget::shareEnd). Device work that cannot end before its stage's share
+    // does is not started, a kernel that overruns it is abandoned (a kernel time-out), and the
+    // most promising candidate is validated as soon as it is measured, so that the best
+    // confirmed candidate so far is what the run ends with (docs/pipeline.md, "Time budget").
     double timeBudget = 540;
+    // A measurement stops timing after its first run when that run exceeds this many times the
+    // fastest measurement so far: such a configuration will not win.
+    double slowFactor = 4;
     uint64_t seed = 1;
     bool explain = true;      // record the derivation of the chosen candidate
     std::string recordPath;   // append one costmodel::Record per measured configuration
     codegen::Options codegen; // passed to the code generator
     const StopToken* stop = nullptr;
-    std::function<void(std::string_view)> progress; // one line per step (no newline)
+    std::function<void(std::string_view)> progress;   // one line per step (no newline)
+    std::function<void(const StageEvent&)> stageDone; // one event per stage, at its end
 };
 
 // One measured configuration of a candidate.
@@ -196,7 +212,11 @@ struct Result {
     double tauDistinct = 0;
     size_t distinctKernels = 0;
     bool interrupted = false;
-    bool overBudget = false; // tuning or confirmation stopped at Options::timeBudget
+    bool overBudget = false; // some work was cut short or not started for Options::timeBudget
+    double timeBudget = 0;   // as given (0: unlimited)
+    // Wall seconds per stage (Stage order: load, saturate, extract, explore, tune, validate,
+    // time, output); they add up to `seconds`.
+    std::array<double, kStageCount> stageSeconds{};
     double seconds = 0;
     std::vector<std::string> notes;
 };

@@ -21,6 +21,10 @@ std::string kernelFile(const Result& result);
 // the choice, Kendall's tau and the cross-check.
 std::string candidateTable(const Result& result);
 
+// One line: the wall seconds of each stage (report "stages") and the total against the budget:
+// "time: load 0.05 s, saturate 1.20 s, ...; total 9.10 s of a 20 s budget".
+std::string stageBreakdown(const Result& result);
+
 struct OutputPaths {
     std::string kernel; // "" when no valid candidate (nothing written)
     std::string report;

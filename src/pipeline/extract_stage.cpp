@@ -1,0 +1,212 @@
+// Extraction and exploration in the pipeline (pipeline.hpp, docs/extraction.md): the K best
+// candidates of the e-graph, and the explored terms the cost model predicts fastest.
+#include "stages.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+namespace egopt::pipeline {
+
+namespace {
+
+constexpr size_t kGuidedPredictions = 24; // the model's descent per guided replay
+
+// Exploration's accepted terms that join the candidates: first the `options.guided` guided
+// slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
+// predicted), the fastest of those as predicted at the model's best tuning values near the
+// defaults (modelDescent), each at most `exploreRatio` times the best candidate's prediction.
+// That prediction, not the one at default values, because a macro's schedule at default tuning
+// values can be far from its tuned time (mm's register blocking at 64 x 64 work-items, a
+// work-group tree whose last fold is one work-item's). Then the `options.explored` others the
+// model predicts fastest at their default tuning values, within the same bound.
+void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
+                 Result& result) {
+    auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
+    double bound = 1e30;
+    for (const auto& c : r.candidates) {
+        if (auto p = predicted(c)) {
+            bound = std::min(bound, *p * w.options.exploreRatio);
+        }
+    }
+    std::vector<std::pair<double, size_t>> keyed;
+    // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
+    std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
+    for (size_t i = 0; i < r.explored.size(); ++i) {
+        auto p = predicted(r.explored[i]);
+        if (!p) {
+            continue;
+        }
+        if (*p <= bound) {
+            keyed.emplace_back(*p, i);
+        }
+        if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
+            std::tuple<int64_t, double, size_t> key{-int64_t(c.guideHits), *p, i};
+            auto [it, fresh] = bestReplay.emplace(guideRule[c.guide], key);
+            if (!fresh && key < it->second) {
+                it->second = key;
+            }
+        }
+    }
+    std::stable_sort(keyed.begin(), keyed.end());
+    size_t within = keyed.size();
+    std::vector<std::pair<double, size_t>> taken;
+    for (const auto& [rule, key] : bestReplay) {
+        const extract::Candidate& c = r.explored[std::get<2>(key)];
+        auto predictAt = [&](const arith::Bindings& v) { return w.predict(c, v); };
+        std::optional<double> p = modelDescent(Space(c.tuning, w.sizes), predictAt,
+                                               kGuidedPredictions, kDefaultTuningValue)
+                                      .second;
+        if (double at = p.value_or(std::get<1>(key)); at <= bound) {
+            taken.emplace_back(at, std::get<2>(key));
+        }
+    }
+    std::stable_sort(taken.begin(), taken.end());
+    taken.resize(std::min(taken.size(), w.options.guided));
+    size_t guided = taken.size();
+    for (const auto& k : keyed) {
+        if (taken.size() - guided < w.options.explored &&
+            std::none_of(taken.begin(), taken.end(),
+                         [&](const auto& t) { return t.second == k.second; })) {
+            taken.push_back(k);
+        }
+    }
+    keyed = std::move(taken);
+    w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels (%.2f "
+                   "s); refinement: %zu rounds, %zu neighbours checked, %zu new kernels (%.2f s); "
+                   "%zu predicted within %.0fx the best candidate, %zu taken (%zu of guided draws)",
+                   w.options.exploreDraws, r.exploreDrawn, r.exploreChecked,
+                   r.explored.size() - r.refineAccepted, r.exploreSeconds, r.refineRounds,
+                   r.refineChecked, r.refineAccepted, r.refineSeconds, within,
+                   w.options.exploreRatio, keyed.size(), guided));
+    result.refineRounds = r.refineRounds;
+    result.refineChecked = r.refineChecked;
+    result.refineAccepted = r.refineAccepted;
+    result.exploreDrawn = r.exploreDrawn;
+    result.exploreChecked = r.exploreChecked;
+    result.exploreAccepted = r.explored.size();
+    result.exploreTaken = keyed.size();
+    for (auto& [p, i] : keyed) {
+        const extract::Candidate& c = r.explored[i];
+        std::string how;
+        if (c.guided && c.guide < guideRule.size()) {
+            how = ", guided draw of " + guideRule[c.guide] + ", " + std::to_string(c.guideHits) +
+                  " of its e-nodes";
+        }
+        w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f%s): %s",
+                       r.candidates.size(), p * 1e3, c.cost, how.c_str(),
+                       c.text.substr(0, 300).c_str()));
+        r.candidates.push_back(std::move(r.explored[i]));
+    }
+}
+
+// The e-nodes of each application of a macro rule (rules named `macro-...`, ICFP'15's macro
+// rules: one rule for a named sequence of steps), one guide each for exploration's guided draws,
+// and the rule of each guide.
+struct MacroGuides {
+    std::vector<std::unordered_set<egraph::ENodeId>> nodes;
+    std::vector<std::string> rule;
+};
+
+MacroGuides macroGuides(const egraph::EGraph& g) {
+    constexpr size_t kGuidesPerRule = 4;
+    MacroGuides guides;
+    for (uint32_t r = 0; r < g.ruleNames().size(); ++r) {
+        if (!g.ruleNames()[r].starts_with("macro-")) {
+            continue;
+        }
+        // The first applications: the program's own nests (later ones rewrite the forms other
+        // rules made of them, and a macro such as macro-map-wrg-lcl applies thousands of times).
+        const auto& instances = g.rhsNodes(r);
+        for (size_t i = 0; i < std::min(instances.size(), kGuidesPerRule); ++i) {
+            guides.nodes.emplace_back(instances[i].begin(), instances[i].end());
+            guides.rule.push_back(g.ruleNames()[r]);
+        }
+    }
+    return guides;
+}
+
+} // namespace
+
+// Whether to optimise for a GPU: --extract-cost gpu, or auto on a device whose type says GPU.
+// It selects extraction's cost views and the GPU-only rules of the lowering phase.
+bool targetsGpu(const Work& w) {
+    return w.options.extractCost == "gpu" ||
+           (w.options.extractCost == "auto" &&
+            w.bench->device().type.find("GPU") != std::string::npos);
+}
+
+std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
+                                             Work& w, Result& result) {
+    auto inExtract = w.clock.enter(Stage::Extract);
+    double started = w.elapsed();
+    extract::ExtractOptions eo;
+    eo.k = std::max<size_t>(1, w.options.candidates);
+    eo.sizes = w.sizes;
+    eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
+    eo.codegen = w.options.codegen;
+    eo.explore.draws = w.options.explored || w.options.guided ? w.options.exploreDraws : 0;
+    eo.explore.seed = w.options.seed;
+    MacroGuides guides = macroGuides(g);
+    eo.explore.guides = guides.nodes;
+    eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
+    eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
+    // The search keeps what it has at its deadline; exploration only adds to the candidates.
+    eo.stopSearch = [&w] { return w.stopped() || w.budget.leftUntil(Stage::Extract) < 0; };
+    eo.stopExploring = [&w] { return w.stopped() || w.budget.leftUntil(Stage::Explore) < 0; };
+    if (w.budget.limited()) {
+        eo.perStateFor = [&w](size_t states) {
+            // The search costs about this per state and term kept on the 2-core development
+            // machine (mm 512^3: 688k states, 7 s at 2 terms, 43 s at 16); half the window
+            // leaves room for a slower machine and the code generator filter.
+            constexpr double kSecondsPerStateTerm = 5e-6;
+            double window = std::max(0.0, w.budget.leftUntil(Stage::Extract)) / 2;
+            return static_cast<size_t>(window / (kSecondsPerStateTerm * double(states)));
+        };
+    }
+    // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
+    bool gpu = targetsGpu(w);
+    extract::StructuralCost cost(g, w.sizes,
+                                 gpu ? extract::StructuralCost::Params::gpu()
+                                     : extract::StructuralCost::Params{});
+    // On a GPU also the occupancy view's best (cost.hpp): neither view ranks every program's
+    // fast forms first (mm's 2-D thread maps vs gemv's work-group rows), measurement decides.
+    std::optional<extract::StructuralCost> occupancy;
+    if (gpu) {
+        occupancy.emplace(g, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
+        eo.secondCost = &*occupancy;
+        eo.secondK = std::max<size_t>(1, eo.k / 2);
+    }
+    extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
+    w.clock.move(Stage::Extract, Stage::Explore, r.exploreSeconds + r.refineSeconds);
+    result.extractStats = r.stats;
+    result.rejected = r.rejected;
+    if (r.stats.truncated) {
+        result.notes.push_back(fmt("extraction's search stopped before its fixed point after %zu "
+                                   "updates (its share of the time budget or its update bound)",
+                                   r.stats.updates));
+    }
+    w.progress(fmt("extract: %zu candidates (%zu rejected by the code generator, %zu repeating a "
+                   "better candidate's kernel, %zu over %.0fx the best's cost), %zu states, %.2f s",
+                   r.candidates.size(), r.rejected.size(), r.duplicates.size(), r.beyondCostRatio,
+                   eo.maxCostRatio, r.stats.states, r.stats.seconds));
+    for (size_t c = 0; c < r.candidates.size(); ++c) {
+        w.progress(fmt("extract: candidate %zu (cost %.1f): %s", c, r.candidates[c].cost,
+                       r.candidates[c].text.substr(0, 300).c_str()));
+    }
+    w.stageDone("extract", w.elapsed() - started - r.exploreSeconds - r.refineSeconds,
+                fmt("%zu candidates, %zu states%s", r.candidates.size(), r.stats.states,
+                    r.stats.truncated ? " (search cut short)" : ""));
+    if (eo.explore.draws > 0) {
+        auto inExplore = w.clock.enter(Stage::Explore);
+        double exploreStart = w.elapsed();
+        addExplored(w, r, guides.rule, result);
+        w.stageDone("explore", w.elapsed() - exploreStart + r.exploreSeconds + r.refineSeconds,
+                    fmt("%zu drawn, %zu new kernels, %zu taken", r.exploreDrawn,
+                        result.exploreAccepted, result.exploreTaken));
+    }
+    return std::move(r.candidates);
+}
+
+} // namespace egopt::pipeline
