@@ -47,6 +47,8 @@ void configureRunner(egraph::Runner& runner, const Args& args) {
     runner.limits.memoryBytes = static_cast<size_t>(
         nonNegativeNumber(args, "memory-limit", double(runner.limits.memoryBytes >> 20)) * 1024 *
         1024);
+    runner.scheduler.matchLimit = static_cast<size_t>(
+        nonNegativeNumber(args, "match-limit", double(runner.scheduler.matchLimit)));
 }
 
 namespace {

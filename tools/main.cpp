@@ -76,7 +76,8 @@ std::vector<Command> commands() {
         {"saturate",
          "equality saturation with rule files; e-graph sizes, stop reason, rule statistics",
          "saturate FILE [--rules a.rules,b.rules] [--threads N] [--iterations N] [--node-limit N] "
-         "[--time-limit S] [--memory-limit MB] [--stats] [--dump-egraph out.json|out.dot]",
+         "[--time-limit S] [--memory-limit MB] [--match-limit N] [--stats] "
+         "[--dump-egraph out.json|out.dot]",
          "Equality saturation with rule files (default rules/core.rules): e-graph size per "
          "iteration, stop reason, per-rule statistics.",
          {{"rules", true, "comma-separated rule files (repeatable)"},
@@ -85,6 +86,9 @@ std::vector<Command> commands() {
           {"node-limit", true, "e-node limit (default 100000)"},
           {"time-limit", true, "seconds (default 60)"},
           {"memory-limit", true, "MB of e-graph data (default 1024)"},
+          {"match-limit", true,
+           "matches per iteration before the backoff scheduler bans a rule (default 1000; 0: "
+           "never ban)"},
           {"stats", false, "per-rule statistics"},
           {"dump-egraph", true, "write the e-graph as .json (egraph-serialize) or .dot"},
           kHelpOption},
@@ -103,6 +107,7 @@ std::vector<Command> commands() {
           {"node-limit", true, "e-node limit"},
           {"time-limit", true, "seconds"},
           {"memory-limit", true, "MB"},
+          {"match-limit", true, "backoff scheduler's matches per iteration (0: never ban)"},
           kHelpOption},
          2,
          2,

@@ -158,6 +158,7 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         analysisPending_.push_back(a);
     }
     pending_.push_back(a);
+    dirty_.push_back(a); // its members now come from two classes
     --numClasses_;
     return true;
 }
@@ -178,6 +179,7 @@ void EGraph::repairParents(EClassId c) {
         if (!inserted && find(slot->second) != find(p)) {
             merge(slot->second, p, {Justification::Kind::Congruence, 0});
         }
+        dirty_.push_back(p); // p's class: a member changed its form or became a duplicate
     }
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
@@ -223,11 +225,15 @@ void EGraph::rebuild() {
         }
         propagateAnalysis();
     }
-    // Members: one node per canonical form, in id order (deterministic matching order).
-    for (EClassId c = 0; c < classes_.size(); ++c) {
-        if (parent_[c] != c) {
-            continue;
-        }
+    // Members: one node per canonical form, in id order (deterministic matching order). Only
+    // classes that were merged or had a member re-canonicalized can hold a stale or duplicate
+    // member; every other class is as the last rebuild left it.
+    for (EClassId& c : dirty_) {
+        c = find(c);
+    }
+    std::sort(dirty_.begin(), dirty_.end());
+    dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+    for (EClassId c : dirty_) {
         auto& nodes = classes_[c].nodes;
         std::vector<ENodeId> kept;
         kept.reserve(nodes.size());
@@ -242,6 +248,7 @@ void EGraph::rebuild() {
         kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
         nodes = std::move(kept);
     }
+    dirty_.clear();
 }
 
 std::vector<EClassId> EGraph::classIds() const {

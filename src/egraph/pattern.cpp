@@ -1,6 +1,8 @@
 // E-matching by backtracking over the members of each class, and pattern instantiation.
 #include "egopt/egraph/pattern.hpp"
 
+#include <bitset>
+
 namespace egopt::egraph {
 
 namespace {
@@ -14,6 +16,8 @@ bool isSizeVar(const arith::Size& s, std::string& name) {
     return false;
 }
 
+// Set up once per pattern and reused for every class it is tried on: a rule is tried on
+// thousands of classes per iteration, most of which fail at the root.
 class Matcher {
 public:
     Matcher(const EGraph& g, const Pattern& p, size_t slots,
@@ -26,9 +30,11 @@ public:
         findBinders(p.root, scope);
     }
 
+    // Leaves the substitution empty again: every binding is undone on backtracking.
     void run(EClassId c) {
-        std::vector<std::pair<PatId, EClassId>> todo{{p_.root, c}};
-        step(todo);
+        todo_.clear();
+        todo_.emplace_back(p_.root, c);
+        step(todo_);
     }
 
 private:
@@ -149,6 +155,7 @@ private:
     Subst s_;
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
+    std::vector<std::pair<PatId, EClassId>> todo_;
 };
 
 } // namespace
@@ -165,6 +172,91 @@ bool Pattern::isFunction() const {
 void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
                 const std::function<void(const Subst&)>& onMatch) {
     Matcher(g, p, numSlots, onMatch).run(c);
+}
+
+namespace {
+
+std::optional<Op> opAt(const Pattern& p, PatId id) {
+    const PatNode& n = p.nodes[id];
+    switch (n.kind) {
+    case PatNode::Kind::ClassVar:
+        return std::nullopt;
+    case PatNode::Kind::BoundVar:
+        return Op::Param;
+    case PatNode::Kind::Node:
+        break;
+    }
+    return n.op;
+}
+
+} // namespace
+
+std::optional<Op> rootOp(const Pattern& p) {
+    return opAt(p, p.root);
+}
+
+namespace {
+
+constexpr size_t kNumOps = size_t(1) << (8 * sizeof(Op));
+using OpSet = std::bitset<kNumOps>;
+
+void addOnce(std::vector<EClassId>& list, EClassId c) {
+    if (list.empty() || list.back() != c) {
+        list.push_back(c);
+    }
+}
+
+} // namespace
+
+OpIndex::OpIndex(const EGraph& g) : all_(g.classIds()), byOp_(kNumOps), appliedOp_(kNumOps) {
+    std::vector<OpSet> ops(g.numNodeIds()); // by canonical class id
+    for (EClassId c : all_) {
+        for (ENodeId n : g.eclass(c).nodes) {
+            ops[c].set(static_cast<size_t>(g.node(n).op));
+            addOnce(byOp_[static_cast<size_t>(g.node(n).op)], c);
+        }
+    }
+    for (EClassId c : all_) {
+        OpSet applied;
+        for (ENodeId n : g.eclass(c).nodes) {
+            const ENode& node = g.node(n);
+            if (node.op == Op::Apply && !node.children.empty()) {
+                applied |= ops[node.children[0]];
+            }
+        }
+        for (size_t op = 0; op < kNumOps && applied.any(); ++op) {
+            if (applied.test(op)) {
+                addOnce(appliedOp_[op], c);
+                applied.reset(op);
+            }
+        }
+    }
+}
+
+std::span<const EClassId> OpIndex::candidates(const Pattern& p) const {
+    std::optional<Op> op = rootOp(p);
+    if (!op) {
+        return all();
+    }
+    const PatNode& root = p.nodes[p.root];
+    if (*op == Op::Apply && !root.children.empty()) {
+        if (std::optional<Op> fn = opAt(p, root.children[0])) {
+            return appliedOp_[static_cast<size_t>(*fn)];
+        }
+    }
+    return byOp_[static_cast<size_t>(*op)];
+}
+
+void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
+                  std::span<const EClassId> classes,
+                  const std::function<void(EClassId, const Subst&)>& onMatch) {
+    EClassId current = kNoClass;
+    std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
+    Matcher m(g, p, numSlots, forward);
+    for (EClassId c : classes) {
+        current = c;
+        m.run(c);
+    }
 }
 
 TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out) {

@@ -63,10 +63,21 @@ std::string where(const Rule& rule) {
 
 void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId c,
                  std::vector<Match>& out) {
-    matchClass(g, rule.lhs, rule.vars.names.size(), c, [&](const Subst& s) {
-        for (const Call& cond : rule.conditions) {
-            auto args = resolve(cond, s);
-            if (!lib.conditions.at(cond.name).second(g, args)) {
+    searchClasses(g, rule, lib, std::span<const EClassId>(&c, 1), out);
+}
+
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+                   std::span<const EClassId> classes, std::vector<Match>& out) {
+    // Looked up once, not per match: the library is a map keyed by name.
+    std::vector<const Condition*> conds;
+    for (const Call& cond : rule.conditions) {
+        conds.push_back(&lib.conditions.at(cond.name).second);
+    }
+    std::vector<ArgValue> args;
+    matchClasses(g, rule.lhs, rule.vars.names.size(), classes, [&](EClassId c, const Subst& s) {
+        for (size_t i = 0; i < conds.size(); ++i) {
+            args = resolve(rule.conditions[i], s);
+            if (!(*conds[i])(g, args)) {
                 return;
             }
         }
@@ -90,9 +101,12 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
     }
-    std::string key = rule.name;
-    for (EClassId c : s.classes) {
-        key += ":" + std::to_string(c);
+    std::string key; // only generators memoize by it
+    if (!rule.generators.empty()) {
+        key = rule.name;
+        for (EClassId c : s.classes) {
+            key += ":" + std::to_string(c);
+        }
     }
     for (const auto& [var, call] : rule.generators) {
         s.sizes[var] = lib.generators.at(call.name).second(g, key, resolve(call, s));

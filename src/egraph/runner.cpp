@@ -41,36 +41,44 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib)
     : g_(g), rules_(rules), lib_(lib), state_(rules.size()) {}
 
 std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& report) {
-    std::vector<EClassId> classes = g_.classIds();
-    size_t n = classes.size();
-    // One slot per (rule, class): parallel workers never share a slot, and the flattening
-    // below reads slots in a fixed order.
-    std::vector<std::vector<Match>> slots(rules_.size() * n);
-    std::vector<double> seconds(rules_.size(), 0.0);
-    tbb::parallel_for(size_t(0), rules_.size(), [&](size_t r) {
+    OpIndex index(g_);
+    // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
+    // each task has its own result slot, and the flattening below reads them in task order,
+    // so the matches do not depend on how the tasks were scheduled.
+    constexpr size_t kChunk = 256;
+    struct Task {
+        size_t rule;
+        std::span<const EClassId> classes;
+    };
+    std::vector<Task> tasks;
+    for (size_t r = 0; r < rules_.size(); ++r) {
         if (state_[r].bannedUntil > iteration) {
-            return;
+            continue;
         }
+        std::span<const EClassId> cands = index.candidates(rules_[r].lhs);
+        for (size_t i = 0; i < cands.size(); i += kChunk) {
+            tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
+        }
+    }
+    std::vector<std::vector<Match>> slots(tasks.size());
+    std::vector<double> seconds(tasks.size(), 0.0);
+    tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 64), [&](const auto& range) {
-            for (size_t i = range.begin(); i != range.end(); ++i) {
-                searchClass(g_, rules_[r], lib_, classes[i], slots[r * n + i]);
-            }
-        });
-        seconds[r] = since(start);
+        searchClasses(g_, rules_[tasks[t].rule], lib_, tasks[t].classes, slots[t]);
+        seconds[t] = since(start);
     });
     std::vector<std::vector<Match>> out(rules_.size());
+    for (size_t t = 0; t < tasks.size(); ++t) {
+        auto& into = out[tasks[t].rule];
+        into.insert(into.end(), std::make_move_iterator(slots[t].begin()),
+                    std::make_move_iterator(slots[t].end()));
+        report.rules[tasks[t].rule].searchSeconds += seconds[t];
+    }
     for (size_t r = 0; r < rules_.size(); ++r) {
-        for (size_t i = 0; i < n; ++i) {
-            auto& s = slots[r * n + i];
-            out[r].insert(out[r].end(), std::make_move_iterator(s.begin()),
-                          std::make_move_iterator(s.end()));
-        }
         RuleStats& st = report.rules[r];
-        st.searchSeconds += seconds[r];
         st.matches += out[r].size();
         size_t threshold = scheduler.matchLimit << state_[r].timesBanned;
-        if (out[r].size() > threshold) {
+        if (scheduler.matchLimit > 0 && out[r].size() > threshold) {
             state_[r].bannedUntil = iteration + (scheduler.banLength << state_[r].timesBanned);
             ++state_[r].timesBanned;
             ++st.timesBanned;

@@ -198,6 +198,7 @@ private:
     std::unordered_map<ENode, ENodeId, ENodeHash> memo_;
     std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing
     std::vector<EClassId> analysisPending_; // classes whose data changed
+    std::vector<EClassId> dirty_; // classes whose member list rebuild must re-canonicalize
     std::vector<std::vector<ProofEdge>> proof_;
     std::vector<std::string> ruleNames_;
     std::vector<std::vector<std::vector<ENodeId>>> rhsNodes_; // by rule index, per application

@@ -7,6 +7,8 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,36 @@ struct VarTable {
 // Every substitution under which `p` matches class `c` (in a deterministic order).
 void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
                 const std::function<void(const Subst&)>& onMatch);
+
+// matchClass for each of `classes` in turn (one matcher set-up for all of them).
+void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
+                  std::span<const EClassId> classes,
+                  const std::function<void(EClassId, const Subst&)>& onMatch);
+
+// The operator every match's root e-node has (Op::Param for a bound variable), or nullopt when
+// the root is a class variable, which matches any class. Searches use it to try a pattern only
+// on the classes that hold an e-node of that operator.
+std::optional<Op> rootOp(const Pattern& p);
+
+// The classes that hold at least one e-node of each operator (canonical ids, ascending), as
+// egg and egglog keep them: a pattern is tried only on the classes its root operator occurs
+// in, so a rule whose root operator has no e-nodes costs nothing. Almost every Lift rule is
+// rooted at an application (`Map(?f) $ ?x`), so applications are also indexed by the operators
+// of the applied function's class: `Map(?f) $ ?x` is tried only where some application's
+// function class holds a Map. Built from a clean e-graph (after rebuild), valid until it
+// changes.
+class OpIndex {
+public:
+    explicit OpIndex(const EGraph& g);
+    // The classes a match of `p` can be rooted at. Ascending, as a full scan would visit them.
+    std::span<const EClassId> candidates(const Pattern& p) const;
+    std::span<const EClassId> all() const { return all_; }
+
+private:
+    std::vector<EClassId> all_;
+    std::vector<std::vector<EClassId>> byOp_;      // by Op's value
+    std::vector<std::vector<EClassId>> appliedOp_; // Apply classes, by the function's operator
+};
 
 // Builds the term of a pattern under a substitution (class variables as shifted references).
 TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out);

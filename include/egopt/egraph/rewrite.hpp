@@ -85,6 +85,10 @@ struct Match {
 void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId c,
                  std::vector<Match>& out);
 
+// searchClass for each of `classes` in turn, appending in that order.
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+                   std::span<const EClassId> classes, std::vector<Match>& out);
+
 // Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
 // naming the rule and showing both terms and their types.
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m);

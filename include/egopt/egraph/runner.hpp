@@ -36,7 +36,7 @@ enum class StopReason : uint8_t {
 std::string_view stopReasonName(StopReason r);
 
 struct SchedulerConfig {
-    size_t matchLimit = 1000; // matches per iteration before a rule is banned
+    size_t matchLimit = 1000; // matches per iteration before a rule is banned; 0: never
     size_t banLength = 5;     // iterations; both double with every ban
 };
 
