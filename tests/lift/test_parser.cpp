@@ -180,6 +180,12 @@ TEST_CASE("Lift's unsafe boundary names", "[lift]") {
     }
 }
 
+TEST_CASE("element access as a function", "[lift]") {
+    for (const char* f : {"At(2)", "ArrayAccess(2)"}) {
+        CHECK(signatureOf(vecProgram(std::string(f) + " $ xs")) == "(ArrayType(Float, N)) -> Float");
+    }
+}
+
 TEST_CASE("package and import lines are read past", "[lift]") {
     CHECK(signatureOf("package lift.examples\nimport lift.arithmetic._\n"
                       "import ir.ast.{Join, Map}\n" +
