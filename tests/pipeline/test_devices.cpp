@@ -129,7 +129,7 @@ TEST_CASE("asum on two devices: measured on both and the same choice as on one",
     }
 }
 
-TEST_CASE("--devices: an unknown or repeated device is bad input (exit 2)", "[pipeline]") {
+TEST_CASE("an unknown or repeated device in --devices is bad input (exit 2)", "[pipeline]") {
     std::string file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
     CHECK(exitCode(file + " --size N=1024 --devices 99") == 2);
     CHECK(exitCode(file + " --size N=1024 --devices 0,0") == 2);
