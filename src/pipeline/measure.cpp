@@ -124,6 +124,7 @@ struct Job {
     std::string kernel;            // source and launch: one kernel is timed once
     std::optional<size_t> sameJob; // an earlier job of the batch with the same kernel
     bool toRun = false;
+    bool interrupted = false; // not started: the run was interrupted
 
     void prepare(Work& w, std::map<std::string, size_t>& inBatch, size_t index) {
         try {
@@ -160,8 +161,11 @@ struct Job {
             best = shared.best;
         }
         run.device = bench.device().index;
-        run.error = w.stopped() ? "not started: interrupted"
-                                : notStarted(w.budget, overhead, run.predicted, left);
+        if (w.stopped()) {
+            interrupted = true; // left out of the batch's outcome (Work::measure)
+            return;
+        }
+        run.error = notStarted(w.budget, overhead, run.predicted, left);
         if (!run.error.empty()) {
             run.notStarted = true;
             return;
@@ -234,19 +238,34 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
     shared.best = bestSeconds();
     // Each device's thread takes the next job when free; the outcomes are kept per job and
     // recorded below in the order given, so nothing recorded depends on which device ended first.
+    auto line = [this](const Job& j) {
+        return fmt("tune: candidate %zu [%s]: %s", j.key.first, showValues(j.key.second).c_str(),
+                   describeRun(*this, j).c_str());
+    };
+    // A device run's line is shown as it ends (one thread at a time); the others' below.
+    std::mutex shown;
     forEachJob(toRun.size(), benches.size(), [&](size_t k, size_t device) {
-        jobs[toRun[k]].time(*this, *benches[device], shared);
+        Job& j = jobs[toRun[k]];
+        j.time(*this, *benches[device], shared);
+        if (!j.interrupted) {
+            std::lock_guard lock(shown);
+            progress(line(j));
+        }
     });
     overheadSeconds = shared.overhead;
     std::vector<std::optional<double>> out;
     for (Job& j : jobs) {
+        if (j.interrupted) {
+            break; // the batch ends at its first job an interruption kept from starting
+        }
         if (j.sameJob) {
             j.takeFrom(jobs[*j.sameJob]);
         } else if (j.toRun && j.run.timing) {
             kernelRuns.emplace(j.kernel, j.key);
         }
-        progress(fmt("tune: candidate %zu [%s]: %s", j.key.first, showValues(j.key.second).c_str(),
-                     describeRun(*this, j).c_str()));
+        if (!j.toRun) {
+            progress(line(j));
+        }
         if (j.run.timing && !options.recordPath.empty()) {
             costmodel::Record r{profile.name,        sizes,           candidates[j.key.first].text,
                                 j.features,          j.run.predicted, j.run.timing->seconds,

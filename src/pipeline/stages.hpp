@@ -102,7 +102,9 @@ struct Work {
     std::optional<double> predictAtDefaults(const extract::Candidate& c);
     // Builds and times configurations at the real sizes, spread over the devices (measure.cpp);
     // records each (and appends a record to --record) in the order given, whichever device ran
-    // it and whenever it ended. nullopt where one fails to generate, build or run.
+    // it and whenever it ended. nullopt where one fails to generate, build or run. An
+    // interruption ends the batch at its first configuration not started: the result is then
+    // shorter, and that configuration and the ones after it are not recorded.
     using Key = std::pair<size_t, arith::Bindings>;
     std::vector<std::optional<double>> measure(const std::vector<Key>& configs);
     // Validates a configuration at small sizes once on the reference device (confirm.cpp);

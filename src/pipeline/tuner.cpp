@@ -24,7 +24,12 @@ public:
 
     std::optional<double> measure(size_t c, const arith::Bindings& v) {
         seen_.insert({c, v});
-        std::optional<double> s = o_.measure ? o_.measure(c, v) : o_.measureMany({{c, v}}).at(0);
+        if (!o_.measure) {
+            std::vector<std::optional<double>> times =
+                measure(std::vector<Objective::Config>{{c, v}});
+            return times.empty() ? std::nullopt : times.front();
+        }
+        std::optional<double> s = o_.measure(c, v);
         record({c, v}, s);
         return s;
     }
@@ -50,9 +55,10 @@ public:
         if (taken.empty() || exhausted()) {
             return times;
         }
-        seen_.insert(taken.begin(), taken.end());
         times = o_.measureMany(taken);
-        for (size_t i = 0; i < taken.size(); ++i) {
+        times.resize(std::min(times.size(), taken.size()));
+        for (size_t i = 0; i < times.size(); ++i) {
+            seen_.insert(taken[i]);
             record(taken[i], times.at(i));
         }
         return times;

@@ -131,7 +131,9 @@ struct Options {
     std::string recordPath;   // append one costmodel::Record per measured configuration
     codegen::Options codegen; // passed to the code generator
     const StopToken* stop = nullptr;
-    std::function<void(std::string_view)> progress;   // one line per step (no newline)
+    // One line per step (no newline); with several devices, a device run's line comes from
+    // that device's thread (one call at a time).
+    std::function<void(std::string_view)> progress;
     std::function<void(const StageEvent&)> stageDone; // one event per stage, at its end
 };
 

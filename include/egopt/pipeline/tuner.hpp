@@ -52,7 +52,8 @@ private:
 // budget (nullopt when it fails). `stop` ends the search early.
 //
 // `measureMany`, when set, replaces `measure`: it measures independent configurations together
-// (several devices at once) and returns their times in the order given. The searches hand it
+// (several devices at once) and returns their times in the order given (fewer when a stop ends
+// the batch early: the rest count as not measured). The searches hand it
 // every configuration whose choice does not depend on another one's time: all of round 0, one
 // step per surviving candidate in later rounds, `parallel` random draws at a time.
 struct Objective {
