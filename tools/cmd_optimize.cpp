@@ -102,6 +102,7 @@ pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
         lift::parseSizeAssignments(s, o.sizes);
     }
     o.device = args.value("device").value_or("");
+    o.devices = args.value("devices").value_or("");
     o.phases = phasesFrom(args);
     o.nodeLimit = static_cast<size_t>(nonNegativeNumber(args, "node-limit", 0));
     o.timeLimit = nonNegativeNumber(args, "time-limit", 0);

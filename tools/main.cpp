@@ -151,7 +151,8 @@ std::vector<Command> commands() {
          egopt::cli::runFit},
         {"optimize",
          "the whole pipeline (also `egopt PROGRAM`): the fastest valid kernel and a report",
-         "optimize FILE [--size N=v ...] [--device D] [--rules a,b ...] [--cost-model M] "
+         "optimize FILE [--size N=v ...] [--device D] [--devices all|D,D...] [--rules a,b ...] "
+         "[--cost-model M] "
          "[--candidates K] [--explore N] [--explored M] [--guided G] [--refine R] [--tune-budget "
          "N] [--threads "
          "N] "
@@ -165,6 +166,10 @@ std::vector<Command> commands() {
          "no candidate is valid.",
          {kSizeOption,
           {"device", true, "device index or name substring (default: PoCL)"},
+          {"devices", true,
+           "several devices of one model: all, or indices/name substrings separated by commas; "
+           "measurements and validations are spread over them, one thread each (--device, "
+           "when given, is the reference device and must be among them)"},
           {"rules", true,
            "comma-separated rule files saturated as one phase; repeat for more "
            "phases (default: core+algorithmic, then opencl)"},

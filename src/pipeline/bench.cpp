@@ -51,6 +51,9 @@ Bench::Bench(const runtime::Device& device, lift::Program& original, const arith
     : device_(device), values_(std::make_shared<const std::vector<interp::Value>>(
                            interp::randomInputs(original, sizes, seed))) {}
 
+Bench::Bench(const runtime::Device& device, const Bench& other)
+    : device_(device), values_(other.values_) {}
+
 Bench::~Bench() = default;
 
 runtime::Session& Bench::session() {

@@ -50,6 +50,9 @@ class Bench {
 public:
     Bench(const runtime::Device& device, lift::Program& original, const arith::Bindings& sizes,
           uint64_t seed);
+    // Another device's bench on the same inputs (`other`'s), so that every device times the
+    // candidates on the same data. Each Bench is used by one thread at a time.
+    Bench(const runtime::Device& device, const Bench& other);
     ~Bench();
     const runtime::Device& device() const { return device_; }
     // The session for device work, a fresh one when the last one was abandoned.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 namespace egopt::pipeline {
@@ -46,8 +47,9 @@ CandidateResult describe(const Work& w, size_t c) {
     cr.tuning = cand.tuning;
     for (const auto& [key, run] : w.runs) {
         if (key.first == c) {
-            Measurement m{key.second, run.timing.has_value(), run.error,
-                          run.timing ? run.timing->seconds : 0, run.predicted};
+            Measurement m{key.second,    run.timing.has_value(),
+                          run.error,     run.timing ? run.timing->seconds : 0,
+                          run.predicted, run.device};
             cr.measured.push_back(std::move(m));
             if (!run.timing && cr.reason.empty()) {
                 cr.reason = firstLine(run.error);
@@ -68,8 +70,10 @@ CandidateResult describe(const Work& w, size_t c) {
     return cr;
 }
 
-// Validates one configuration at small sizes, its kernels abandoned after `timeout` seconds.
-Validation validateAt(Work& w, size_t c, const arith::Bindings& values, double timeout) {
+// Validates one configuration at small sizes on `bench`'s device, its kernels abandoned after
+// `timeout` seconds. Reads `w` only, so that the devices' threads can run it at once.
+Validation validateAt(const Work& w, size_t c, const arith::Bindings& values, double timeout,
+                      Bench& bench) {
     const lift::Program& p = w.candidates[c].program;
     WorkEstimate calls = [&w](const Built& b) {
         return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
@@ -89,7 +93,7 @@ Validation validateAt(Work& w, size_t c, const arith::Bindings& values, double t
         ro.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1e3) + 1);
         ro.drain = ro.timeout;
         codegen::RunResult r =
-            codegen::runAndValidate(w.bench->session(), b->program, b->info, *small, b->code, ro);
+            codegen::runAndValidate(bench.session(), b->program, b->info, *small, b->code, ro);
         v.sizes = *small;
         v.maxError = r.maxError;
         v.why = r.ok ? "" : "wrong result at small sizes: " + r.summary();
@@ -168,7 +172,7 @@ void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
 std::vector<float> outputOf(Work& w, const CandidateResult& cr) {
     auto b =
         buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.options.codegen, w.assumed);
-    return w.bench->time(*b, 1, true).output;
+    return w.bench().time(*b, 1, true).output;
 }
 
 // The fastest valid candidate whose real-size output agrees with another valid candidate's
@@ -303,10 +307,35 @@ const Validation& Work::validate(size_t c, const arith::Bindings& values) {
     auto inValidate = clock.enter(Stage::Validate);
     auto started = Budget::Clock::now();
     double timeout = std::clamp(window(Stage::Validate), 1e-3, 10.0);
-    Validation v = validateAt(*this, c, values, timeout);
+    Validation v = validateAt(*this, c, values, timeout, bench());
     validateSeconds = std::max(
         validateSeconds, std::chrono::duration<double>(Budget::Clock::now() - started).count());
     return validated[key] = std::move(v);
+}
+
+void Work::validate(const std::vector<Key>& configs) {
+    auto inValidate = clock.enter(Stage::Validate);
+    std::vector<Key> todo;
+    std::copy_if(configs.begin(), configs.end(), std::back_inserter(todo),
+                 [&](const Key& k) { return !validated.count(k); });
+    double timeout = std::clamp(window(Stage::Validate), 1e-3, 10.0);
+    std::vector<std::optional<Validation>> done(todo.size());
+    std::vector<double> seconds(todo.size(), 0.0);
+    forEachJob(todo.size(), benches.size(), [&](size_t k, size_t device) {
+        // Started only while the longest validation before this batch still fits.
+        if (stopped() || (budget.limited() && window(Stage::Validate) <= validateSeconds)) {
+            return;
+        }
+        auto started = Budget::Clock::now();
+        done[k] = validateAt(*this, todo[k].first, todo[k].second, timeout, *benches[device]);
+        seconds[k] = std::chrono::duration<double>(Budget::Clock::now() - started).count();
+    });
+    for (size_t k = 0; k < todo.size(); ++k) {
+        if (done[k]) {
+            validateSeconds = std::max(validateSeconds, seconds[k]);
+            validated[todo[k]] = std::move(*done[k]);
+        }
+    }
 }
 
 void confirm(Work& w, const TuneResult& tuned, Result& result) {
@@ -323,6 +352,17 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
+    if (w.benches.size() > 1 && !w.stopped()) {
+        // Every candidate's fastest configuration at once, over the devices; the loop below
+        // finds them validated and goes on to slower ones only where one is invalid.
+        std::vector<Work::Key> first;
+        for (size_t c : order) {
+            if (auto f = fastest(w, c); !f.empty()) {
+                first.emplace_back(c, f.front().second);
+            }
+        }
+        w.validate(first);
+    }
     bool anyValid = false;
     for (size_t c : order) {
         if (anyValid && w.stopped()) {

@@ -134,7 +134,7 @@ MacroGuides macroGuides(const egraph::EGraph& g) {
 bool targetsGpu(const Work& w) {
     return w.options.extractCost == "gpu" ||
            (w.options.extractCost == "auto" &&
-            w.bench->device().type.find("GPU") != std::string::npos);
+            w.bench().device().type.find("GPU") != std::string::npos);
 }
 
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 namespace egopt::pipeline {
 
@@ -60,7 +62,7 @@ std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
 std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bindings& values) {
     try {
         auto b = buildAt(c.program, values, sizes, options.codegen, assumed);
-        if (!codegen::resourceProblem(b->code, sizes, bench->device()).empty()) {
+        if (!codegen::resourceProblem(b->code, sizes, bench().device()).empty()) {
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }
         return model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
@@ -83,20 +85,20 @@ struct RunLimits {
     double slow, budget, timeout;
 };
 
-RunLimits limitsFor(const Work& w, double left) {
+RunLimits limitsFor(const Options& o, double best, double left) {
     double slow = 1.0;
-    if (double best = w.bestSeconds(); best > 0) {
-        slow = std::min(slow, w.options.slowFactor * best);
+    if (best > 0) {
+        slow = std::min(slow, o.slowFactor * best);
     }
     double timeout = std::min(runtime::kDefaultTimeout.count() * 1e-3, left);
-    return {std::min(slow, left / 3), std::min(w.options.measureSeconds, left / 3), timeout};
+    return {std::min(slow, left / 3), std::min(o.measureSeconds, left / 3), timeout};
 }
 
 // Why a measurement is not started: the time it needs (its overhead so far and one warm-up and
 // one timed run at the predicted time) exceeds what is left; empty to start it.
-std::string notStarted(const Work& w, double predicted, double left) {
-    double needs = w.overheadSeconds + 2 * predicted;
-    if (w.budget.limited() && needs > left) {
+std::string notStarted(const Budget& budget, double overhead, double predicted, double left) {
+    double needs = overhead + 2 * predicted;
+    if (budget.limited() && needs > left) {
         return fmt("not started: needs about %.2f s (%.3f s predicted per run), %.2f s left of "
                    "the time budget for it",
                    needs, predicted, std::max(0.0, left));
@@ -104,71 +106,176 @@ std::string notStarted(const Work& w, double predicted, double left) {
     return {};
 }
 
+// What the device threads of one batch share, updated as runs end: the most a measurement took
+// beyond its kernel runs, and the fastest time so far (which cuts slow configurations short).
+struct Shared {
+    std::mutex m;
+    double overhead = 0;
+    double best = 0;
+};
+
+// One configuration of a batch: generated on the calling thread (Job::prepare), timed on the
+// thread of whichever device takes it (Job::time).
+struct Job {
+    Work::Key key;
+    Work::Run run;
+    std::unique_ptr<Built> built;
+    costmodel::Features features;
+    std::string kernel;            // source and launch: one kernel is timed once
+    std::optional<size_t> sameJob; // an earlier job of the batch with the same kernel
+    bool toRun = false;
+    bool interrupted = false; // not started: the run was interrupted
+
+    void prepare(Work& w, std::map<std::string, size_t>& inBatch, size_t index) {
+        try {
+            built = buildAt(w.candidates.at(key.first).program, key.second, w.sizes,
+                            w.options.codegen, w.assumed);
+            features = costmodel::computeFeatures(built->code, w.sizes, w.profile);
+            run.predicted = w.model->predictSeconds(features, w.profile);
+            run.arithOps = features.total.arithOps;
+            run.launchJson = built->code.launchJson();
+            kernel = built->code.source + '\n' + run.launchJson;
+            if (auto it = w.kernelRuns.find(kernel); it != w.kernelRuns.end()) {
+                const Work::Run& timed = w.runs.at(it->second); // the same kernel, timed already
+                run.timing = timed.timing;
+                run.device = timed.device;
+                run.sameAs = it->second;
+            } else if (auto same = inBatch.find(kernel); same != inBatch.end()) {
+                sameJob = same->second;
+            } else {
+                toRun = true;
+                inBatch.emplace(kernel, index);
+            }
+        } catch (const std::exception& e) {
+            run.error = e.what();
+        }
+    }
+
+    void time(const Work& w, Bench& bench, Shared& shared) {
+        auto started = Budget::Clock::now();
+        double left = w.window(Stage::Tune);
+        double overhead = 0, best = 0;
+        {
+            std::lock_guard lock(shared.m);
+            overhead = shared.overhead;
+            best = shared.best;
+        }
+        run.device = bench.device().index;
+        if (w.stopped()) {
+            interrupted = true; // left out of the batch's outcome (Work::measure)
+            return;
+        }
+        run.error = notStarted(w.budget, overhead, run.predicted, left);
+        if (!run.error.empty()) {
+            run.notStarted = true;
+            return;
+        }
+        try {
+            RunLimits l = limitsFor(w.options, best, left);
+            run.timing = bench.time(*built, w.options.runs, false, l.slow, l.budget, l.timeout);
+        } catch (const runtime::KernelTimeout& e) {
+            run.error = std::string("timed out: ") + e.what();
+        } catch (const runtime::BuildError& e) {
+            run.error = e.what();
+            run.buildLog = e.log();
+        } catch (const std::exception& e) {
+            run.error = e.what();
+        }
+        if (run.timing) {
+            double wall = std::chrono::duration<double>(Budget::Clock::now() - started).count();
+            // What the measurement cost beyond its kernel runs (at most runs + 1 of them).
+            double kernels = run.timing->seconds * (w.options.runs + 1);
+            std::lock_guard lock(shared.m);
+            shared.overhead = std::max(shared.overhead, std::max(0.0, wall - kernels));
+            double s = run.timing->seconds;
+            shared.best = shared.best == 0 ? s : std::min(shared.best, s);
+        }
+    }
+
+    // A job whose kernel an earlier job of the batch ran takes that run's outcome.
+    void takeFrom(const Job& other) {
+        run.timing = other.run.timing;
+        run.device = other.run.device;
+        if (run.timing) {
+            run.sameAs = other.key;
+        } else {
+            run.error = other.run.error;
+            run.notStarted = other.run.notStarted;
+        }
+    }
+};
+
+std::string describeRun(const Work& w, const Job& j) {
+    const Work::Run& run = j.run;
+    std::string where = w.benches.size() > 1 ? fmt(" on device %zu", run.device) : "";
+    if (!run.timing) {
+        return "FAILED: " + run.error.substr(0, run.error.find('\n'));
+    }
+    return fmt("%.3f ms (predicted %.3f ms)%s%s", run.timing->seconds * 1e3, run.predicted * 1e3,
+               where.c_str(),
+               run.sameAs ? fmt(", the kernel of candidate %zu [%s]", run.sameAs->first,
+                                showValues(run.sameAs->second).c_str())
+                                .c_str()
+                          : "");
+}
+
 } // namespace
 
-std::optional<double> Work::measure(size_t c, const arith::Bindings& values) {
+std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs) {
     auto inTune = clock.enter(Stage::Tune);
-    auto started = Budget::Clock::now();
-    double left = window(Stage::Tune);
-    Run run;
-    std::unique_ptr<Built> b;
-    costmodel::Features f;
-    std::string kernelKey;
-    try {
-        b = buildAt(candidates.at(c).program, values, sizes, options.codegen, assumed);
-        f = costmodel::computeFeatures(b->code, sizes, profile);
-        run.predicted = model->predictSeconds(f, profile);
-        run.arithOps = f.total.arithOps;
-        run.launchJson = b->code.launchJson();
-        kernelKey = b->code.source + '\n' + run.launchJson;
-        if (auto it = kernelRuns.find(kernelKey); it != kernelRuns.end()) {
-            run.timing = runs.at(it->second).timing; // the same kernel, timed already
-            run.sameAs = it->second;
-        } else if (std::string why = notStarted(*this, run.predicted, left); !why.empty()) {
-            run.error = why;
-            run.notStarted = true;
-        } else {
-            RunLimits l = limitsFor(*this, left);
-            run.timing = bench->time(*b, options.runs, false, l.slow, l.budget, l.timeout);
+    std::vector<Job> jobs(configs.size());
+    std::map<std::string, size_t> inBatch;
+    std::vector<size_t> toRun;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        jobs[i].key = configs[i];
+        jobs[i].prepare(*this, inBatch, i);
+        if (jobs[i].toRun) {
+            toRun.push_back(i);
         }
-    } catch (const runtime::KernelTimeout& e) {
-        run.error = std::string("timed out: ") + e.what();
-    } catch (const runtime::BuildError& e) {
-        run.error = e.what();
-        run.buildLog = e.log();
-    } catch (const std::exception& e) {
-        run.error = e.what();
     }
-    double wall = std::chrono::duration<double>(Budget::Clock::now() - started).count();
-    if (run.timing && !run.sameAs) {
-        // What the measurement cost beyond its kernel runs (at most runs + 1 of them).
-        double kernels = run.timing->seconds * (options.runs + 1);
-        overheadSeconds = std::max(overheadSeconds, std::max(0.0, wall - kernels));
-        kernelRuns.emplace(kernelKey, std::make_pair(c, values));
+    Shared shared;
+    shared.overhead = overheadSeconds;
+    shared.best = bestSeconds();
+    // Each device's thread takes the next job when free; the outcomes are kept per job and
+    // recorded below in the order given, so nothing recorded depends on which device ended first.
+    auto line = [this](const Job& j) {
+        return fmt("tune: candidate %zu [%s]: %s", j.key.first, showValues(j.key.second).c_str(),
+                   describeRun(*this, j).c_str());
+    };
+    // A device run's line is shown as it ends (one thread at a time); the others' below.
+    std::mutex shown;
+    forEachJob(toRun.size(), benches.size(), [&](size_t k, size_t device) {
+        Job& j = jobs[toRun[k]];
+        j.time(*this, *benches[device], shared);
+        if (!j.interrupted) {
+            std::lock_guard lock(shown);
+            progress(line(j));
+        }
+    });
+    overheadSeconds = shared.overhead;
+    std::vector<std::optional<double>> out;
+    for (Job& j : jobs) {
+        if (j.interrupted) {
+            break; // the batch ends at its first job an interruption kept from starting
+        }
+        if (j.sameJob) {
+            j.takeFrom(jobs[*j.sameJob]);
+        } else if (j.toRun && j.run.timing) {
+            kernelRuns.emplace(j.kernel, j.key);
+        }
+        if (!j.toRun) {
+            progress(line(j));
+        }
+        if (j.run.timing && !options.recordPath.empty()) {
+            costmodel::Record r{profile.name,        sizes,           candidates[j.key.first].text,
+                                j.features,          j.run.predicted, j.run.timing->seconds,
+                                profile.deviceClass, options.file};
+            costmodel::appendRecord(options.recordPath, r);
+        }
+        out.push_back(j.run.timing ? std::optional<double>(j.run.timing->seconds) : std::nullopt);
+        runs[j.key] = std::move(j.run);
     }
-    progress(fmt("tune: candidate %zu [%s]: %s", c, showValues(values).c_str(),
-                 run.timing
-                     ? fmt("%.3f ms (predicted %.3f ms)%s", run.timing->seconds * 1e3,
-                           run.predicted * 1e3,
-                           run.sameAs ? fmt(", the kernel of candidate %zu [%s]", run.sameAs->first,
-                                            showValues(run.sameAs->second).c_str())
-                                            .c_str()
-                                      : "")
-                           .c_str()
-                     : ("FAILED: " + run.error.substr(0, run.error.find('\n'))).c_str()));
-    if (run.timing && !options.recordPath.empty()) {
-        costmodel::Record r{profile.name,        sizes,
-                            candidates[c].text,  f,
-                            run.predicted,       run.timing->seconds,
-                            profile.deviceClass, options.file};
-        costmodel::appendRecord(options.recordPath, r);
-    }
-    std::optional<double> s;
-    if (run.timing) {
-        s = run.timing->seconds;
-    }
-    runs[{c, values}] = std::move(run);
-    return s;
+    return out;
 }
 
 } // namespace egopt::pipeline

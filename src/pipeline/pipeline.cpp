@@ -65,16 +65,21 @@ TuneResult tuneStage(Work& w, Result& result) {
     Objective obj;
     obj.predict = [&w](size_t c, const arith::Bindings& v) { return w.predict(c, v); };
     // The most promising candidate is confirmed as soon as it is measured: the run then has a
-    // valid kernel whatever the budget leaves for confirmation.
-    obj.measure = [&w](size_t c, const arith::Bindings& v) {
-        std::optional<double> s = w.measure(c, v);
-        if (s && !w.anyValid() && !w.stopped()) {
-            const Validation& val = w.validate(c, v);
-            w.progress(fmt("confirm early: candidate %zu [%s]: %s", c, showValues(v).c_str(),
-                           val.why.empty() ? "valid" : val.why.substr(0, 200).c_str()));
+    // valid kernel whatever the budget leaves for confirmation. Measurements made together are
+    // validated in the order given (the search's order), not in the order they ended.
+    obj.measureMany = [&w](const std::vector<Objective::Config>& configs) {
+        std::vector<std::optional<double>> times = w.measure(configs);
+        for (size_t i = 0; i < times.size() && !w.anyValid() && !w.stopped(); ++i) {
+            if (times[i]) {
+                const auto& [c, v] = configs[i];
+                const Validation& val = w.validate(c, v);
+                w.progress(fmt("confirm early: candidate %zu [%s]: %s", c, showValues(v).c_str(),
+                               val.why.empty() ? "valid" : val.why.substr(0, 200).c_str()));
+            }
         }
-        return s;
+        return times;
     };
+    obj.parallel = w.benches.size();
     obj.stop = [&w, &result] {
         if (w.stopped()) {
             return true;
@@ -171,12 +176,24 @@ Result run(const Options& options) {
     result.assumptions = w.assumed;
     // Everything that can fail for bad input or a missing device fails before saturation.
     w.model = costmodel::loadModel(options.costModel);
-    runtime::Device device = runtime::selectDevice(options.device);
+    std::vector<runtime::Device> devices = selectDevices(options);
+    const runtime::Device& device = devices.front();
     w.profile = w.model->profile(device);
     result.device = device.describe();
-    w.bench = std::make_unique<Bench>(device, program, w.sizes, options.seed);
+    w.benches.push_back(std::make_unique<Bench>(device, program, w.sizes, options.seed));
+    for (const runtime::Device& d : devices) {
+        result.devices.push_back({d.index, d.describe()});
+        if (&d != &device) {
+            w.benches.push_back(std::make_unique<Bench>(d, w.bench()));
+        }
+    }
+    if (devices.size() > 1) {
+        result.notes.push_back(fmt("%zu devices of one model (timings compare across them); "
+                                   "reference device %s",
+                                   devices.size(), result.device.c_str()));
+    }
     progress("load: " + options.file + " (" + lift::showBindings(program, w.sizes) + ") on " +
-             result.device);
+             result.device + (devices.size() > 1 ? fmt(" and %zu more", devices.size() - 1) : ""));
 
     egraph::EGraph g;
     g.explanations = options.explain;

@@ -24,6 +24,15 @@ json bindings(const arith::Bindings& b) {
     return j;
 }
 
+// Each device's OpenCL index, as measurements name it ("device"), and its description.
+json devicesJson(const Result& r) {
+    json out = json::array();
+    for (const auto& d : r.devices) {
+        out.push_back({{"index", d.index}, {"description", d.description}});
+    }
+    return out;
+}
+
 json phaseJson(const PhaseResult& p) {
     json rules = json::array();
     for (const auto& r : p.run.rules) {
@@ -56,7 +65,10 @@ json candidateJson(const CandidateResult& c) {
     }
     json measured = json::array();
     for (const auto& m : c.measured) {
-        json e = {{"values", bindings(m.values)}, {"ok", m.ok}, {"predicted_seconds", m.predicted}};
+        json e = {{"values", bindings(m.values)},
+                  {"ok", m.ok},
+                  {"predicted_seconds", m.predicted},
+                  {"device", m.device}};
         e[m.ok ? "seconds" : "error"] = m.ok ? json(m.seconds) : json(m.error);
         measured.push_back(e);
     }
@@ -156,6 +168,7 @@ std::string reportJson(const Result& r) {
           {"expression", r.input},
           {"assumptions", assumptions}}},
         {"device", r.device},
+        {"devices", devicesJson(r)},
         {"cost_model", r.costModel},
         {"rule_phases", phases},
         {"egraph", {{"nodes", r.nodes}, {"classes", r.classes}}},

@@ -51,7 +51,9 @@ struct Work {
     std::vector<extract::Candidate> candidates{};
     std::unique_ptr<costmodel::Model> model{};
     costmodel::DeviceProfile profile{};
-    std::unique_ptr<Bench> bench{};
+    // One bench per device (Options::devices), the reference device's first; each is used by
+    // one thread at a time.
+    std::vector<std::unique_ptr<Bench>> benches{};
     Progress progress;
     struct Run {
         std::optional<Timing> timing; // nullopt: failed
@@ -63,6 +65,7 @@ struct Work {
         // The configuration whose run of the same kernel this one took (not run again).
         std::optional<std::pair<size_t, arith::Bindings>> sameAs;
         bool notStarted = false; // not enough time left for it
+        size_t device = 0;       // the OpenCL index of the device that ran it
     };
     std::map<std::pair<size_t, arith::Bindings>, Run> runs{};
     // Runs by kernel (source and launch): a configuration whose kernel was timed already, under
@@ -78,6 +81,8 @@ struct Work {
     double overheadSeconds = 0;
     double validateSeconds = 0;
 
+    // The reference device's bench: early validations and the real-size cross-check run there.
+    Bench& bench() const { return *benches.front(); }
     bool stopped() const { return options.stop && options.stop->requested(); }
     double elapsed() const { return budget.elapsed(); }
     // Reports the end of a stage through Options::stageDone.
@@ -95,12 +100,27 @@ struct Work {
     // The prediction at the candidate's default tuning values (the tuner's starting point), which
     // ranks candidates and explored terms before anything is measured.
     std::optional<double> predictAtDefaults(const extract::Candidate& c);
-    // Builds and times a configuration at the real sizes; records it (and appends a record to
-    // --record). nullopt when it fails to generate, build or run.
-    std::optional<double> measure(size_t c, const arith::Bindings& values);
-    // Validates a configuration at small sizes once (confirm.cpp); cached.
+    // Builds and times configurations at the real sizes, spread over the devices (measure.cpp);
+    // records each (and appends a record to --record) in the order given, whichever device ran
+    // it and whenever it ended. nullopt where one fails to generate, build or run. An
+    // interruption ends the batch at its first configuration not started: the result is then
+    // shorter, and that configuration and the ones after it are not recorded.
+    using Key = std::pair<size_t, arith::Bindings>;
+    std::vector<std::optional<double>> measure(const std::vector<Key>& configs);
+    // Validates a configuration at small sizes once on the reference device (confirm.cpp);
+    // cached.
     const Validation& validate(size_t c, const arith::Bindings& values);
+    // Validates configurations not validated yet, spread over the devices, each started only
+    // while the longest validation so far still fits in the time left (confirm.cpp).
+    void validate(const std::vector<Key>& configs);
 };
+
+// devices.cpp: the devices of a run (Options::devices, the reference device first; BadInput
+// when they are not all one model), and the pool that runs jobs 0..jobs-1 on `workers` host
+// threads, each job handed to the next free worker (job(j, worker)); inline when workers <= 1.
+// The first exception a job throws is rethrown once every worker has stopped.
+std::vector<runtime::Device> selectDevices(const Options& options);
+void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job);
 
 // measure.cpp: the device run of one configuration (Work::measure) and its guards.
 std::string showValues(const arith::Bindings& b);

@@ -24,19 +24,58 @@ public:
 
     std::optional<double> measure(size_t c, const arith::Bindings& v) {
         seen_.insert({c, v});
-        std::optional<double> s = o_.measure(c, v);
-        result.trials.push_back({c, v, s});
-        ++result.used;
-        auto& best = result.best[c];
-        if (s && (!best || *s < *result.trials[*best].seconds)) {
-            best = result.trials.size() - 1;
+        if (!o_.measure) {
+            std::vector<std::optional<double>> times =
+                measure(std::vector<Objective::Config>{{c, v}});
+            return times.empty() ? std::nullopt : times.front();
         }
+        std::optional<double> s = o_.measure(c, v);
+        record({c, v}, s);
         return s;
+    }
+
+    // Measures independent configurations, as many as the budget allows in the order given:
+    // together through Objective::measureMany, else one by one. Their times, in that order
+    // (fewer than given when the budget or a stop ends it).
+    std::vector<std::optional<double>> measure(const std::vector<Objective::Config>& configs) {
+        std::vector<Objective::Config> taken(
+            configs.begin(),
+            configs.begin() +
+                long(std::min(configs.size(), budget_ - std::min(budget_, result.used))));
+        std::vector<std::optional<double>> times;
+        if (!o_.measureMany) {
+            for (const auto& [c, v] : taken) {
+                if (exhausted()) {
+                    break;
+                }
+                times.push_back(measure(c, v));
+            }
+            return times;
+        }
+        if (taken.empty() || exhausted()) {
+            return times;
+        }
+        times = o_.measureMany(taken);
+        times.resize(std::min(times.size(), taken.size()));
+        for (size_t i = 0; i < times.size(); ++i) {
+            seen_.insert(taken[i]);
+            record(taken[i], times.at(i));
+        }
+        return times;
     }
 
     TuneResult result;
 
 private:
+    void record(const Objective::Config& config, std::optional<double> s) {
+        result.trials.push_back({config.first, config.second, s});
+        ++result.used;
+        auto& best = result.best[config.first];
+        if (s && (!best || *s < *result.trials[*best].seconds)) {
+            best = result.trials.size() - 1;
+        }
+    }
+
     const Objective& o_;
     size_t budget_;
     std::set<std::pair<size_t, arith::Bindings>> seen_;
@@ -78,8 +117,10 @@ struct Arm {
     bool converged = false;
 };
 
-// One coordinate-descent step: the untried neighbour of the incumbent with the best prediction.
-void step(Arm& arm, const Space& space, Runner& runner, Predictor& predict) {
+// The next configuration of a coordinate-descent step: the untried neighbour of the incumbent
+// with the best prediction; none (and the arm converged) when every neighbour was tried.
+std::optional<arith::Bindings> nextStep(Arm& arm, const Space& space, const Runner& runner,
+                                        Predictor& predict) {
     std::vector<std::pair<double, arith::Bindings>> options;
     for (auto& n : space.neighbours(arm.incumbent)) {
         if (!runner.tried(arm.candidate, n)) {
@@ -88,14 +129,39 @@ void step(Arm& arm, const Space& space, Runner& runner, Predictor& predict) {
     }
     if (options.empty()) {
         arm.converged = true;
-        return;
+        return std::nullopt;
     }
-    auto it = std::min_element(options.begin(), options.end());
-    std::optional<double> s = runner.measure(arm.candidate, it->second);
+    return std::min_element(options.begin(), options.end())->second;
+}
+
+void moveTo(Arm& arm, const arith::Bindings& values, std::optional<double> s) {
     if (s && *s < arm.time) {
         arm.time = *s;
-        arm.incumbent = it->second;
+        arm.incumbent = values;
     }
+}
+
+// One step for each of the first `keep` arms that has not converged, measured together (the
+// steps of different candidates do not depend on each other). False when none was open.
+bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spaces, Runner& runner,
+             Predictor& predict) {
+    bool open = false;
+    std::vector<size_t> stepping;
+    std::vector<Objective::Config> configs;
+    for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
+        if (!arms[i].converged) {
+            open = true;
+            if (auto n = nextStep(arms[i], spaces[arms[i].candidate], runner, predict)) {
+                stepping.push_back(i);
+                configs.emplace_back(arms[i].candidate, std::move(*n));
+            }
+        }
+    }
+    std::vector<std::optional<double>> times = runner.measure(configs);
+    for (size_t k = 0; k < times.size(); ++k) {
+        moveTo(arms[stepping[k]], configs[k].second, times[k]);
+    }
+    return open;
 }
 
 } // namespace
@@ -133,39 +199,41 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
                       const Objective& objective, const GuidedOptions& options) {
     Runner runner(objective, options.budget, spaces.size());
     Predictor predict(objective);
-    std::vector<Arm> arms;
+    // Round 0: every candidate's model seed, as many as the budget allows, measured together.
+    std::vector<Objective::Config> seeds;
     for (size_t c : order) {
-        if (runner.exhausted()) {
+        if (runner.exhausted() || runner.result.used + seeds.size() >= options.budget) {
             break;
         }
-        arith::Bindings seed =
-            modelSeed(spaces[c], c, predict, options.predictionsPerCandidate, options.target);
-        std::optional<double> s = runner.measure(c, seed);
-        if (s) {
-            arms.push_back({c, seed, *s, spaces[c].numVars() == 0});
+        seeds.emplace_back(
+            c, modelSeed(spaces[c], c, predict, options.predictionsPerCandidate, options.target));
+    }
+    std::vector<std::optional<double>> times = runner.measure(seeds);
+    std::vector<Arm> arms;
+    for (size_t i = 0; i < times.size(); ++i) {
+        if (times[i]) {
+            size_t c = seeds[i].first;
+            arms.push_back({c, seeds[i].second, *times[i], spaces[c].numVars() == 0});
         }
     }
     // Successive halving: each round keeps the faster half and gives every survivor one step.
+    // Ties keep the earlier arm first (stable sort; arms are in predicted order), so the ranking
+    // never depends on which device measured what first.
     size_t keep = arms.size();
     while (!runner.exhausted()) {
         std::stable_sort(arms.begin(), arms.end(),
                          [](const Arm& a, const Arm& b) { return a.time < b.time; });
         keep = std::max<size_t>(1, (keep + 1) / 2);
-        bool stepped = false;
-        for (size_t i = 0; i < std::min(keep, arms.size()) && !runner.exhausted(); ++i) {
-            if (!arms[i].converged) {
-                step(arms[i], spaces[arms[i].candidate], runner, predict);
-                stepped = true;
-            }
-        }
-        if (!stepped) {
+        if (!stepAll(arms, keep, spaces, runner, predict)) {
             // The kept arms are at local minima: widen to the next unconverged arm, if any.
             auto open =
                 std::find_if(arms.begin(), arms.end(), [](const Arm& a) { return !a.converged; });
             if (open == arms.end()) {
                 break;
             }
-            step(*open, spaces[open->candidate], runner, predict);
+            if (auto n = nextStep(*open, spaces[open->candidate], runner, predict)) {
+                moveTo(*open, *n, runner.measure(open->candidate, *n));
+            }
         }
     }
     return std::move(runner.result);
@@ -176,20 +244,30 @@ TuneResult tuneRandom(const std::vector<Space>& spaces, const Objective& objecti
     Runner runner(objective, budget, spaces.size());
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<size_t> pickCandidate(0, spaces.empty() ? 0 : spaces.size() - 1);
-    while (!spaces.empty() && !runner.exhausted()) {
-        size_t c = 0;
-        arith::Bindings v;
-        for (int attempt = 0; attempt < 50; ++attempt) {
-            c = pickCandidate(rng);
-            v = spaces[c].random(rng);
-            if (!runner.tried(c, v)) {
-                break;
+    // Draws do not depend on times: `parallel` of them are measured together.
+    size_t batch = std::max<size_t>(1, objective.parallel);
+    bool spent = false;
+    while (!spaces.empty() && !runner.exhausted() && !spent) {
+        std::vector<Objective::Config> draws;
+        std::set<Objective::Config> drawn;
+        while (draws.size() < batch && !spent) {
+            size_t c = 0;
+            arith::Bindings v;
+            auto fresh = [&] { return !runner.tried(c, v) && !drawn.count({c, v}); };
+            for (int attempt = 0; attempt < 50; ++attempt) {
+                c = pickCandidate(rng);
+                v = spaces[c].random(rng);
+                if (fresh()) {
+                    break;
+                }
+            }
+            spent = !fresh(); // (nearly) the whole space has been measured
+            if (!spent) {
+                drawn.insert({c, v});
+                draws.emplace_back(c, std::move(v));
             }
         }
-        if (runner.tried(c, v)) {
-            break; // (nearly) the whole space has been measured
-        }
-        runner.measure(c, v);
+        runner.measure(draws);
     }
     return std::move(runner.result);
 }

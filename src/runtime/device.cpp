@@ -108,6 +108,7 @@ Device describeDevice(const Device& platformPart, cl_device_id id) {
     d.name = deviceString(id, CL_DEVICE_NAME);
     d.vendor = deviceString(id, CL_DEVICE_VENDOR);
     d.version = deviceString(id, CL_DEVICE_VERSION);
+    d.driverVersion = deviceString(id, CL_DRIVER_VERSION);
     d.type = typeName(deviceValue<cl_device_type>(id, CL_DEVICE_TYPE));
     d.computeUnits = deviceValue<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
     d.maxWorkGroupSize = deviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
@@ -211,6 +212,36 @@ const Device& chooseDevice(const std::vector<Device>& devices, std::string_view 
         noMatch(devices, spec, "not a platform or device name");
     }
     return *match;
+}
+
+std::vector<Device> chooseDevices(const std::vector<Device>& devices, std::string_view spec) {
+    if (spec == "all") {
+        return devices;
+    }
+    std::vector<Device> chosen;
+    for (size_t start = 0; start <= spec.size();) {
+        size_t comma = std::min(spec.find(',', start), spec.size());
+        std::string_view one = spec.substr(start, comma - start);
+        start = comma + 1;
+        if (one.empty()) {
+            badInput("--devices: empty device spec in '" + std::string(spec) +
+                     "' (expected all, or indices or names separated by commas)");
+        }
+        const Device& d = chooseDevice(devices, one);
+        if (std::any_of(chosen.begin(), chosen.end(),
+                        [&](const Device& c) { return c.index == d.index; })) {
+            badInput("--devices: device " + d.describe() + " is named twice in '" +
+                     std::string(spec) + "'");
+        }
+        chosen.push_back(d);
+    }
+    return chosen;
+}
+
+bool sameModel(const Device& a, const Device& b) {
+    return a.name == b.name && a.vendor == b.vendor && a.platformName == b.platformName &&
+           a.platformVersion == b.platformVersion && a.version == b.version &&
+           a.driverVersion == b.driverVersion;
 }
 
 Device selectDevice(std::string_view spec) {

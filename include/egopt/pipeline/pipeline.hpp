@@ -78,6 +78,12 @@ struct Options {
     std::string file;
     arith::Bindings sizes; // explicit values (--size); the companion .json gives the rest
     std::string device;    // runtime::selectDevice spec ("" = PoCL)
+    // Several devices (docs/pipeline.md, "Several devices"): "all" or specs separated by commas
+    // (runtime::chooseDevices); "" = only `device`. Measurements and validations are spread over
+    // them, one host thread and command queue each; they must be of one model (runtime::
+    // sameModel). `device`, when given, must be among them and is the reference device (the
+    // first of the list otherwise): it confirms the early candidates and cross-checks the best.
+    std::string devices;
     // Saturation phases; empty: defaultPhases(). nodeLimit/timeLimit, when set, override every
     // phase's node limit and split the time over the phases.
     std::vector<Phase> phases;
@@ -125,7 +131,9 @@ struct Options {
     std::string recordPath;   // append one costmodel::Record per measured configuration
     codegen::Options codegen; // passed to the code generator
     const StopToken* stop = nullptr;
-    std::function<void(std::string_view)> progress;   // one line per step (no newline)
+    // One line per step (no newline); with several devices, a device run's line comes from
+    // that device's thread (one call at a time).
+    std::function<void(std::string_view)> progress;
     std::function<void(const StageEvent&)> stageDone; // one event per stage, at its end
 };
 
@@ -136,6 +144,13 @@ struct Measurement {
     std::string error;      // why not
     double seconds = 0;     // median of the timed runs
     double predicted = 0;   // model's seconds (0 if it could not predict)
+    size_t device = 0;      // the OpenCL index (runtime::Device::index) of the device it ran on
+};
+
+// A device the run used: its OpenCL index and runtime::Device::describe().
+struct UsedDevice {
+    size_t index = 0;
+    std::string description;
 };
 
 struct CandidateResult {
@@ -186,7 +201,8 @@ struct PhaseResult {
 struct Result {
     std::string file;
     arith::Bindings sizes;
-    std::string device;
+    std::string device;              // the reference device, described
+    std::vector<UsedDevice> devices; // every device used, the reference first
     std::string costModel;
     std::string tuner;
     size_t tuneBudget = 0, tuneUsed = 0;

@@ -50,10 +50,19 @@ private:
 // What the search calls. `predict` is the cost model (free: no device time; nullopt when the
 // configuration cannot be generated); `measure` runs it on the device and costs one unit of
 // budget (nullopt when it fails). `stop` ends the search early.
+//
+// `measureMany`, when set, replaces `measure`: it measures independent configurations together
+// (several devices at once) and returns their times in the order given (fewer when a stop ends
+// the batch early: the rest count as not measured). The searches hand it
+// every configuration whose choice does not depend on another one's time: all of round 0, one
+// step per surviving candidate in later rounds, `parallel` random draws at a time.
 struct Objective {
+    using Config = std::pair<size_t, arith::Bindings>; // candidate, tuning values
     std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> predict;
     std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> measure;
+    std::function<std::vector<std::optional<double>>(const std::vector<Config>&)> measureMany;
     std::function<bool()> stop;
+    size_t parallel = 1; // configurations measured at once (the random search's batch)
 };
 
 struct Trial {

@@ -24,8 +24,9 @@ struct Device {
     std::string platformVersion;
     std::string name;
     std::string vendor;
-    std::string version; // "OpenCL 3.0 ..."
-    std::string type;    // "CPU", "GPU", "ACCELERATOR", or several joined by "|"
+    std::string version;       // "OpenCL 3.0 ..."
+    std::string driverVersion; // CL_DRIVER_VERSION
+    std::string type;          // "CPU", "GPU", "ACCELERATOR", or several joined by "|"
     cl_uint computeUnits = 0;
     size_t maxWorkGroupSize = 0;
     // CL_DEVICE_MAX_WORK_ITEM_SIZES: the largest local size per dimension (NVIDIA: 1024, 1024,
@@ -57,6 +58,15 @@ std::vector<Device> listDevices();
 // Throws egopt::Error (BadInput) listing the available devices when nothing matches, and
 // egopt::Error (Internal) when `devices` is empty.
 const Device& chooseDevice(const std::vector<Device>& devices, std::string_view spec);
+
+// Several devices of `devices` (--devices): "all", or a comma-separated list of specs as
+// chooseDevice takes them ("0,1", "nvidia"), in the order given. Throws egopt::Error (BadInput)
+// when a spec matches nothing, the list is empty or names a device twice.
+std::vector<Device> chooseDevices(const std::vector<Device>& devices, std::string_view spec);
+
+// True when timings on `a` and `b` are comparable: the same device model (name, vendor) under
+// the same platform, OpenCL version and driver.
+bool sameModel(const Device& a, const Device& b);
 
 // chooseDevice(listDevices(), spec), returned by value.
 Device selectDevice(std::string_view spec);
