@@ -187,6 +187,27 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
         }
         return exprVal(program_.addLiteral(t, text, loc), loc);
     }
+    if (name == "ArrayFromValue") {
+        // ArrayFromValue(v, ArrayType(T, N)): every element is v, a broadcast literal.
+        expectArgs(site, args, 2, 2, "ArrayFromValue(value, array type)");
+        Val v = eval(args[0], env);
+        NodeId lit = asExpr(v, v.loc, "as the value of ArrayFromValue");
+        if (program_.op(lit) != Op::Literal) {
+            failAt(args[0], "expected a constant value (a literal or Value(...)) for ArrayFromValue");
+        }
+        Val tv = eval(args[1], env);
+        TypeId t = asType(tv, tv.loc, "as the array type of ArrayFromValue");
+        TypeId elem = t;
+        while (program_.types.isArray(elem)) {
+            elem = program_.types.elemOf(elem);
+        }
+        const LiteralDecl& decl = program_.literals.at(static_cast<size_t>(program_.node(lit).ival));
+        if (!program_.types.isArray(t) || elem != decl.type) {
+            failAt(args[1], "expected an array type of " + program_.types.show(decl.type) +
+                                " elements for ArrayFromValue");
+        }
+        return exprVal(program_.addLiteral(t, decl.text, loc), loc);
+    }
     if (auto dims = generatorDims(name)) {
         // ArrayFromUserFunGenerator(f, ArrayType(T, N)) and the 2D/3D forms: the type gives
         // the lengths (outermost first); typing checks f against them.

@@ -180,6 +180,13 @@ TEST_CASE("Lift's unsafe boundary names", "[lift]") {
     }
 }
 
+TEST_CASE("ArrayFromValue is a broadcast value", "[lift]") {
+    CHECK(signatureOf(vecProgram("Map(fun(p => add(p._0, p._1))) $ "
+                                 "Zip(xs, ArrayFromValue(Value(\"2.0f\", Float), "
+                                 "ArrayType(Float, N)))")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+}
+
 TEST_CASE("element access as a function", "[lift]") {
     for (const char* f : {"At(2)", "ArrayAccess(2)"}) {
         CHECK(signatureOf(vecProgram(std::string(f) + " $ xs")) == "(ArrayType(Float, N)) -> Float");
