@@ -175,7 +175,8 @@ ViewId Generator::generatorView(NodeId e) {
     for (size_t d = 0; d < program_.sizes(e).size(); ++d) {
         v.dims.push_back(infer_.size(e, d));
     }
-    usedTypes_.push_back(infer_.concrete(program_.userFuns.at(static_cast<size_t>(userFun)).returnType));
+    usedTypes_.push_back(
+        infer_.concrete(program_.userFuns.at(static_cast<size_t>(userFun)).returnType));
     return views_.add(std::move(v));
 }
 

@@ -54,9 +54,9 @@ bool isLayoutExpr(const lift::Program& p, NodeId expr) {
         return true;
     case Op::Apply: {
         auto kids = p.children(expr);
-        return isReadLayout(p, kids[0]) &&
-               std::all_of(kids.begin() + 1, kids.end(),
-                           [&](NodeId k) { return isLayoutExpr(p, k); });
+        return isReadLayout(p, kids[0]) && std::all_of(kids.begin() + 1, kids.end(), [&](NodeId k) {
+                   return isLayoutExpr(p, k);
+               });
     }
     default:
         return false;

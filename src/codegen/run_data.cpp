@@ -3,6 +3,7 @@
 #include "run_data.hpp"
 
 #include "egopt/codegen/validate.hpp"
+#include "egopt/interp/flatten.hpp"
 
 #include <cstring>
 
@@ -38,16 +39,6 @@ void scalarLayout(const lift::TypeArena& types, lift::TypeId t, std::vector<Scal
             scalarLayout(types, types.elemOf(t), out);
         }
         break;
-    }
-}
-
-void flatten(const Value& v, std::vector<double>& out) {
-    if (v.isScalar()) {
-        out.push_back(v.toDouble());
-        return;
-    }
-    for (const Value& e : v.elems()) {
-        flatten(e, out);
     }
 }
 
@@ -131,7 +122,7 @@ runtime::Buffer DeviceInputs::buffer(size_t param, const lift::TypeArena& types,
     std::optional<runtime::Buffer>& b = buffers_.at(param);
     if (!b) {
         std::vector<double> flat;
-        flatten(value(param), flat);
+        egopt::interp::flattenScalars(value(param), flat);
         std::vector<ScalarKind> kinds;
         scalarLayout(types, type, kinds);
         b = session_.upload(encode(flat, kinds));

@@ -14,9 +14,6 @@ namespace egopt::codegen {
 // OpenCL C. Array lengths must be constant (substitute the sizes first).
 void scalarLayout(const lift::TypeArena& types, lift::TypeId t, std::vector<lift::ScalarKind>& out);
 
-// The scalars of `v` in memory order.
-void flatten(const interp::Value& v, std::vector<double>& out);
-
 // `values` as device bytes laid out as `kinds` (each value converted to its slot's kind).
 std::vector<std::byte> encode(const std::vector<double>& values,
                               const std::vector<lift::ScalarKind>& kinds);

@@ -1,6 +1,7 @@
 // Running generated kernels, timing them, and checking them against the reference interpreter.
 #include "egopt/codegen/validate.hpp"
 
+#include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "run_data.hpp"
 
@@ -364,7 +365,7 @@ RunResult runAndValidate(runtime::Session& session, lift::Program& program,
     RunResult r;
     static_cast<TimedResult&>(r) = timeDraining(device, program, sizes, code, withOutput);
     std::vector<double> want;
-    flatten(reference, want);
+    interp::flattenScalars(reference, want);
     compare(r.output, want, options.tolerance, r);
     r.ok = r.mismatches == 0;
     if (!options.keepOutput) {

@@ -77,8 +77,8 @@ struct View {
     int32_t ival = 0;
     lift::Op fn = lift::Op::Id; // Gather: the index function
     BufferId buffer = 0;
-    arith::Size offset; // Mem: first element
-    std::string text;   // Expr; Generate: the user function's name
+    arith::Size offset;            // Mem: first element
+    std::string text;              // Expr; Generate: the user function's name
     std::vector<arith::Size> dims; // Generate: the lengths, outermost first
 };
 

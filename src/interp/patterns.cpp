@@ -158,8 +158,8 @@ Value filledLike(const Value& like, const Value& fill) {
 
 } // namespace
 
-Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b,
-          const Value* constant, const std::string& where) {
+Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b, const Value* constant,
+          const std::string& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     if (n == 0 || left < 0 || right < 0) {

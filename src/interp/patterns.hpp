@@ -19,8 +19,8 @@ Value asVector(const Value& xs, int64_t width, const std::string& where);
 Value asScalar(const Value& xs, const std::string& where);
 Value slide(const Value& xs, int64_t size, int64_t step, const std::string& where);
 // `constant` is PadBoundary::Constant's value (repeated over array elements), else null.
-Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b,
-          const Value* constant, const std::string& where);
+Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b, const Value* constant,
+          const std::string& where);
 Value at(const Value& xs, int64_t i, const std::string& where);
 Value filter(const Value& xs, const Value& ids, const std::string& where);
 

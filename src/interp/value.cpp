@@ -130,3 +130,19 @@ std::string Value::toJson() const {
 }
 
 } // namespace egopt::interp
+
+#include "egopt/interp/flatten.hpp"
+
+namespace egopt::interp {
+
+void flattenScalars(const Value& v, std::vector<double>& out) {
+    if (v.isScalar()) {
+        out.push_back(v.toDouble());
+        return;
+    }
+    for (const Value& e : v.elems()) {
+        flattenScalars(e, out);
+    }
+}
+
+} // namespace egopt::interp

@@ -103,7 +103,8 @@ void Elaborator::run() {
         }
     }
     for (const auto& [name, loc] : implicitSizeVars_) {
-        if (std::none_of(order.begin(), order.end(), [&](const auto& o) { return o.second == name; })) {
+        if (std::none_of(order.begin(), order.end(),
+                         [&](const auto& o) { return o.second == name; })) {
             order.emplace_back(loc, name);
         }
     }
@@ -169,7 +170,8 @@ Val Elaborator::name(SyntaxId id, const EnvPtr& env) {
         if (std::string v = printedSizeVariable(s.text); !v.empty() && !e->value) {
             // val v__3 = SizeVar(""): the printed form names its variables by the binding.
             const Syntax& def = file_.at(e->syntax);
-            if (def.kind == SyntaxKind::Call && file_.at(def.children[0]).kind == SyntaxKind::Name &&
+            if (def.kind == SyntaxKind::Call &&
+                file_.at(def.children[0]).kind == SyntaxKind::Name &&
                 (file_.at(def.children[0]).text == "SizeVar" ||
                  file_.at(def.children[0]).text == "Var")) {
                 return sizeVal(sizeVariable(v), s.loc);
@@ -230,8 +232,8 @@ void Elaborator::failUnknownName(const Val& v) const {
 // library's text, so aliases there (val max = maxf) share one declaration.
 std::optional<Val> Elaborator::libraryName(const std::string& name, SourceLoc loc) {
     const SyntaxFile& lib = stdlibSyntax();
-    if (&file_ == &lib ||
-        std::find(lib.bindingNames.begin(), lib.bindingNames.end(), name) == lib.bindingNames.end()) {
+    if (&file_ == &lib || std::find(lib.bindingNames.begin(), lib.bindingNames.end(), name) ==
+                              lib.bindingNames.end()) {
         return std::nullopt;
     }
     if (!library_) {
@@ -345,7 +347,8 @@ Val Elaborator::foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs) {
             return std::nullopt;
         }
         const LiteralDecl& lit = program_.literals[static_cast<size_t>(program_.node(v.node).ival)];
-        if (lit.type != program_.types.floatType() && lit.type != program_.types.scalar(ScalarKind::Double)) {
+        if (lit.type != program_.types.floatType() &&
+            lit.type != program_.types.scalar(ScalarKind::Double)) {
             return std::nullopt;
         }
         std::string text = lit.text;
@@ -362,7 +365,10 @@ Val Elaborator::foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs) {
         failAt(id, "expected number literals on both sides of '" + s.text +
                        "' (arithmetic on data is written with user functions)");
     }
-    double r = s.text == "+" ? *a + *b : s.text == "-" ? *a - *b : s.text == "*" ? *a * *b : *a / *b;
+    double r = s.text == "+"   ? *a + *b
+               : s.text == "-" ? *a - *b
+               : s.text == "*" ? *a * *b
+                               : *a / *b;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9gf", r);
     std::string text = buf;
@@ -442,9 +448,8 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
         failAt(id, "expected a number before ." + s.text);
     }
-    if (s.text == "apply" &&
-        (obj.kind == Val::Kind::Fun || obj.kind == Val::Kind::Macro ||
-         obj.kind == Val::Kind::Partial)) {
+    if (s.text == "apply" && (obj.kind == Val::Kind::Fun || obj.kind == Val::Kind::Macro ||
+                              obj.kind == Val::Kind::Partial)) {
         return obj; // f.apply(a, b) is Scala's spelling of f(a, b)
     }
     if ((s.text == "length" || s.text == "size") && obj.kind == Val::Kind::List) {

@@ -49,9 +49,9 @@ struct Val {
     Callable fun;
     std::string text; // String contents; Partial: the pattern name
     std::vector<Val> list;
-    int32_t ival = 0;               // Boundary; Partial: dimension
-    std::vector<arith::Size> sizes; // Partial: numeric arguments
-    SyntaxId syntax = 0;            // Macro: its Lambda syntax
+    int32_t ival = 0;                 // Boundary; Partial: dimension
+    std::vector<arith::Size> sizes;   // Partial: numeric arguments
+    SyntaxId syntax = 0;              // Macro: its Lambda syntax
     std::shared_ptr<const Env> scope; // Macro: the environment of its definition
     SourceLoc loc;
 };

@@ -172,7 +172,8 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
             }
             Val tv = eval(args[1], env);
             TypeId t = asType(tv, tv.loc, "as the type of Value");
-            const LiteralDecl& lit = program_.literals[static_cast<size_t>(program_.node(v.node).ival)];
+            const LiteralDecl& lit =
+                program_.literals[static_cast<size_t>(program_.node(v.node).ival)];
             return exprVal(program_.addLiteral(t, lit.text, loc), loc); // Value(0.0f, Float)
         }
         if (v.kind == Val::Kind::Type && args.size() == 1) {
@@ -193,7 +194,8 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
         Val v = eval(args[0], env);
         NodeId lit = asExpr(v, v.loc, "as the value of ArrayFromValue");
         if (program_.op(lit) != Op::Literal) {
-            failAt(args[0], "expected a constant value (a literal or Value(...)) for ArrayFromValue");
+            failAt(args[0],
+                   "expected a constant value (a literal or Value(...)) for ArrayFromValue");
         }
         Val tv = eval(args[1], env);
         TypeId t = asType(tv, tv.loc, "as the array type of ArrayFromValue");
@@ -201,7 +203,8 @@ std::optional<Val> Elaborator::dataForm(const std::string& name, SyntaxId site, 
         while (program_.types.isArray(elem)) {
             elem = program_.types.elemOf(elem);
         }
-        const LiteralDecl& decl = program_.literals.at(static_cast<size_t>(program_.node(lit).ival));
+        const LiteralDecl& decl =
+            program_.literals.at(static_cast<size_t>(program_.node(lit).ival));
         if (!program_.types.isArray(t) || elem != decl.type) {
             failAt(args[1], "expected an array type of " + program_.types.show(decl.type) +
                                 " elements for ArrayFromValue");

@@ -39,7 +39,8 @@ Val Elaborator::slide3D(SyntaxId site, const Args& args, const EnvPtr& env) {
     if (args.size() != 2 && args.size() != 6) {
         failAt(site, "expected 2 or 6 arguments for Slide3D(size, step) or "
                      "Slide3D(sizeOuter, stepOuter, sizeMiddle, stepMiddle, sizeInner, "
-                     "stepInner), found " + std::to_string(args.size()));
+                     "stepInner), found " +
+                         std::to_string(args.size()));
     }
     std::vector<arith::Size> s = sizeArgs(args, args.size(), "as a Slide3D argument", env);
     while (s.size() < 6) {
@@ -48,7 +49,9 @@ Val Elaborator::slide3D(SyntaxId site, const Args& args, const EnvPtr& env) {
     SourceLoc loc = locOf(site);
     auto transpose = [&] { return node(Op::Transpose, 0, {}, {}, loc); };
     auto map = [&](NodeId f) { return node(Op::Map, 0, {f}, {}, loc); };
-    auto slide = [&](size_t pair) { return node(Op::Slide, 0, {}, {s[2 * pair], s[2 * pair + 1]}, loc); };
+    auto slide = [&](size_t pair) {
+        return node(Op::Slide, 0, {}, {s[2 * pair], s[2 * pair + 1]}, loc);
+    };
     NodeId plane = materialize(compose({map(transpose()), slide(1), map(slide(2))}), loc);
     NodeId reorder = materialize(compose({map(transpose()), transpose()}), loc);
     Val v = funVal(kNoNode, loc);
@@ -83,7 +86,8 @@ NodeId Elaborator::padNode(const Padding& p, const arith::Size& left, const arit
                            SourceLoc loc) {
     std::vector<NodeId> kids;
     if (p.value != kNoNode) {
-        const LiteralDecl& lit = program_.literals.at(static_cast<size_t>(program_.node(p.value).ival));
+        const LiteralDecl& lit =
+            program_.literals.at(static_cast<size_t>(program_.node(p.value).ival));
         kids.push_back(program_.addLiteral(lit.type, lit.text, loc));
     }
     return node(Op::Pad, p.boundary, kids, {left, right}, loc);
@@ -92,9 +96,11 @@ NodeId Elaborator::padNode(const Padding& p, const arith::Size& left, const arit
 // Pad(left, right, boundary) and PadConstant(left, right, value).
 Val Elaborator::pad1D(SyntaxId site, const Args& args, const EnvPtr& env, bool constant) {
     std::string name = constant ? "PadConstant" : "Pad";
-    expectArgs(site, args, 3, 3, name + (constant ? "(left, right, value)" : "(left, right, Pad.Boundary.Clamp)"));
+    expectArgs(site, args, 3, 3,
+               name + (constant ? "(left, right, value)" : "(left, right, Pad.Boundary.Clamp)"));
     std::vector<arith::Size> s = sizeArgs(args, 2, ("as " + name + "'s padding").c_str(), env);
-    return funVal(padNode(paddingArg(args[2], constant, env), s[0], s[1], locOf(site)), locOf(site));
+    return funVal(padNode(paddingArg(args[2], constant, env), s[0], s[1], locOf(site)),
+                  locOf(site));
 }
 
 // Pad3D(x, y, z, boundary) = Map(Map(Pad(x, x, b)) o Pad(y, y, b)) o Pad(z, z, b): x on both

@@ -119,10 +119,10 @@ private:
     // Scala constructs outside the Lift language that egopt reads: an error that names them.
     void rejectScalaKeyword() const {
         static constexpr std::array kUnsupported = {
-            "if",     "else",  "match",  "case",     "for",      "while",   "do",
-            "yield",  "new",   "class",  "object",   "trait",    "extends", "with",
-            "var",    "lazy",  "return", "throw",    "try",      "catch",   "finally",
-            "import", "package", "implicit", "override", "private", "sealed", "abstract",
+            "if",     "else",    "match",    "case",     "for",     "while",   "do",
+            "yield",  "new",     "class",    "object",   "trait",   "extends", "with",
+            "var",    "lazy",    "return",   "throw",    "try",     "catch",   "finally",
+            "import", "package", "implicit", "override", "private", "sealed",  "abstract",
         };
         if (cur().kind != Tok::Ident ||
             std::find(kUnsupported.begin(), kUnsupported.end(), cur().text) == kUnsupported.end()) {
@@ -203,7 +203,8 @@ private:
         skipSemicolons();
         for (size_t i = 0; i < parts.size(); ++i) {
             names.push_back(parts[i].text);
-            values.push_back(add(SyntaxKind::Field, "_" + std::to_string(i), {value}, parts[i].loc));
+            values.push_back(
+                add(SyntaxKind::Field, "_" + std::to_string(i), {value}, parts[i].loc));
             if (locs != nullptr) {
                 locs->push_back(parts[i].loc);
             }
@@ -270,7 +271,8 @@ private:
         if (cur().kind != Tok::RBrace) {
             if (isKeyword("val") || isKeyword("def")) {
                 fail("expected '}' after the block's result expression, found " +
-                     describeToken(cur()) + ": only the last statement of a block may be an "
+                     describeToken(cur()) +
+                     ": only the last statement of a block may be an "
                      "expression");
             }
             rejectScalaKeyword();
@@ -341,8 +343,7 @@ private:
     void noteSizeVar(const std::vector<SyntaxId>& call) {
         const Syntax& callee = out_.at(call[0]);
         if (callee.kind == SyntaxKind::Name && (callee.text == "SizeVar" || callee.text == "Var") &&
-            call.size() >= 2 &&
-            out_.at(call[1]).kind == SyntaxKind::String) {
+            call.size() >= 2 && out_.at(call[1]).kind == SyntaxKind::String) {
             noteSizeVarName(out_.at(call[1]).text, out_.at(call[1]).loc);
         }
     }

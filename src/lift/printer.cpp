@@ -29,8 +29,7 @@ public:
     std::string generator(NodeId id) const {
         const Node& n = p_.node(id);
         auto sizes = p_.sizes(id);
-        const UserFunDecl& f =
-            p_.userFuns.at(static_cast<size_t>(p_.node(p_.child(id, 0)).ival));
+        const UserFunDecl& f = p_.userFuns.at(static_cast<size_t>(p_.node(p_.child(id, 0)).ival));
         std::string type = p_.types.show(f.returnType);
         for (size_t d = sizes.size(); d-- > 0;) {
             type = "ArrayType(" + type + ", " + sizes[d].toString() + ")";

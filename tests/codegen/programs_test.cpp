@@ -110,7 +110,8 @@ TEST_CASE("unrolled sequential loops", "[codegen]") {
     // MapSeqUnroll of the increment and ReduceSeqUnroll; the copy of the reduction's single
     // result needs no loop.
     size_t pragmas = 0;
-    for (size_t at = 0; (at = g.code.source.find("#pragma unroll", at)) != std::string::npos; ++at) {
+    for (size_t at = 0; (at = g.code.source.find("#pragma unroll", at)) != std::string::npos;
+         ++at) {
         ++pragmas;
     }
     CHECK(pragmas == 2);

@@ -1,6 +1,7 @@
 // The .lift corpus (tests/lift/corpus/): programs written the way Lift's own sources and printed
 // expressions are, each checked, typed and interpreted against the result that
 // tests/lift/corpus/reference.py computes independently (NAME.case.json).
+#include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
@@ -34,16 +35,6 @@ nlohmann::json readJson(const fs::path& p) {
     std::ifstream in(p);
     REQUIRE(in);
     return nlohmann::json::parse(in);
-}
-
-void flatten(const Value& v, std::vector<double>& out) {
-    if (v.isScalar()) {
-        out.push_back(v.toDouble());
-        return;
-    }
-    for (const Value& e : v.elems()) {
-        flatten(e, out);
-    }
 }
 
 void flatten(const nlohmann::json& j, std::vector<double>& out) {
@@ -86,7 +77,7 @@ TEST_CASE("every corpus program interprets to its independent reference", "[inte
         egopt::interp::Interpreter interp(p, info, sizes);
         std::vector<double> got;
         std::vector<double> want;
-        flatten(interp.run(args), got);
+        egopt::interp::flattenScalars(interp.run(args), got);
         flatten(c["expected"], want);
         double tol = c.value("tolerance", 1e-4);
         REQUIRE(got.size() == want.size());

@@ -1,4 +1,5 @@
 // The interpreter on every example program against independent C++ reference implementations.
+#include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
 
@@ -16,16 +17,6 @@ struct Run {
     std::vector<double> result;              // flattened
 };
 
-void flatten(const Value& v, std::vector<double>& out) {
-    if (v.isScalar()) {
-        out.push_back(v.toDouble());
-        return;
-    }
-    for (const Value& e : v.elems()) {
-        flatten(e, out);
-    }
-}
-
 Run run(const std::string& name, const egopt::arith::Bindings& sizes, uint64_t seed = 7) {
     egopt::lift::Program p = egopt::lift::parseFile(kExamples + name + ".lift");
     egopt::lift::TypeInfo info = egopt::lift::typecheck(p);
@@ -34,9 +25,9 @@ Run run(const std::string& name, const egopt::arith::Bindings& sizes, uint64_t s
     Run r;
     for (const Value& a : args) {
         r.inputs.emplace_back();
-        flatten(a, r.inputs.back());
+        egopt::interp::flattenScalars(a, r.inputs.back());
     }
-    flatten(interp.run(args), r.result);
+    egopt::interp::flattenScalars(interp.run(args), r.result);
     return r;
 }
 
@@ -215,7 +206,8 @@ TEST_CASE("nbody matches a C++ implementation", "[interp]") {
         args[1] = Value::ofFloat(static_cast<float>(eps2));
         Run out;
         out.inputs = {pos, {eps2}};
-        flatten(egopt::interp::Interpreter(p, info, sizes).run(args), out.result);
+        egopt::interp::flattenScalars(egopt::interp::Interpreter(p, info, sizes).run(args),
+                                      out.result);
         return out;
     }();
     std::vector<double> want, scale;

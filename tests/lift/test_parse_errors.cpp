@@ -90,8 +90,8 @@ const Case kCases[] = {
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(f, for))", "2:39",
      "Scala's 'for'"},
     // A padding value must match the innermost element type; a generator takes Int indices.
-    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => PadConstant(1, 1, 0.0f) $ xs)",
-     "2:41", "a padding value of type Float for elements of type Int"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => PadConstant(1, 1, 0.0f) $ xs)", "2:41",
+     "a padding value of type Float for elements of type Int"},
     {"val N = SizeVar(\"N\")\nval g = UserFun(\"g\", \"i\", \"{ return 1.0f; }\", Int, Float)\n"
      "fun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(g, ArrayType(Float, N)))",
      "3:57", "the generator g must take 2 Int parameters"},

@@ -189,7 +189,8 @@ TEST_CASE("ArrayFromValue is a broadcast value", "[lift]") {
 
 TEST_CASE("element access as a function", "[lift]") {
     for (const char* f : {"At(2)", "ArrayAccess(2)"}) {
-        CHECK(signatureOf(vecProgram(std::string(f) + " $ xs")) == "(ArrayType(Float, N)) -> Float");
+        CHECK(signatureOf(vecProgram(std::string(f) + " $ xs")) ==
+              "(ArrayType(Float, N)) -> Float");
     }
 }
 
@@ -210,8 +211,9 @@ TEST_CASE("constant padding, unrolled loops and array generators", "[lift]") {
           "(ArrayType(Float, N)) -> ArrayType(Float, N/^4)");
     std::string gen = "val g = UserFun(\"g\", Array(\"i\", \"j\", \"n\", \"m\"), "
                       "\"{ return i * m + j; }\", Seq(Int, Int, Int, Int), Int)\n";
-    CHECK(signatureOf(m + gen + "fun(ArrayType(Float, N), xs => Map(Map(idI)) $ "
-                                "Array2DFromUserFunGenerator(g, ArrayType(ArrayType(Int, M), N)))") ==
+    CHECK(signatureOf(m + gen +
+                      "fun(ArrayType(Float, N), xs => Map(Map(idI)) $ "
+                      "Array2DFromUserFunGenerator(g, ArrayType(ArrayType(Int, M), N)))") ==
           "(ArrayType(Float, N)) -> ArrayType(ArrayType(Int, M), N)");
 }
 

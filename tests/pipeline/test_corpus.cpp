@@ -25,7 +25,8 @@ size_t stride() {
 }
 
 // The corpus programs whose names start with one of `prefixes` and that run end to end.
-std::vector<std::pair<fs::path, nlohmann::json>> group(std::initializer_list<const char*> prefixes) {
+std::vector<std::pair<fs::path, nlohmann::json>>
+group(std::initializer_list<const char*> prefixes) {
     std::vector<std::pair<fs::path, nlohmann::json>> out;
     for (const auto& e : fs::directory_iterator(kCorpus)) {
         std::string name = e.path().filename().string();
@@ -76,8 +77,8 @@ void runGroup(std::initializer_list<const char*> prefixes) {
 } // namespace
 
 TEST_CASE("corpus end to end: blocks, defs and Scala forms", "[pipeline][corpus]") {
-    runGroup({"block_", "def_", "lambda_", "sizevar_", "comments_", "type_", "literal_",
-              "program_", "highlevel_"});
+    runGroup({"block_", "def_", "lambda_", "sizevar_", "comments_", "type_", "literal_", "program_",
+              "highlevel_"});
 }
 
 TEST_CASE("corpus end to end: user functions as Lift writes them", "[pipeline][corpus]") {
