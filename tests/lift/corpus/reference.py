@@ -17,6 +17,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {}
 
 
+# The programs the sanitizer run takes end to end (one small program per group of
+# tests/pipeline/test_corpus.cpp; the normal run takes every "pipeline" program).
+SMOKE = {"def_typed_params", "value_forms", "stencil1d_wrap", "zip2d", "zip3d"}
+
+
 def case(name, sizes, inputs, pipeline=False, tolerance=1e-4):
     def register(fn):
         CASES[name] = (sizes, inputs, fn, pipeline, tolerance)
@@ -484,6 +489,7 @@ def main():
         sizes, inputs, fn, pipeline, tolerance = CASES[name]
         data = inputs(sizes)
         doc = {"sizes": sizes, "inputs": data, "expected": fn(sizes, data), "pipeline": pipeline,
+               "smoke": name in SMOKE,
                "tolerance": tolerance}
         with open(os.path.join(HERE, name + ".case.json"), "w") as out:
             json.dump(doc, out)
