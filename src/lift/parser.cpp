@@ -1,11 +1,9 @@
-// Recursive-descent parser for the .lift Scala subset (docs/design.md §3). Infix operators follow
-// Scala's rules: precedence by the first character (letters such as `o` and `$` lowest, then
-// `|`, `^`, `&`, `= !`, `< >`, `:`, `+ -`, `* / %`), right-associative when ending in ':'.
+// Recursive-descent parser for the .lift Scala subset (docs/design.md §3); the facts about Scala's
+// words and operators it relies on are in scala_words.cpp.
 #include "lexer.hpp"
 #include "syntax.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <string_view>
 
@@ -15,42 +13,6 @@ namespace {
 
 // Deeper nesting than this is rejected so that no later recursive pass can overflow the stack.
 constexpr uint32_t kMaxDepth = 400;
-
-int precedence(const std::string& op) {
-    unsigned char c = static_cast<unsigned char>(op.front());
-    if (std::isalpha(c) || c == '$' || c == '_') {
-        return 1;
-    }
-    switch (c) {
-    case '|':
-        return 2;
-    case '^':
-        return 3;
-    case '&':
-        return 4;
-    case '=':
-    case '!':
-        return 5;
-    case '<':
-    case '>':
-        return 6;
-    case ':':
-        return 7;
-    case '+':
-    case '-':
-        return 8;
-    case '*':
-    case '/':
-    case '%':
-        return 9;
-    default:
-        return 10;
-    }
-}
-
-bool rightAssociative(const std::string& op) {
-    return op.back() == ':';
-}
 
 class Parser {
 public:
@@ -118,14 +80,7 @@ private:
 
     // Scala constructs outside the Lift language that egopt reads: an error that names them.
     void rejectScalaKeyword() const {
-        static constexpr std::array kUnsupported = {
-            "if",     "else",    "match",    "case",     "for",     "while",   "do",
-            "yield",  "new",     "class",    "object",   "trait",   "extends", "with",
-            "var",    "lazy",    "return",   "throw",    "try",     "catch",   "finally",
-            "import", "package", "implicit", "override", "private", "sealed",  "abstract",
-        };
-        if (cur().kind != Tok::Ident ||
-            std::find(kUnsupported.begin(), kUnsupported.end(), cur().text) == kUnsupported.end()) {
+        if (cur().kind != Tok::Ident || !isScalaOutsideLift(cur().text)) {
             return;
         }
         fail("Scala's '" + cur().text +
@@ -528,28 +483,6 @@ private:
 };
 
 } // namespace
-
-std::string printedSizeVariable(const std::string& ident) {
-    // v_<name>_<digits> is the size <name>; v__<digits> is a tuning variable.
-    auto allDigits = [](std::string_view s) {
-        return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-            return std::isdigit(static_cast<unsigned char>(c));
-        });
-    };
-    std::string_view s(ident);
-    if (s.size() < 4 || s.substr(0, 2) != "v_") {
-        return {};
-    }
-    if (s[2] == '_') {
-        return allDigits(s.substr(3)) ? ident : std::string();
-    }
-    size_t last = s.rfind('_');
-    std::string_view name = s.substr(2, last - 2);
-    bool nameOk = last > 2 && std::isalpha(static_cast<unsigned char>(name.front())) &&
-                  std::all_of(name.begin(), name.end(),
-                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-    return nameOk && allDigits(s.substr(last + 1)) ? std::string(name) : std::string();
-}
 
 SyntaxFile parseSyntax(const std::string& source, const std::string& fileName) {
     return Parser(source, fileName).run();

@@ -58,4 +58,10 @@ SyntaxFile parseSyntax(const std::string& source, const std::string& fileName);
 // (a tuning variable); empty for other identifiers.
 std::string printedSizeVariable(const std::string& ident);
 
+// scala_words.cpp: an infix operator's precedence (higher binds tighter) and associativity, and
+// whether a word is Scala outside the Lift language egopt reads (if, match, class, var, ...).
+int precedence(const std::string& op);
+bool rightAssociative(const std::string& op);
+bool isScalaOutsideLift(const std::string& word);
+
 } // namespace egopt::lift::detail
