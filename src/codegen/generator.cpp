@@ -160,13 +160,18 @@ std::string Generator::literalText(NodeId literal) {
     return lit.text;
 }
 
-// An array generator is computed where it is read: a view calling its user function.
-ViewId Generator::generatorView(NodeId e) {
-    int userFun = program_.node(program_.child(e, 0)).ival;
-    std::pair<int, int> key{userFun, 0};
+// The kernel source defines user function `userFun` (its `width`-lane vector form when not 0).
+void Generator::useUserFun(int userFun, int width) {
+    std::pair<int, int> key{userFun, width};
     if (std::find(userFuns_.begin(), userFuns_.end(), key) == userFuns_.end()) {
         userFuns_.push_back(key);
     }
+}
+
+// An array generator is computed where it is read: a view calling its user function.
+ViewId Generator::generatorView(NodeId e) {
+    int userFun = program_.node(program_.child(e, 0)).ival;
+    useUserFun(userFun, 0);
     std::vector<TypeId> env;
     View v;
     v.kind = ViewKind::Generate;
@@ -371,10 +376,7 @@ ViewId Generator::callUserFun(NodeId fun, int userFun, int width, std::vector<Vi
             }
         }
     }
-    std::pair<int, int> key{userFun, width};
-    if (std::find(userFuns_.begin(), userFuns_.end(), key) == userFuns_.end()) {
-        userFuns_.push_back(key);
-    }
+    useUserFun(userFun, width);
     std::string call = decl.name + (width ? "_v" + std::to_string(width) : "") + "(";
     for (size_t i = 0; i < argText.size(); ++i) {
         call += (i ? ", " : "") + argText[i];

@@ -126,6 +126,7 @@ private:
     // --- expressions and application (generator.cpp)
     std::string literalText(lift::NodeId literal);
     ViewId generatorView(lift::NodeId generate);
+    void useUserFun(int userFun, int width);
     ViewId gen(lift::NodeId expr, const Ctx& ctx, const Dest* dest, bool& wrote);
     ViewId produce(lift::NodeId expr, const Ctx& ctx, const Dest* dest);
     ViewId genApply(lift::NodeId apply, const Ctx& ctx, const Dest* dest, bool& wrote);
