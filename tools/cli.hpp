@@ -16,6 +16,9 @@ struct OptionSpec {
     std::string name; // without the leading "--"
     bool takesValue;
     std::string help;
+    // Options of a section other than "" are listed by `--help` as one line for the section and
+    // in full by `--help SECTION` or `--help all`.
+    std::string section{};
 };
 
 struct Args {
@@ -39,7 +42,10 @@ struct Command {
 
 // Throws egopt::Error (BadInput) for unknown options, missing values or wrong arity.
 Args parseArgs(const Command& command, const std::vector<std::string>& argv);
-std::string commandHelp(const Command& command);
+// `topic`: "" (the main options, a line per other section), a section's name, or "all".
+std::string commandHelp(const Command& command, const std::string& topic = "");
+// Whether `topic` names a section of the command's options or is "all".
+bool isHelpTopic(const Command& command, const std::string& topic);
 // The value of --NAME as a non-negative number, or `fallback` when absent; bad input otherwise.
 double nonNegativeNumber(const Args& args, const std::string& name, double fallback);
 // Every size variable's value, from --size and the companion .json; missing ones are bad input.

@@ -2,7 +2,9 @@
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/support/diagnostic.hpp"
+#include "options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 #include <utility>
@@ -66,6 +68,10 @@ Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
             name = name.substr(0, eq);
         }
         const OptionSpec* spec = findOption(command, name);
+        if (!spec && renamedOption(name)) {
+            badInput("egopt " + command.name + ": option '--" + name + "' is now '--" +
+                     *renamedOption(name) + "'");
+        }
         if (!spec) {
             badInput("egopt " + command.name + ": unknown option '--" + name + "' (see egopt " +
                      command.name + " --help)");
@@ -92,15 +98,64 @@ Args parseArgs(const Command& command, const std::vector<std::string>& argv) {
     return args;
 }
 
-std::string commandHelp(const Command& command) {
-    std::string out = "usage: egopt " + command.synopsis + "\n\n" + command.summary + "\n";
-    if (!command.options.empty()) {
-        out += "\noptions:\n";
-        for (const auto& o : command.options) {
+namespace {
+
+std::vector<std::string> sectionsOf(const Command& command) {
+    std::vector<std::string> sections;
+    for (const auto& o : command.options) {
+        if (!o.section.empty() &&
+            std::find(sections.begin(), sections.end(), o.section) == sections.end()) {
+            sections.push_back(o.section);
+        }
+    }
+    return sections;
+}
+
+std::string optionLines(const Command& command, const std::string& section) {
+    std::string out;
+    for (const auto& o : command.options) {
+        if (o.section == section) {
             std::string left = "  --" + o.name + (o.takesValue ? " VALUE" : "");
             left.resize(std::max<size_t>(left.size() + 2, 24), ' ');
             out += left + o.help + "\n";
         }
+    }
+    return out;
+}
+
+// One line for a section: its options' names, and how to see them in full.
+std::string sectionLine(const Command& command, const std::string& section) {
+    std::string names;
+    for (const auto& o : command.options) {
+        if (o.section == section) {
+            names += (names.empty() ? "--" : ", --") + o.name;
+        }
+    }
+    return "  " + section + ": " + names + "\n";
+}
+
+} // namespace
+
+bool isHelpTopic(const Command& command, const std::string& topic) {
+    auto sections = sectionsOf(command);
+    return topic == "all" || std::find(sections.begin(), sections.end(), topic) != sections.end();
+}
+
+std::string commandHelp(const Command& command, const std::string& topic) {
+    std::string out = "usage: egopt " + command.synopsis + "\n\n" + command.summary + "\n";
+    if (topic != "" && topic != "all") {
+        return out + "\n" + topic + " options:\n" + optionLines(command, topic);
+    }
+    if (!command.options.empty()) {
+        out += "\noptions:\n" + optionLines(command, "");
+    }
+    auto sections = sectionsOf(command);
+    if (!sections.empty() && topic != "all") {
+        out += "\nmore options, by group (--help GROUP lists one, --help all every one):\n";
+    }
+    for (const auto& section : sections) {
+        out += topic == "all" ? "\n" + section + " options:\n" + optionLines(command, section)
+                              : sectionLine(command, section);
     }
     return out;
 }

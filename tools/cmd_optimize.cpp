@@ -4,8 +4,8 @@
 #include "cli.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/pipeline/report.hpp"
+#include "options.hpp"
 
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -32,24 +32,6 @@ void installInterruptHandler() {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, nullptr);
-}
-
-// Each --rules value is one phase (its comma-separated files saturated together), in order.
-std::vector<pipeline::Phase> phasesFrom(const Args& args) {
-    std::vector<pipeline::Phase> phases;
-    for (const auto& list : args.values("rules")) {
-        pipeline::Phase p;
-        std::stringstream ss(list);
-        for (std::string f; std::getline(ss, f, ',');) {
-            if (!f.empty()) {
-                p.ruleFiles.push_back(f);
-            }
-        }
-        p.name = "phase " + std::to_string(phases.size() + 1);
-        p.limits.iterations = static_cast<size_t>(nonNegativeNumber(args, "iterations", 8));
-        phases.push_back(std::move(p));
-    }
-    return phases;
 }
 
 // Progress on stderr: one line per stage (elapsed, budget left, a summary). On a terminal the
@@ -103,36 +85,16 @@ pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
     }
     o.device = args.value("device").value_or("");
     o.devices = args.value("devices").value_or("");
-    o.phases = phasesFrom(args);
-    o.nodeLimit = static_cast<size_t>(nonNegativeNumber(args, "node-limit", 0));
-    o.timeLimit = nonNegativeNumber(args, "time-limit", 0);
-    o.threads = static_cast<size_t>(nonNegativeNumber(args, "threads", 1));
+    o.saturation = saturationFrom(args);
+    o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 128));
     o.costModel = args.value("cost-model").value_or("analytic");
-    o.extractCost = args.value("extract-cost").value_or("auto");
-    if (o.extractCost != "auto" && o.extractCost != "gpu" && o.extractCost != "cpu") {
-        badInput("--extract-cost: expected auto, gpu or cpu, got '" + o.extractCost + "'");
-    }
-    o.candidates = static_cast<size_t>(nonNegativeNumber(args, "candidates", 16));
-    o.exploreDraws = static_cast<size_t>(nonNegativeNumber(args, "explore", 2000));
-    o.explored = static_cast<size_t>(nonNegativeNumber(args, "explored", 4));
-    o.guided = static_cast<size_t>(nonNegativeNumber(args, "guided", 2));
-    o.refineRounds = static_cast<size_t>(nonNegativeNumber(args, "refine", 3));
-    o.tuneBudget = static_cast<size_t>(nonNegativeNumber(args, "tune-budget", 0));
-    o.tuner = args.value("tuner").value_or("guided");
-    if (o.tuner != "guided" && o.tuner != "random") {
-        badInput("--tuner expects 'guided' or 'random', found '" + o.tuner + "'");
-    }
-    o.runs = std::max(1, static_cast<int>(nonNegativeNumber(args, "runs", 5)));
+    o.search = searchFrom(args);
+    o.tune = tuneFrom(args);
     o.seed = static_cast<uint64_t>(nonNegativeNumber(args, "seed", 1));
     o.timeBudget = nonNegativeNumber(args, "time-budget", o.timeBudget);
-    o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 128));
     o.explain = !args.has("no-derivation");
     o.recordPath = args.value("record").value_or("");
     o.stop = &interruptToken;
-    o.slowFactor = nonNegativeNumber(args, "slow-factor", o.slowFactor);
-    if (o.slowFactor < 1) {
-        badInput("--slow-factor expects a number >= 1, found " + std::to_string(o.slowFactor));
-    }
     o.progress = [&display](std::string_view line) { display.step(line); };
     o.stageDone = [&display](const pipeline::StageEvent& e) { display.stage(e); };
     return o;

@@ -5,7 +5,8 @@
 #include "egopt/egraph/convert.hpp"
 #include "egopt/egraph/explain.hpp"
 #include "egopt/lift/frontend.hpp"
-#include "saturate_common.hpp"
+#include "egopt/pipeline/saturation.hpp"
+#include "options.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -13,43 +14,6 @@
 #include <sstream>
 
 namespace egopt::cli {
-
-std::vector<egraph::Rule> loadRuleOptions(const Args& args, const egraph::Library& lib) {
-    std::vector<std::string> files;
-    for (const auto& list : args.values("rules")) {
-        std::stringstream ss(list);
-        for (std::string f; std::getline(ss, f, ',');) {
-            if (!f.empty()) {
-                files.push_back(f);
-            }
-        }
-    }
-    if (files.empty()) {
-        files.push_back(rules::defaultRulesPath());
-    }
-    std::vector<egraph::Rule> out;
-    for (const auto& f : files) {
-        auto more = rules::loadRules(f, lib);
-        out.insert(out.end(), more.begin(), more.end());
-    }
-    return out;
-}
-
-namespace {} // namespace
-
-void configureRunner(egraph::Runner& runner, const Args& args) {
-    runner.threads = static_cast<size_t>(nonNegativeNumber(args, "threads", 1));
-    runner.limits.iterations = static_cast<size_t>(
-        nonNegativeNumber(args, "iterations", double(runner.limits.iterations)));
-    runner.limits.nodes =
-        static_cast<size_t>(nonNegativeNumber(args, "node-limit", double(runner.limits.nodes)));
-    runner.limits.seconds = nonNegativeNumber(args, "time-limit", runner.limits.seconds);
-    runner.limits.memoryBytes = static_cast<size_t>(
-        nonNegativeNumber(args, "memory-limit", double(runner.limits.memoryBytes >> 20)) * 1024 *
-        1024);
-    runner.scheduler.matchLimit = static_cast<size_t>(
-        nonNegativeNumber(args, "match-limit", double(runner.scheduler.matchLimit)));
-}
 
 namespace {
 
@@ -73,22 +37,23 @@ void printDerivation(const egraph::Explanation& ex) {
 int runProve(const Args& args) {
     lift::Program a = lift::parseFile(args.positional.at(0));
     lift::Program b = lift::parseFile(args.positional.at(1));
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> rules = loadRuleOptions(args, lib);
     egraph::EGraph g;
     g.explanations = true;
     egraph::Inserted ia = egraph::insertProgram(g, a);
     egraph::Inserted ib = egraph::insertProgram(g, b);
-    egraph::Runner runner(g, rules, lib);
-    configureRunner(runner, args);
-    runner.goal = [&](const egraph::EGraph& eg) {
+    pipeline::SaturationHooks hooks;
+    hooks.goal = [&](const egraph::EGraph& eg) {
         return eg.findConst(ia.root) == eg.findConst(ib.root);
     };
     auto start = std::chrono::steady_clock::now();
-    egraph::RunReport report = runner.run();
+    auto phases = pipeline::saturate(g, saturationFrom(args), false, hooks);
     double seconds = secondsSince(start);
+    size_t iterations = 0;
+    for (const auto& p : phases) {
+        iterations += p.run.iterations.size();
+    }
     std::printf("saturation: %s after %zu iterations, %zu e-nodes, %zu e-classes, %.2f s\n",
-                std::string(egraph::stopReasonName(report.stop)).c_str(), report.iterations.size(),
+                std::string(egraph::stopReasonName(phases.back().run.stop)).c_str(), iterations,
                 g.numNodes(), g.numClasses(), seconds);
     if (g.findConst(ia.root) != g.findConst(ib.root)) {
         std::printf("not proven equal\n");

@@ -4,7 +4,8 @@
 #include "egopt/egraph/convert.hpp"
 #include "egopt/egraph/dump.hpp"
 #include "egopt/lift/frontend.hpp"
-#include "saturate_common.hpp"
+#include "egopt/pipeline/saturation.hpp"
+#include "options.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -41,26 +42,46 @@ void dump(const egraph::EGraph& g, egraph::EClassId root, const std::string& pat
 
 int runSaturate(const Args& args) {
     lift::Program program = lift::parseFile(args.positional.at(0));
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> rules = loadRuleOptions(args, lib);
     egraph::EGraph g;
     egraph::Inserted ins = egraph::insertProgram(g, program);
-    egraph::Runner runner(g, rules, lib);
-    configureRunner(runner, args);
     std::printf("start: %zu e-nodes, %zu e-classes\n", g.numNodes(), g.numClasses());
-    egraph::RunReport report = runner.run([](const egraph::IterationReport& it) {
+    pipeline::SaturationOptions options = saturationFrom(args);
+    // With several phases, a line names each phase and its files as it starts.
+    const bool several = pipeline::resolvePhases(options, false).size() > 1;
+    pipeline::SaturationHooks hooks;
+    const pipeline::Phase* shown = nullptr;
+    hooks.iteration = [&](const pipeline::Phase& phase, const egraph::IterationReport& it) {
+        if (several && shown != &phase) {
+            shown = &phase;
+            std::printf("phase %s:", phase.name.c_str());
+            for (const auto& f : phase.ruleFiles) {
+                std::printf(" %s", f.c_str());
+            }
+            std::printf("\n");
+        }
         std::printf("iteration %zu: %zu e-nodes, %zu e-classes, %zu bytes, %zu applied, %.3f s\n",
                     it.iteration, it.nodes, it.classes, it.bytes, it.applied, it.seconds);
         std::fflush(stdout);
-    });
-    std::printf("stop: %s\nfinal: %zu e-nodes, %zu e-classes\n",
-                std::string(egraph::stopReasonName(report.stop)).c_str(), g.numNodes(),
-                g.numClasses());
+    };
+    auto phases = pipeline::saturate(g, options, false, hooks);
+    for (const auto& p : phases) {
+        std::string reason(egraph::stopReasonName(p.run.stop));
+        if (phases.size() > 1) {
+            reason += " (phase " + p.name + ")";
+        }
+        std::printf("stop: %s\n", reason.c_str());
+    }
+    std::printf("final: %zu e-nodes, %zu e-classes\n", g.numNodes(), g.numClasses());
     for (const auto& c : g.constraints()) {
         std::printf("tuning variable %s divides %s\n", c.var.c_str(), c.divides.toString().c_str());
     }
     if (args.has("stats")) {
-        printStats(report);
+        for (const auto& p : phases) {
+            if (several) {
+                std::printf("phase %s\n", p.name.c_str());
+            }
+            printStats(p.run);
+        }
     }
     if (auto path = args.value("dump-egraph")) {
         dump(g, ins.root, *path);

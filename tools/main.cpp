@@ -4,6 +4,7 @@
 #include "egopt/rules/soundness.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "egopt_version.hpp"
+#include "options.hpp"
 
 #include <exception>
 #include <filesystem>
@@ -19,6 +20,22 @@ namespace {
 
 const OptionSpec kSizeOption{"size", true, "bind a size variable, e.g. N=4096 (repeatable)"};
 const OptionSpec kHelpOption{"help", false, "show this help"};
+
+std::vector<OptionSpec> concat(const std::vector<std::vector<OptionSpec>>& groups) {
+    std::vector<OptionSpec> out;
+    for (const auto& g : groups) {
+        out.insert(out.end(), g.begin(), g.end());
+    }
+    return out;
+}
+
+// A shared group listed among a command's main options (saturate and prove are about them).
+std::vector<OptionSpec> unsectioned(std::vector<OptionSpec> specs) {
+    for (auto& s : specs) {
+        s.section.clear();
+    }
+    return specs;
+}
 
 std::vector<Command> commands() {
     const egopt::rules::SoundnessOptions soundness; // the defaults the help text quotes
@@ -75,42 +92,21 @@ std::vector<Command> commands() {
          egopt::cli::runRun},
         {"saturate",
          "equality saturation with rule files; e-graph sizes, stop reason, rule statistics",
-         "saturate FILE [--rules a.rules,b.rules] [--threads N] [--iterations N] [--node-limit N] "
-         "[--time-limit S] [--memory-limit MB] [--match-limit N] [--stats] "
+         "saturate FILE [--rules a.rules,b.rules ...] [limits] [--threads N] [--stats] "
          "[--dump-egraph out.json|out.dot]",
-         "Equality saturation with rule files (default rules/core.rules): e-graph size per "
-         "iteration, stop reason, per-rule statistics.",
-         {{"rules", true, "comma-separated rule files (repeatable)"},
-          {"threads", true, "search threads (results are identical for any count)"},
-          {"iterations", true, "iteration limit (default 30)"},
-          {"node-limit", true, "e-node limit (default 100000)"},
-          {"time-limit", true, "seconds (default 60)"},
-          {"memory-limit", true, "MB of e-graph data (default 1024)"},
-          {"match-limit", true,
-           "matches per iteration before the backoff scheduler bans a rule (default 1000; 0: "
-           "never ban)"},
-          {"stats", false, "per-rule statistics"},
-          {"dump-egraph", true, "write the e-graph as .json (egraph-serialize) or .dot"},
-          kHelpOption},
-         1,
-         1,
-         egopt::cli::runSaturate},
-        {"prove",
-         "are two programs equal under the rules? print the derivation",
-         "prove FILE_A FILE_B [--rules ...] [--threads N] [limits]",
-         "Insert A and B, saturate until their roots are equal (or a limit stops it), say whether "
-         "they are equal and print the derivation (rules and intermediate terms). Exit 4 if not "
-         "proven.",
-         {{"rules", true, "comma-separated rule files"},
-          {"threads", true, "search threads"},
-          {"iterations", true, "iteration limit"},
-          {"node-limit", true, "e-node limit"},
-          {"time-limit", true, "seconds"},
-          {"memory-limit", true, "MB"},
-          {"match-limit", true, "backoff scheduler's matches per iteration (0: never ban)"},
-          kHelpOption},
-         2,
-         2,
+         "Equality saturation in rule phases, as the pipeline runs it (default: the pipeline's "
+         "phases): e-graph size per iteration, stop reason, per-rule statistics.",
+         concat({unsectioned(egopt::cli::saturationOptionSpecs()),
+                 {{"stats", false, "per-rule statistics"},
+                  {"dump-egraph", true, "write the e-graph as .json (egraph-serialize) or .dot"},
+                  kHelpOption}}),
+         1, 1, egopt::cli::runSaturate},
+        {"prove", "are two programs equal under the rules? print the derivation",
+         "prove FILE_A FILE_B [--rules a.rules,b.rules ...] [limits] [--threads N]",
+         "Insert A and B, saturate in rule phases until their roots are equal (or a limit stops "
+         "it), say whether they are equal and print the derivation (rules and intermediate "
+         "terms). Exit 4 if not proven.",
+         concat({unsectioned(egopt::cli::saturationOptionSpecs()), {kHelpOption}}), 2, 2,
          egopt::cli::runProve},
         {"rules",
          "rules check: soundness of rule files by random testing",
@@ -152,69 +148,40 @@ std::vector<Command> commands() {
         {"optimize",
          "the whole pipeline (also `egopt PROGRAM`): the fastest valid kernel and a report",
          "optimize FILE [--size N=v ...] [--device D] [--devices all|D,D...] [--rules a,b ...] "
-         "[--cost-model M] "
-         "[--candidates K] [--explore N] [--explored M] [--guided G] [--refine R] [--tune-budget "
-         "N] [--threads "
-         "N] "
-         "[--node-limit N] [--time-limit S] "
-         "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C] "
-         "[--time-budget S] [--verbose]",
+         "[--time-budget S] [--candidates K] [--cost-model M] [--output-dir DIR] [options]",
          "The whole pipeline (also `egopt FILE.lift`): saturate in rule phases, extract the K best "
          "candidates, predict with the cost model, tune their numeric parameters by measured "
          "runs, validate against the interpreter and time them; write FILE.cl and "
          "FILE.report.json and print the candidates. Ctrl-C keeps the best so far. Exit 4 when "
          "no candidate is valid.",
-         {kSizeOption,
-          {"device", true, "device index or name substring (default: PoCL)"},
-          {"devices", true,
-           "several devices of one model: all, or indices/name substrings separated by commas; "
-           "measurements and validations are spread over them, one thread each (--device, "
-           "when given, is the reference device and must be among them)"},
-          {"rules", true,
-           "comma-separated rule files saturated as one phase; repeat for more "
-           "phases (default: core+algorithmic, then opencl)"},
-          {"iterations", true, "iteration limit of each --rules phase (default 8)"},
-          {"cost-model", true, "analytic, learned or a model file (default analytic)"},
-          {"candidates", true, "candidates to extract and confirm (default 16)"},
-          {"explore", true,
-           "exploration draws: random terms of the e-graph ranked by the cost model (default "
-           "2000; 0: none)"},
-          {"explored", true,
-           "explored terms the cost model predicts fastest that join the candidates (default 4)"},
-          {"guided", true,
-           "and before them, guided draws' terms (macro rules' schedules) predicted fastest "
-           "(default 2)"},
-          {"refine", true,
-           "refinement rounds: neighbours of the best-predicted terms, one lowering choice "
-           "changed (default 3; 0: none)"},
-          {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
-          {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
-          {"threads", true, "saturation search threads"},
-          {"node-limit", true, "e-node limit of every phase"},
-          {"time-limit", true, "saturation seconds in all, shared by the phases"},
-          {"output-dir", true, "where FILE.cl and FILE.report.json go (default: beside FILE)"},
-          {"record", true, "append one record per measured configuration to this JSONL file"},
-          {"runs", true, "timed runs per measurement after one warm-up (default 5)"},
-          {"time-budget", true,
-           "seconds for the whole run, device runs included: a deadline shared out among the "
-           "stages; the best candidate confirmed by then is written (default 540; 0: "
-           "unlimited)"},
-          {"slow-factor", true,
-           "a measurement's first run slower than this many times the fastest so far ends its "
-           "timing (default 4)"},
-          {"verbose", false, "print every step's progress line, not only one per stage"},
-          {"seed", true, "seed for random inputs (default 1)"},
-          {"extract-cost", true,
-           "extraction cost parameters: auto (gpu for a GPU device), gpu or cpu (default auto)"},
-          {"assume-divisor-cap", true,
-           "largest power of two saturation may assume divides a size variable, from the sizes "
-           "used (default 128, the largest tile a GPU rule needs; 1: assume nothing)"},
-          {"explain", false, "print the derivation of the chosen candidate"},
-          {"no-derivation", false, "do not record explanations (saves e-graph memory)"},
-          kHelpOption},
-         1,
-         1,
-         egopt::cli::runOptimize},
+         concat({{kSizeOption,
+                  {"device", true, "device index or name substring (default: PoCL)"},
+                  {"devices", true,
+                   "several devices of one model: all, or indices/name substrings separated by "
+                   "commas; runs are spread over them (--device: the reference device)"},
+                  {"time-budget", true,
+                   "seconds for the whole run, device runs included; the best candidate "
+                   "confirmed by then is written (default 540; 0: unlimited)"},
+                  {"candidates", true, "candidates to extract and confirm (default 16)"},
+                  {"cost-model", true, "analytic, learned or a model file (default analytic)"},
+                  {"output-dir", true,
+                   "where FILE.cl and FILE.report.json go (default: beside "
+                   "FILE)"},
+                  {"record", true, "append one record per measured configuration to this file"},
+                  {"seed", true, "seed for random inputs (default 1)"},
+                  {"verbose", false, "print every step's progress line, not one per stage"},
+                  {"explain", false, "print the derivation of the chosen candidate"},
+                  kHelpOption},
+                 egopt::cli::saturationOptionSpecs(),
+                 {{"assume-divisor-cap", true,
+                   "largest power of two saturation may assume divides a size variable, from "
+                   "the sizes used (default 128; 1: assume nothing)",
+                   "saturation"},
+                  {"no-derivation", false, "do not record explanations (saves e-graph memory)",
+                   "saturation"}},
+                 egopt::cli::searchOptionSpecs(),
+                 egopt::cli::tuneOptionSpecs()}),
+         1, 1, egopt::cli::runOptimize},
         {"devices",
          "list the OpenCL platforms and devices",
          "devices [--help]",
@@ -303,9 +270,10 @@ int dispatch(const std::vector<std::string>& argv) {
                             "' and no such program file (see egopt --help)");
         }
     }
-    for (const auto& a : rest) {
-        if (a == "--help" || a == "-h") {
-            std::cout << egopt::cli::commandHelp(*command);
+    for (size_t i = 0; i < rest.size(); ++i) {
+        if (rest[i] == "--help" || rest[i] == "-h") {
+            bool topic = i + 1 < rest.size() && egopt::cli::isHelpTopic(*command, rest[i + 1]);
+            std::cout << egopt::cli::commandHelp(*command, topic ? rest[i + 1] : "");
             return egopt::kExitOk;
         }
     }

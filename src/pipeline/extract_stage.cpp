@@ -13,13 +13,13 @@ namespace {
 
 constexpr size_t kGuidedPredictions = 24; // the model's descent per guided replay
 
-// Exploration's accepted terms that join the candidates: first the `options.guided` guided
-// slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
+// Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
+// guided slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
 // predicted), the fastest of those as predicted at the model's best tuning values near the
 // defaults (modelDescent), each at most `exploreRatio` times the best candidate's prediction.
 // That prediction, not the one at default values, because a macro's schedule at default tuning
 // values can be far from its tuned time (mm's register blocking at 64 x 64 work-items, a
-// work-group tree whose last fold is one work-item's). Then the `options.explored` others the
+// work-group tree whose last fold is one work-item's). Then the `options.search.keep` others the
 // model predicts fastest at their default tuning values, within the same bound.
 void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
                  Result& result) {
@@ -27,7 +27,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     double bound = 1e30;
     for (const auto& c : r.candidates) {
         if (auto p = predicted(c)) {
-            bound = std::min(bound, *p * w.options.exploreRatio);
+            bound = std::min(bound, *p * w.options.search.ratio);
         }
     }
     std::vector<std::pair<double, size_t>> keyed;
@@ -63,10 +63,10 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         }
     }
     std::stable_sort(taken.begin(), taken.end());
-    taken.resize(std::min(taken.size(), w.options.guided));
+    taken.resize(std::min(taken.size(), w.options.search.keepGuided));
     size_t guided = taken.size();
     for (const auto& k : keyed) {
-        if (taken.size() - guided < w.options.explored &&
+        if (taken.size() - guided < w.options.search.keep &&
             std::none_of(taken.begin(), taken.end(),
                          [&](const auto& t) { return t.second == k.second; })) {
             taken.push_back(k);
@@ -76,10 +76,10 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     w.progress(fmt("explore: %zu draws, %zu distinct terms, %zu checked, %zu new kernels (%.2f "
                    "s); refinement: %zu rounds, %zu neighbours checked, %zu new kernels (%.2f s); "
                    "%zu predicted within %.0fx the best candidate, %zu taken (%zu of guided draws)",
-                   w.options.exploreDraws, r.exploreDrawn, r.exploreChecked,
+                   w.options.search.draws, r.exploreDrawn, r.exploreChecked,
                    r.explored.size() - r.refineAccepted, r.exploreSeconds, r.refineRounds,
                    r.refineChecked, r.refineAccepted, r.refineSeconds, within,
-                   w.options.exploreRatio, keyed.size(), guided));
+                   w.options.search.ratio, keyed.size(), guided));
     result.refineRounds = r.refineRounds;
     result.refineChecked = r.refineChecked;
     result.refineAccepted = r.refineAccepted;
@@ -129,12 +129,12 @@ MacroGuides macroGuides(const egraph::EGraph& g) {
 
 } // namespace
 
-// Whether to optimise for a GPU: --extract-cost gpu, or auto on a device whose type says GPU.
+// Whether to optimise for a GPU: --search.target gpu, or auto on a device whose type says GPU.
 // It selects extraction's cost views and the GPU-only rules of the lowering phase.
 bool targetsGpu(const Work& w) {
-    return w.options.extractCost == "gpu" ||
-           (w.options.extractCost == "auto" &&
-            w.bench().device().type.find("GPU") != std::string::npos);
+    ExtractTarget t = w.options.search.target;
+    return t == ExtractTarget::Gpu ||
+           (t == ExtractTarget::Auto && w.bench().device().type.find("GPU") != std::string::npos);
 }
 
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
@@ -142,15 +142,17 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egra
     auto inExtract = w.clock.enter(Stage::Extract);
     double started = w.elapsed();
     extract::ExtractOptions eo;
-    eo.k = std::max<size_t>(1, w.options.candidates);
+    eo.k = std::max<size_t>(1, w.options.search.candidates);
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.options.codegen;
-    eo.explore.draws = w.options.explored || w.options.guided ? w.options.exploreDraws : 0;
+    eo.explore.draws =
+        w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;
     MacroGuides guides = macroGuides(g);
     eo.explore.guides = guides.nodes;
-    eo.refineRounds = eo.explore.draws > 0 ? w.options.refineRounds : 0; // part of exploration
+    eo.refineRounds =
+        eo.explore.draws > 0 ? w.options.search.refineRounds : 0; // part of exploration
     eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     // The search keeps what it has at its deadline; exploration only adds to the candidates.
     eo.stopSearch = [&w] { return w.stopped() || w.budget.leftUntil(Stage::Extract) < 0; };

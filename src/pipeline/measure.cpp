@@ -88,10 +88,10 @@ struct RunLimits {
 RunLimits limitsFor(const Options& o, double best, double left) {
     double slow = 1.0;
     if (best > 0) {
-        slow = std::min(slow, o.slowFactor * best);
+        slow = std::min(slow, o.tune.slowFactor * best);
     }
     double timeout = std::min(runtime::kDefaultTimeout.count() * 1e-3, left);
-    return {std::min(slow, left / 3), std::min(o.measureSeconds, left / 3), timeout};
+    return {std::min(slow, left / 3), std::min(o.tune.measureSeconds, left / 3), timeout};
 }
 
 // Why a measurement is not started: the time it needs (its overhead so far and one warm-up and
@@ -172,7 +172,7 @@ struct Job {
         }
         try {
             RunLimits l = limitsFor(w.options, best, left);
-            run.timing = bench.time(*built, w.options.runs, false, l.slow, l.budget, l.timeout);
+            run.timing = bench.time(*built, w.options.tune.runs, false, l.slow, l.budget, l.timeout);
         } catch (const runtime::KernelTimeout& e) {
             run.error = std::string("timed out: ") + e.what();
         } catch (const runtime::BuildError& e) {
@@ -184,7 +184,7 @@ struct Job {
         if (run.timing) {
             double wall = std::chrono::duration<double>(Budget::Clock::now() - started).count();
             // What the measurement cost beyond its kernel runs (at most runs + 1 of them).
-            double kernels = run.timing->seconds * (w.options.runs + 1);
+            double kernels = run.timing->seconds * (w.options.tune.runs + 1);
             std::lock_guard lock(shared.m);
             shared.overhead = std::max(shared.overhead, std::max(0.0, wall - kernels));
             double s = run.timing->seconds;

@@ -97,12 +97,12 @@ TuneResult tuneStage(Work& w, Result& result) {
         }
         return false;
     };
-    size_t budget = w.options.tuneBudget ? w.options.tuneBudget : 3 * w.candidates.size();
+    size_t budget = w.options.tune.budget ? w.options.tune.budget : 3 * w.candidates.size();
     result.tuneBudget = budget;
-    w.progress(fmt("tune: %s search, budget %zu measured configurations", w.options.tuner.c_str(),
-                   budget));
+    w.progress(fmt("tune: %s search, budget %zu measured configurations",
+                   std::string(tunerName(w.options.tune.tuner)).c_str(), budget));
     TuneResult t;
-    if (w.options.tuner == "random") {
+    if (w.options.tune.tuner == TunerKind::Random) {
         t = tuneRandom(spaces, obj, budget, w.options.seed);
     } else {
         GuidedOptions go;
@@ -149,6 +149,27 @@ std::string confirmSummary(const Result& r) {
 
 } // namespace
 
+void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
+                   Result& result, const Progress& progress) {
+    SaturationHooks hooks;
+    hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
+        progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, %.2f s",
+                     phase.name.c_str(), it.iteration, it.nodes, it.classes, it.applied,
+                     it.seconds));
+    };
+    hooks.stop = options.stop;
+    hooks.secondsLeft = secondsLeft;
+    for (PhaseResult& pr : saturate(g, options.saturation, gpu, hooks)) {
+        progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s", pr.name.c_str(),
+                     std::string(egraph::stopReasonName(pr.run.stop)).c_str(), pr.nodes, pr.classes,
+                     pr.seconds));
+        result.phases.push_back(std::move(pr));
+    }
+    if (options.stop && options.stop->requested()) {
+        result.notes.push_back("interrupted during saturation");
+    }
+}
+
 Result run(const Options& options) {
     auto start = Budget::Clock::now();
     Progress progress = [&options](const std::string& line) {
@@ -159,7 +180,7 @@ Result run(const Options& options) {
     Result result;
     result.file = options.file;
     result.costModel = options.costModel;
-    result.tuner = options.tuner;
+    result.tuner = options.tune.tuner;
     result.timeBudget = options.timeBudget;
     lift::Program program = lift::parseFile(options.file);
     result.input = program.show(program.root);
@@ -210,8 +231,8 @@ Result run(const Options& options) {
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
-        saturatePhases(g, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
-                       progress);
+        saturateStage(g, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
+                      progress);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,

@@ -186,7 +186,7 @@ std::string reportJson(const Result& r) {
              {{"rounds", r.refineRounds},
               {"checked", r.refineChecked},
               {"accepted", r.refineAccepted}}}}}}},
-        {"tuning", {{"search", r.tuner}, {"budget", r.tuneBudget}, {"measured", r.tuneUsed}}},
+        {"tuning", {{"search", tunerName(r.tuner)}, {"budget", r.tuneBudget}, {"measured", r.tuneUsed}}},
         {"candidates", candidates},
         {"kendall_tau",
          {{"candidates", r.tauCandidates},

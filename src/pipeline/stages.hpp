@@ -20,15 +20,15 @@ using Progress = std::function<void(const std::string&)>;
 
 inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (predictAtDefaults)
 
-// saturate.cpp (gpu: the target is a GPU, see targetsGpu; the phases share `secondsLeft`, the
-// time budget's share for saturation)
-void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
+// pipeline.cpp: saturation.hpp's saturate() with progress lines (gpu: the target is a GPU, see
+// targetsGpu; the phases share `secondsLeft`, the time budget's share for saturation)
+void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
                     Result& result, const Progress& progress);
 
 struct Work;
 
 // extract_stage.cpp: extraction, exploration and the candidates they give. targetsGpu: whether
-// to optimise for a GPU (--extract-cost gpu, or auto on a device whose type says GPU).
+// to optimise for a GPU (--search.target gpu, or auto on a device whose type says GPU).
 bool targetsGpu(const Work& w);
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
                                              Work& w, Result& result);

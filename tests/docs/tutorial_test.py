@@ -50,6 +50,7 @@ def main():
         os.makedirs(os.path.join(work, "tmp"))
         os.symlink(os.path.join(build, "tools"), os.path.join(root, "build", "tools"))
         os.symlink(os.path.join(repo, "scripts"), os.path.join(root, "scripts"))
+        os.symlink(os.path.join(repo, "rules"), os.path.join(root, "rules"))
         script = ["set -e"]
         for i, (line, text, _) in enumerate(parts):
             out = os.path.join(work, "block%d.out" % i)

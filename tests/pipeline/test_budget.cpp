@@ -117,9 +117,9 @@ TEST_CASE("the report breaks the run's time down by stage", "[pipeline]") {
     Options o;
     o.file = example("scal");
     o.sizes = {{"N", 1024}};
-    o.candidates = 3;
-    o.tuneBudget = 4;
-    o.runs = 2;
+    o.search.candidates = 3;
+    o.tune.budget = 4;
+    o.tune.runs = 2;
     o.timeBudget = 120;
     std::vector<StageEvent> events;
     o.stageDone = [&](const StageEvent& e) { events.push_back(e); };
@@ -157,7 +157,7 @@ TEST_CASE("the report breaks the run's time down by stage", "[pipeline]") {
 TEST_CASE("egopt prints one line per stage on stderr and the breakdown at the end", "[pipeline]") {
     fs::path dir = fs::temp_directory_path() / "egopt-pipeline-stages";
     std::string cmd = std::string(EGOPT_CLI) + " " + example("scal") +
-                      " --size N=512 --candidates 2 --tune-budget 2 --runs 1 --time-budget 60 "
+                      " --size N=512 --candidates 2 --tune.budget 2 --tune.runs 1 --time-budget 60 "
                       "--output-dir " +
                       dir.string() + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");

@@ -58,11 +58,11 @@ void runGroup(std::initializer_list<const char*> prefixes) {
         for (const auto& [k, v] : c["sizes"].items()) {
             o.sizes[k] = v.get<int64_t>();
         }
-        o.phases = defaultPhases();
-        o.candidates = 2;
-        o.exploreDraws = 0;
-        o.tuneBudget = 3;
-        o.runs = 2;
+        o.saturation.phases = defaultPhases();
+        o.search.candidates = 2;
+        o.search.draws = 0;
+        o.tune.budget = 3;
+        o.tune.runs = 2;
         Result r = run(o);
         REQUIRE(r.best);
         CHECK(r.candidates[*r.best].status == CandidateResult::Status::Valid);

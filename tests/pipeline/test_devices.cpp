@@ -19,13 +19,13 @@ Options asum(std::string devices) {
     Options o;
     o.file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
     o.sizes = {{"N", 4096}};
-    o.phases = defaultPhases();
-    for (auto& p : o.phases) {
+    o.saturation.phases = defaultPhases();
+    for (auto& p : o.saturation.phases) {
         p.limits.iterations = 2;
     }
-    o.candidates = 4;
-    o.exploreDraws = 0; // the extracted candidates only: the same list on every run
-    o.runs = 2;
+    o.search.candidates = 4;
+    o.search.draws = 0; // the extracted candidates only: the same list on every run
+    o.tune.runs = 2;
     o.timeBudget = 0; // no deadline: every configuration runs, on whichever device
     o.devices = std::move(devices);
     o.explain = false;
@@ -69,7 +69,7 @@ int exitCode(const std::string& args) {
 TEST_CASE("asum on two devices: measured on both and the same choice as on one", "[.devices]") {
     std::string spec = poclDevices();
     Options o = asum(spec);
-    o.tuneBudget = 8;
+    o.tune.budget = 8;
     Result two = run(o);
     REQUIRE(two.best);
     CHECK(two.candidates[*two.best].status == CandidateResult::Status::Valid);
@@ -98,7 +98,7 @@ TEST_CASE("asum on two devices: measured on both and the same choice as on one",
     }
     // Which configurations the guided search steps to depends on measured times; round 0 (each
     // candidate at its model seed) does not, and with that budget both searches measure it whole.
-    o.tuneBudget = one.candidates.size();
+    o.tune.budget = one.candidates.size();
     Result oneSeeds = run(o);
     o.devices = spec;
     Result twoSeeds = run(o);

@@ -35,13 +35,13 @@ Options small(const std::string& name, arith::Bindings sizes) {
     Options o;
     o.file = example(name);
     o.sizes = std::move(sizes);
-    o.phases = defaultPhases();
-    for (auto& p : o.phases) {
+    o.saturation.phases = defaultPhases();
+    for (auto& p : o.saturation.phases) {
         p.limits.iterations = 2;
     }
-    o.candidates = 3;
-    o.tuneBudget = 5;
-    o.runs = 2;
+    o.search.candidates = 3;
+    o.tune.budget = 5;
+    o.tune.runs = 2;
     return o;
 }
 
@@ -127,10 +127,10 @@ TEST_CASE("asum end to end: parallel partial sums, validated, constraints kept",
 
 TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[pipeline]") {
     Options o = small("scal", {{"N", 1024}});
-    o.candidates = 1;
-    o.explored = 2;
-    o.guided = 0;         // the uniform draws first (guided ones below)
-    o.exploreRatio = 1e9; // any prediction: the test is about the plumbing, not the ranking
+    o.search.candidates = 1;
+    o.search.keep = 2;
+    o.search.keepGuided = 0; // the uniform draws first (guided ones below)
+    o.search.ratio = 1e9;    // any prediction: the test is about the plumbing, not the ranking
     Result r = run(o);
     REQUIRE(r.best);
     CHECK(r.exploreDrawn > 0);
@@ -153,15 +153,15 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     CHECK(r.refineAccepted <= r.exploreAccepted);
     CHECK(j["extraction"]["exploration"]["refinement"]["checked"] == r.refineChecked);
 
-    o.refineRounds = 0; // no refinement: drawn terms only
+    o.search.refineRounds = 0; // no refinement: drawn terms only
     Result drawnOnly = run(o);
     CHECK(drawnOnly.refineChecked == 0);
     CHECK(drawnOnly.exploreAccepted < r.exploreAccepted);
 
     // Guided draws (macro-map-wrg-lcl's work-groups for scal's map) join before the others.
-    o.refineRounds = 3;
-    o.explored = 0;
-    o.guided = 1;
+    o.search.refineRounds = 3;
+    o.search.keep = 0;
+    o.search.keepGuided = 1;
     Result guided = run(o);
     REQUIRE(guided.exploreTaken == 1);
     REQUIRE(guided.candidates.size() == 2);
@@ -172,7 +172,7 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     nlohmann::json jg = nlohmann::json::parse(reportJson(guided));
     CHECK(jg["candidates"][1]["origin"] == "exploration (guided by a macro rule)");
 
-    o.exploreDraws = 0; // off: only the extracted candidate
+    o.search.draws = 0; // off: only the extracted candidate
     Result none = run(o);
     CHECK(none.exploreTaken == 0);
     CHECK(none.refineChecked == 0);
@@ -246,7 +246,7 @@ TEST_CASE("the command line: tables, outputs and exit 4 without a valid candidat
     fs::path dir = tempDir("cli");
     std::string out;
     int code = runCli(example("scal") +
-                          " --size N=512 --candidates 2 --tune-budget 2 --runs 1 "
+                          " --size N=512 --candidates 2 --tune.budget 2 --tune.runs 1 "
                           "--output-dir " +
                           dir.string(),
                       out);
@@ -267,7 +267,7 @@ TEST_CASE("the command line: tables, outputs and exit 4 without a valid candidat
     CHECK(fs::exists(dir / "scal.report.json"));
 
     out.clear();
-    CHECK(runCli(example("scal") + " --size N=512 --tuner nonsense", out) == 2);
+    CHECK(runCli(example("scal") + " --size N=512 --tune.strategy nonsense", out) == 2);
 }
 
 TEST_CASE("size assumptions: derived from every size used, checked where sizes are bound",
@@ -293,9 +293,9 @@ TEST_CASE("size assumptions: derived from every size used, checked where sizes a
 
 TEST_CASE("asum: a vectorised fused reduction is produced and validated on PoCL", "[pipeline]") {
     Options o = small("asum", {{"N", 4096}});
-    o.phases = defaultPhases();
-    o.candidates = 4;
-    o.tuneBudget = 6;
+    o.saturation.phases = defaultPhases();
+    o.search.candidates = 4;
+    o.tune.budget = 6;
     Result r = run(o);
     REQUIRE(r.assumptions == std::vector<SizeAssumption>{{"N", 128}});
     CHECK(nlohmann::json::parse(reportJson(r))["input"]["assumptions"][0]["divisible_by"] == 128);
@@ -321,10 +321,10 @@ TEST_CASE("asum: a vectorised fused reduction is produced and validated on PoCL"
 // above abs fused into the partial sums' loop.
 TEST_CASE("asum: GPU extraction costs rank a fused reduction first", "[pipeline]") {
     Options o = small("asum", {{"N", 1 << 18}}); // long enough for a parallel kernel to win
-    o.phases = defaultPhases();
-    o.candidates = 3;
-    o.tuneBudget = 3;
-    o.extractCost = "gpu";
+    o.saturation.phases = defaultPhases();
+    o.search.candidates = 3;
+    o.tune.budget = 3;
+    o.search.target = ExtractTarget::Gpu;
     Result r = run(o);
     REQUIRE(!r.candidates.empty());
     const std::string& top = r.candidates.front().text;
@@ -341,13 +341,13 @@ TEST_CASE("asum: GPU extraction costs rank a fused reduction first", "[pipeline]
         if (c.explored) {
             continue;
         }
-        CHECK(c.secondView == (i >= o.candidates));
+        CHECK(c.secondView == (i >= o.search.candidates));
         second += c.secondView ? 1 : 0;
         CHECK(report["candidates"][i]["origin"] ==
               (c.secondView ? "extraction (occupancy view)" : "extraction"));
     }
     CHECK(second >= 1);
-    CHECK(second <= o.candidates / 2 + 1);
+    CHECK(second <= o.search.candidates / 2 + 1);
 }
 
 TEST_CASE("GPU targets lower with rules/gpu.rules: asum's work-group trees, validated on PoCL",
@@ -365,15 +365,15 @@ TEST_CASE("GPU targets lower with rules/gpu.rules: asum's work-group trees, vali
     CHECK(files(defaultPhases(true)).find("gpu.rules") != std::string::npos);
 
     Options o = small("asum", {{"N", 1 << 14}});
-    o.phases = defaultPhases(true);
-    for (auto& p : o.phases) {
+    o.saturation.phases = defaultPhases(true);
+    for (auto& p : o.saturation.phases) {
         p.limits.iterations = 2;
     }
-    o.extractCost = "gpu";
-    o.candidates = 1;
-    o.explored = 0;
-    o.guided = 8; // every macro rule's best replay
-    o.tuneBudget = 8;
+    o.search.target = ExtractTarget::Gpu;
+    o.search.candidates = 1;
+    o.search.keep = 0;
+    o.search.keepGuided = 8; // every macro rule's best replay
+    o.tune.budget = 8;
     Result r = run(o);
     REQUIRE(r.best);
     auto tree = std::find_if(r.candidates.begin(), r.candidates.end(), [](const auto& c) {

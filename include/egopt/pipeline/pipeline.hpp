@@ -18,6 +18,8 @@
 #include "egopt/egraph/runner.hpp"
 #include "egopt/extract/extract.hpp"
 #include "egopt/pipeline/budget.hpp"
+#include "egopt/pipeline/options.hpp"
+#include "egopt/pipeline/saturation.hpp"
 
 #include <array>
 #include <atomic>
@@ -30,111 +32,12 @@
 
 namespace egopt::pipeline {
 
-// A request to stop early, safe to set from a signal handler: a lock-free atomic flag and
-// nothing else (setting it is async-signal-safe; the pipeline polls it between steps).
-class StopToken {
-public:
-    constexpr StopToken() = default;
-    void request() noexcept { flag_.store(true, std::memory_order_relaxed); }
-    bool requested() const noexcept { return flag_.load(std::memory_order_relaxed); }
-
-private:
-    std::atomic<bool> flag_{false};
-    static_assert(std::atomic<bool>::is_always_lock_free);
-};
-
-// One saturation phase: rule files and the limits it runs under.
-struct Phase {
-    std::string name;
-    std::vector<std::string> ruleFiles;
-    egraph::Limits limits;
-};
-
-// The default phases: core + algorithmic rules, then the OpenCL lowering rules (docs/design.md §6:
-// all at once blows up on mm), found beside rules::defaultRulesPath(); only core.rules when the
-// catalogue is missing. For a GPU target the lowering phase also loads gpu.rules (work-group
-// trees in local memory, which only pay on a GPU and crowd a CPU's candidates).
-std::vector<Phase> defaultPhases(bool gpu = false);
-
 // A fact saturation may assume (docs/pipeline.md, "Size assumptions"): `divisor` divides the
 // size variable `var` at every size the pipeline instantiates the candidates at.
 struct SizeAssumption {
     std::string var;
     int64_t divisor = 1;
     friend bool operator==(const SizeAssumption&, const SizeAssumption&) = default;
-};
-
-// The end of a stage, for a progress display: one line a person can read.
-struct StageEvent {
-    std::string stage;   // load, saturate, extract, explore, tune, confirm
-    double seconds = 0;  // the stage's wall seconds
-    double elapsed = 0;  // since the run started
-    double left = -1;    // seconds to the deadline (< 0: past it; no budget: -1 and !limited)
-    bool limited = true; // false: no time budget
-    std::string summary;
-};
-
-struct Options {
-    std::string file;
-    arith::Bindings sizes; // explicit values (--size); the companion .json gives the rest
-    std::string device;    // runtime::selectDevice spec ("" = PoCL)
-    // Several devices (docs/pipeline.md, "Several devices"): "all" or specs separated by commas
-    // (runtime::chooseDevices); "" = only `device`. Measurements and validations are spread over
-    // them, one host thread and command queue each; they must be of one model (runtime::
-    // sameModel). `device`, when given, must be among them and is the reference device (the
-    // first of the list otherwise): it confirms the early candidates and cross-checks the best.
-    std::string devices;
-    // Saturation phases; empty: defaultPhases(). nodeLimit/timeLimit, when set, override every
-    // phase's node limit and split the time over the phases.
-    std::vector<Phase> phases;
-    size_t nodeLimit = 0;
-    double timeLimit = 0;
-    size_t threads = 1;
-    // Size assumptions: for each size variable, the largest power of two up to this cap that
-    // divides its real value and every companion combination's value; < 2: none.
-    int64_t assumeDivisorCap = 128;
-    std::string costModel = "analytic"; // costmodel::loadModel name or file
-    // Extraction's StructuralCost parameters: "gpu" (coalescing and global stores count),
-    // "cpu", or "auto" (gpu when the device's type says GPU).
-    std::string extractCost = "auto";
-    size_t candidates = 16; // K
-    // Exploration (docs/extraction.md): random terms drawn from the extraction's states, and how
-    // many of the accepted ones the cost model predicts fastest join the K candidates (only
-    // those predicted at most `exploreRatio` times the best candidate's time).
-    size_t exploreDraws = 2000;
-    size_t explored = 4;
-    double exploreRatio = 4;
-    // Before those, guided draws (a macro rule's schedule, ExploreOptions::guides): each macro
-    // rule's best replay, the `guided` fastest of them as predicted at the model's best tuning
-    // values near the defaults (modelDescent), within `exploreRatio` by that prediction.
-    size_t guided = 2;
-    // Refinement rounds (docs/extraction.md): the model's best-ranked terms' neighbours (one
-    // lowering choice changed) are checked and ranked too; 0: none. With exploration only.
-    size_t refineRounds = 3;
-    size_t tuneBudget = 0;        // measured configurations in all; 0: 3 * K
-    std::string tuner = "guided"; // "guided" or "random" (docs/tuning.md)
-    int runs = 5;                 // timed runs per measurement (after one warm-up)
-    // Kernel seconds of timed runs per measurement: runs stop early once they add up to this
-    // (at least one timed run), so slow kernels (nbody, 0.7 s a run) cost 2-3 runs, not 6.
-    double measureSeconds = 1.0;
-    // Seconds for the whole run, device runs included (0: unlimited): a deadline shared out
-    // among the stages (Budget::shareEnd). Device work that cannot end before its stage's share
-    // does is not started, a kernel that overruns it is abandoned (a kernel time-out), and the
-    // most promising candidate is validated as soon as it is measured, so that the best
-    // confirmed candidate so far is what the run ends with (docs/pipeline.md, "Time budget").
-    double timeBudget = 540;
-    // A measurement stops timing after its first run when that run exceeds this many times the
-    // fastest measurement so far: such a configuration will not win.
-    double slowFactor = 4;
-    uint64_t seed = 1;
-    bool explain = true;      // record the derivation of the chosen candidate
-    std::string recordPath;   // append one costmodel::Record per measured configuration
-    codegen::Options codegen; // passed to the code generator
-    const StopToken* stop = nullptr;
-    // One line per step (no newline); with several devices, a device run's line comes from
-    // that device's thread (one call at a time).
-    std::function<void(std::string_view)> progress;
-    std::function<void(const StageEvent&)> stageDone; // one event per stage, at its end
 };
 
 // One measured configuration of a candidate.
@@ -190,21 +93,13 @@ std::string_view statusName(CandidateResult::Status s);
 // and about `maxBytes` bytes, then a line saying how much was left out.
 std::string buildLogExcerpt(const std::string& log, size_t maxLines = 30, size_t maxBytes = 4000);
 
-struct PhaseResult {
-    std::string name;
-    std::vector<std::string> ruleFiles;
-    egraph::RunReport run;
-    size_t nodes = 0, classes = 0;
-    double seconds = 0;
-};
-
 struct Result {
     std::string file;
     arith::Bindings sizes;
     std::string device;              // the reference device, described
     std::vector<UsedDevice> devices; // every device used, the reference first
     std::string costModel;
-    std::string tuner;
+    TunerKind tuner = TunerKind::Guided;
     size_t tuneBudget = 0, tuneUsed = 0;
     std::string input;                       // the program as parsed
     std::vector<SizeAssumption> assumptions; // given to saturation, checked at every size bound

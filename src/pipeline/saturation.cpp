@@ -1,10 +1,11 @@
 // Saturation in rule phases (docs/design.md §6: algorithmic rules, then lowering; each limited).
+#include "egopt/pipeline/saturation.hpp"
+
+#include "egopt/pipeline/pipeline.hpp"
 #include "egopt/rules/loader.hpp"
-#include "stages.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 
 namespace egopt::pipeline {
@@ -33,6 +34,21 @@ std::vector<Phase> defaultPhases(bool gpu) {
     return {algorithmic, lowering};
 }
 
+Phase phaseOf(std::vector<std::string> ruleFiles, size_t position) {
+    return {std::to_string(position + 1), std::move(ruleFiles), egraph::Limits{}};
+}
+
+std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
+    std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
+    for (Phase& p : phases) {
+        const LimitOverrides& o = options.limits;
+        p.limits.iterations = o.iterations.value_or(p.limits.iterations);
+        p.limits.nodes = o.nodes.value_or(p.limits.nodes);
+        p.limits.memoryBytes = o.memoryBytes.value_or(p.limits.memoryBytes);
+    }
+    return phases;
+}
+
 namespace {
 
 std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
@@ -45,53 +61,60 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
     return out;
 }
 
+double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 } // namespace
 
-void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                    Result& result, const Progress& progress) {
-    std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
+std::vector<PhaseResult> saturate(egraph::EGraph& g, const SaturationOptions& options, bool gpu,
+                                  const SaturationHooks& hooks) {
+    std::vector<Phase> phases = resolvePhases(options, gpu);
     egraph::Library lib = egraph::Library::standard();
-    double timeLeft = options.timeLimit;
+    std::optional<double> shared = options.limits.seconds;
+    std::optional<double> budget = hooks.secondsLeft;
+    std::vector<PhaseResult> results;
     for (size_t i = 0; i < phases.size(); ++i) {
         Phase& phase = phases[i];
-        if (options.nodeLimit) {
-            phase.limits.nodes = options.nodeLimit;
+        double remaining = double(phases.size() - i);
+        // An even share of what is left: a phase that stops early leaves time to later ones.
+        if (shared) {
+            phase.limits.seconds = *shared / remaining;
         }
-        if (options.timeLimit > 0) {
-            // An even share of what is left: a phase that stops early leaves time to later ones.
-            phase.limits.seconds = timeLeft / double(phases.size() - i);
+        if (budget) {
+            phase.limits.seconds =
+                std::min(phase.limits.seconds, std::max(0.0, *budget) / remaining);
         }
-        // The same for the time budget's share. Every phase runs at least one iteration (the
-        // runner checks its time limit after each), so the lowering phase still lowers.
-        phase.limits.seconds =
-            std::min(phase.limits.seconds, std::max(0.0, secondsLeft) / double(phases.size() - i));
         std::vector<egraph::Rule> rules = loadAll(phase.ruleFiles, lib);
         egraph::Runner runner(g, rules, lib);
         runner.limits = phase.limits;
         runner.threads = std::max<size_t>(1, options.threads);
+        runner.scheduler.matchLimit =
+            options.limits.matchLimit.value_or(runner.scheduler.matchLimit);
+        runner.goal = hooks.goal;
         auto start = std::chrono::steady_clock::now();
         PhaseResult pr{phase.name, phase.ruleFiles, {}, 0, 0, 0};
         pr.run = runner.run([&](const egraph::IterationReport& it) {
-            progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, "
-                         "%.2f s",
-                         phase.name.c_str(), it.iteration, it.nodes, it.classes, it.applied,
-                         it.seconds));
+            if (hooks.iteration) {
+                hooks.iteration(phase, it);
+            }
         });
-        pr.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        pr.seconds = secondsSince(start);
         pr.nodes = g.numNodes();
         pr.classes = g.numClasses();
-        timeLeft = std::max(0.0, timeLeft - pr.seconds);
-        secondsLeft -= pr.seconds;
-        progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s",
-                     phase.name.c_str(), std::string(egraph::stopReasonName(pr.run.stop)).c_str(),
-                     pr.nodes, pr.classes, pr.seconds));
-        result.phases.push_back(std::move(pr));
-        if (options.stop && options.stop->requested()) {
-            result.notes.push_back("interrupted during saturation");
-            return;
+        if (shared) {
+            shared = std::max(0.0, *shared - pr.seconds);
+        }
+        if (budget) {
+            budget = *budget - pr.seconds;
+        }
+        bool done = pr.run.stop == egraph::StopReason::GoalReached;
+        results.push_back(std::move(pr));
+        if (done || (hooks.stop && hooks.stop->requested())) {
+            break;
         }
     }
+    return results;
 }
 
 } // namespace egopt::pipeline

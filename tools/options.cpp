@@ -1,0 +1,192 @@
+#include "options.hpp"
+
+#include "egopt/support/diagnostic.hpp"
+
+#include <map>
+#include <sstream>
+
+namespace egopt::cli {
+
+namespace {
+
+const egraph::Limits kRunnerLimits;             // the defaults of a phase named by --rules
+const egraph::SchedulerConfig kRunnerScheduler; // the backoff scheduler's defaults
+
+std::string number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+std::vector<std::string> splitCommas(const std::string& list) {
+    std::vector<std::string> out;
+    std::stringstream ss(list);
+    for (std::string f; std::getline(ss, f, ',');) {
+        if (!f.empty()) {
+            out.push_back(f);
+        }
+    }
+    return out;
+}
+
+template <typename T>
+std::optional<T> optionalNumber(const Args& args, const std::string& name, double scale = 1) {
+    if (!args.has(name)) {
+        return std::nullopt;
+    }
+    return static_cast<T>(nonNegativeNumber(args, name, 0) * scale);
+}
+
+} // namespace
+
+const std::vector<OptionSpec>& saturationOptionSpecs() {
+    static const std::vector<OptionSpec> specs{
+        {"rules", true,
+         "comma-separated rule files saturated together as one phase; repeat for more phases, "
+         "run in order (default: core+algorithmic, then opencl; for a GPU also gpu)",
+         "saturation"},
+        {"iterations", true,
+         "iteration limit of every phase (default: each default phase's own; " +
+             std::to_string(kRunnerLimits.iterations) + " for a --rules phase)",
+         "saturation"},
+        {"node-limit", true,
+         "e-node limit of every phase (default: each default phase's own; " +
+             std::to_string(kRunnerLimits.nodes) + " for a --rules phase)",
+         "saturation"},
+        {"time-limit", true,
+         "saturation seconds of all phases together, shared out as they end (default: each "
+         "phase's own, " +
+             number(kRunnerLimits.seconds) + " for a --rules phase)",
+         "saturation"},
+        {"memory-limit", true,
+         "MB of e-graph data per phase (default " +
+             std::to_string(kRunnerLimits.memoryBytes >> 20) + ")",
+         "saturation"},
+        {"match-limit", true,
+         "matches per iteration before the backoff scheduler bans a rule (default " +
+             std::to_string(kRunnerScheduler.matchLimit) + "; 0: never ban)",
+         "saturation"},
+        {"threads", true, "search threads; the e-graph is the same for any count (default 1)",
+         "saturation"},
+    };
+    return specs;
+}
+
+pipeline::SaturationOptions saturationFrom(const Args& args) {
+    pipeline::SaturationOptions o;
+    for (const auto& list : args.values("rules")) {
+        o.phases.push_back(pipeline::phaseOf(splitCommas(list), o.phases.size()));
+        if (o.phases.back().ruleFiles.empty()) {
+            badInput("--rules expects rule files separated by commas, found '" + list + "'");
+        }
+    }
+    o.limits.iterations = optionalNumber<size_t>(args, "iterations");
+    o.limits.nodes = optionalNumber<size_t>(args, "node-limit");
+    o.limits.seconds = optionalNumber<double>(args, "time-limit");
+    o.limits.memoryBytes = optionalNumber<size_t>(args, "memory-limit", 1024.0 * 1024.0);
+    o.limits.matchLimit = optionalNumber<size_t>(args, "match-limit");
+    o.threads = std::max<size_t>(1, static_cast<size_t>(nonNegativeNumber(args, "threads", 1)));
+    return o;
+}
+
+const std::vector<OptionSpec>& searchOptionSpecs() {
+    const pipeline::SearchOptions d;
+    static const std::vector<OptionSpec> specs{
+        {"search.target", true,
+         "what extraction optimises for: auto (gpu for a GPU device), gpu or cpu (default auto)",
+         "search"},
+        {"search.draws", true,
+         "exploration: random terms drawn from the e-graph and ranked by the cost model "
+         "(default " +
+             std::to_string(d.draws) + "; 0: none)",
+         "search"},
+        {"search.keep", true,
+         "drawn terms the cost model predicts fastest that join the candidates (default " +
+             std::to_string(d.keep) + ")",
+         "search"},
+        {"search.keep-guided", true,
+         "and before them, guided draws' terms (composite rules' schedules) (default " +
+             std::to_string(d.keepGuided) + ")",
+         "search"},
+        {"search.refine", true,
+         "refinement rounds: neighbours of the best-predicted terms, one lowering choice "
+         "changed (default " +
+             std::to_string(d.refineRounds) + "; 0: none)",
+         "search"},
+    };
+    return specs;
+}
+
+pipeline::SearchOptions searchFrom(const Args& args) {
+    pipeline::SearchOptions o;
+    o.candidates = static_cast<size_t>(nonNegativeNumber(args, "candidates", double(o.candidates)));
+    if (auto t = args.value("search.target")) {
+        auto target = pipeline::parseExtractTarget(*t);
+        if (!target) {
+            badInput("--search.target expects auto, gpu or cpu, found '" + *t + "'");
+        }
+        o.target = *target;
+    }
+    auto count = [&](const char* name, size_t fallback) {
+        return static_cast<size_t>(nonNegativeNumber(args, name, double(fallback)));
+    };
+    o.draws = count("search.draws", o.draws);
+    o.keep = count("search.keep", o.keep);
+    o.keepGuided = count("search.keep-guided", o.keepGuided);
+    o.refineRounds = count("search.refine", o.refineRounds);
+    return o;
+}
+
+const std::vector<OptionSpec>& tuneOptionSpecs() {
+    const pipeline::TuneOptions d;
+    static const std::vector<OptionSpec> specs{
+        {"tune.budget", true, "measured configurations in all (default 3 x candidates)", "tune"},
+        {"tune.strategy", true, "guided (default) or random (the baseline; docs/tuning.md)",
+         "tune"},
+        {"tune.runs", true,
+         "timed runs per measurement after one warm-up (default " + std::to_string(d.runs) + ")",
+         "tune"},
+        {"tune.slow-factor", true,
+         "a measurement's first run slower than this many times the fastest so far ends its "
+         "timing (default " +
+             number(d.slowFactor) + ")",
+         "tune"},
+    };
+    return specs;
+}
+
+pipeline::TuneOptions tuneFrom(const Args& args) {
+    pipeline::TuneOptions o;
+    o.budget = static_cast<size_t>(nonNegativeNumber(args, "tune.budget", 0));
+    if (auto t = args.value("tune.strategy")) {
+        auto tuner = pipeline::parseTuner(*t);
+        if (!tuner) {
+            badInput("--tune.strategy expects guided or random, found '" + *t + "'");
+        }
+        o.tuner = *tuner;
+    }
+    o.runs = std::max(1, static_cast<int>(nonNegativeNumber(args, "tune.runs", o.runs)));
+    o.slowFactor = nonNegativeNumber(args, "tune.slow-factor", o.slowFactor);
+    if (o.slowFactor < 1) {
+        badInput("--tune.slow-factor expects a number >= 1, found " + number(o.slowFactor));
+    }
+    return o;
+}
+
+std::optional<std::string> renamedOption(const std::string& name) {
+    static const std::map<std::string, std::string> renamed{
+        {"explore", "search.draws"},
+        {"explored", "search.keep"},
+        {"guided", "search.keep-guided"},
+        {"refine", "search.refine"},
+        {"extract-cost", "search.target"},
+        {"tune-budget", "tune.budget"},
+        {"tuner", "tune.strategy"},
+        {"slow-factor", "tune.slow-factor"},
+        {"runs", "tune.runs"},
+    };
+    auto it = renamed.find(name);
+    return it == renamed.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+} // namespace egopt::cli
