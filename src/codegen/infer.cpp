@@ -45,6 +45,7 @@ public:
     [[noreturn]] void fail(const std::string& message) const override {
         badInput(message, program_.fileName, program_.node(fun_).loc);
     }
+    bool checksSizeValues() const override { return false; }
 
 private:
     TypeInference& inference_;

@@ -42,6 +42,10 @@ public:
     [[noreturn]] virtual void fail(const std::string& message) const = 0;
     // The e-graph types each lambda at one signature, so Iterate must keep its type there.
     virtual bool iterateMayResize() const { return true; }
+    // Whether constant sizes are checked against one another (a split that does not divide, an
+    // index out of bounds). The code generator types a program already checked at its symbolic
+    // sizes at whatever values it is given; whether they fit is its caller's concern.
+    virtual bool checksSizeValues() const { return true; }
 };
 
 // The result type of applying the pattern to arguments of types `args`; fails through the site

@@ -139,7 +139,7 @@ struct PatternInfo {
     IvalMeaning ival;
     Loop loop;
     Memory memory;
-    bool lowLevel; // OpenCL-specific (only the opencl rules introduce it)
+    bool lowLevel; // OpenCL-specific: a lowering that the lowering rules introduce
     PrintForm print;
 };
 
