@@ -7,6 +7,7 @@
 #include "egopt/lift/patterns.hpp"
 #include "pattern_checks.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace egopt::lift {
@@ -163,8 +164,11 @@ private:
         if (k < 0) {
             fail(site_.describe() + ": the iteration count must not be negative");
         }
+        // Where the function has one signature (T -> T in the e-graph), it is typed even when it
+        // is applied 0 times.
+        int64_t typed = site_.iterateMayResize() ? k : std::max<int64_t>(k, 1);
         std::array<TypeId, 1> current{args_[0]};
-        for (int64_t i = 0; i < k; ++i) {
+        for (int64_t i = 0; i < typed; ++i) {
             if (i == kMaxIterations) {
                 fail(site_.describe() + ": too many iterations to type-check (more than " +
                      std::to_string(kMaxIterations) + ")");
