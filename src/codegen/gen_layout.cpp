@@ -1,6 +1,7 @@
 // Data-layout patterns as views (no copies), the inverted views through which a layout
 // pattern's argument writes into the pattern's destination, and the address-space annotations
 // (toGlobal/toLocal/toPrivate) that decide where unannotated producers allocate.
+#include "egopt/lift/patterns.hpp"
 #include "generator.hpp"
 
 #include <algorithm>
@@ -217,24 +218,25 @@ std::optional<ViewId> Generator::mapOfInverse(NodeId map, TypeId argType, ViewId
 }
 
 std::optional<AddrSpace> Generator::annotation(NodeId fun) const {
-    switch (program_.op(fun)) {
-    case Op::ToGlobal:
+    Op op = program_.op(fun);
+    switch (lift::memoryOf(op)) {
+    case lift::Memory::Global:
         return AddrSpace::Global;
-    case Op::ToLocal:
+    case lift::Memory::Local:
         return AddrSpace::Local;
-    case Op::ToPrivate:
+    case lift::Memory::Private:
         return AddrSpace::Private;
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-    case Op::Iterate:
-        return annotation(program_.child(fun, 0));
-    case Op::Lambda:
-        return exprAnnotation(program_.lambdaBody(fun));
-    default:
-        return std::nullopt;
+    case lift::Memory::None:
+        break;
     }
+    // A loop writes where its function's result goes.
+    if (lift::isLoweredMap(op) || lift::semantics(op) == lift::Semantics::Iterate) {
+        return annotation(program_.child(fun, 0));
+    }
+    if (op == Op::Lambda) {
+        return exprAnnotation(program_.lambdaBody(fun));
+    }
+    return std::nullopt;
 }
 
 std::optional<AddrSpace> Generator::exprAnnotation(NodeId e) const {

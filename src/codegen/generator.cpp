@@ -1,6 +1,7 @@
 // The kernel body generator: expressions, lambdas, user-function calls and data-layout views.
 #include "generator.hpp"
 
+#include "egopt/lift/patterns.hpp"
 #include "egopt/support/diagnostic.hpp"
 
 #include <algorithm>
@@ -282,6 +283,10 @@ ViewId Generator::applyTo(NodeId fun, std::vector<ViewId> args, const Ctx& ctx, 
     wrote = false;
     const lift::Node& n = program_.node(fun);
     checkLowered(fun, ctx);
+    if (lift::isLoweredMap(n.op)) { // MapSeq, MapGlb, MapWrg, MapLcl: a loop (gen_patterns.cpp)
+        wrote = true;
+        return genMap(fun, args.at(0), ctx, dest);
+    }
     switch (n.op) {
     case Op::Lambda:
         return applyLambda(fun, std::move(args), ctx, dest, wrote);
@@ -305,12 +310,6 @@ ViewId Generator::applyTo(NodeId fun, std::vector<ViewId> args, const Ctx& ctx, 
         }
         return callUserFun(fun, program_.node(f).ival, w, std::move(args), dest, wrote);
     }
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-        wrote = true;
-        return genMap(fun, args.at(0), ctx, dest);
     case Op::ReduceSeq:
         wrote = true;
         return genReduce(fun, args.at(0), args.at(1), ctx, dest);

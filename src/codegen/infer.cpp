@@ -1,7 +1,10 @@
-// Type inference on concrete sizes for the code generator (the typing rules of ICFP'15 Fig. 4,
-// without the checks: the program has already been type-checked).
+// Type inference on concrete sizes for the code generator: expressions, lambdas and user
+// functions here, patterns by the shared rule (lift/pattern_typing.hpp) on the sizes with the
+// concrete values substituted.
 #include "infer.hpp"
 
+#include "egopt/lift/pattern_typing.hpp"
+#include "egopt/lift/patterns.hpp"
 #include "egopt/support/diagnostic.hpp"
 
 namespace egopt::codegen::detail {
@@ -11,11 +14,51 @@ using lift::NodeId;
 using lift::Op;
 using lift::TypeId;
 
+// The inference as the pattern rule's TypingSite: nested functions are typed with the enclosing
+// parameters' types `env` (none for a layout pattern typed on its own: it has no function).
+class TypeInference::Site final : public lift::TypingSite {
+public:
+    Site(TypeInference& inference, NodeId fun, std::vector<TypeId>* env)
+        : inference_(inference), program_(inference.program_), fun_(fun), env_(env) {}
+
+    lift::TypeArena& types() override { return program_.types; }
+    TypeId applyChild(size_t i, std::span<const TypeId> args) override {
+        if (env_ == nullptr) {
+            fail("cannot be applied to data in generated code");
+        }
+        return inference_.apply(program_.child(fun_, i), args, *env_);
+    }
+    TypeId childValueType(size_t i) override {
+        std::vector<TypeId> none; // a padding value is a literal: it uses no parameter
+        return inference_.expr(program_.child(fun_, i), env_ ? *env_ : none);
+    }
+    bool childIsFunction(size_t i) const override {
+        return !lift::isExpression(program_.op(program_.child(fun_, i)));
+    }
+    std::string describe() const override {
+        return lift::describePattern(program_.op(fun_), program_.node(fun_).ival,
+                                     program_.sizes(fun_));
+    }
+    std::string describeChild(size_t i) const override {
+        return std::string(lift::opName(program_.op(program_.child(fun_, i))));
+    }
+    [[noreturn]] void fail(const std::string& message) const override {
+        badInput(message, program_.fileName, program_.node(fun_).loc);
+    }
+    bool checksSizeValues() const override { return false; }
+
+private:
+    TypeInference& inference_;
+    lift::Program& program_;
+    NodeId fun_;
+    std::vector<TypeId>* env_;
+};
+
 void failAt(const lift::Program& p, NodeId node, const std::string& msg) {
     std::string name(lift::opName(p.op(node)));
     if (p.op(node) == Op::UserFun) {
         name = "user function " + p.userFuns.at(static_cast<size_t>(p.node(node).ival)).name;
-    } else if (p.op(node) == Op::MapGlb || p.op(node) == Op::MapWrg || p.op(node) == Op::MapLcl) {
+    } else if (lift::patternInfo(p.op(node)).ival == lift::IvalMeaning::Dimension) {
         name += "(" + std::to_string(p.node(node).ival) + ")";
     }
     badInput(name + ": " + msg, p.fileName, p.node(node).loc);
@@ -82,17 +125,7 @@ TypeId TypeInference::expr(NodeId e, std::vector<TypeId>& env) {
     }
 }
 
-TypeId TypeInference::mapLike(NodeId fun, TypeId arg, std::vector<TypeId>& env) {
-    auto& types = program_.types;
-    TypeId elem = types.elemOf(arg);
-    Size n = types.lengthOf(arg);
-    std::array<TypeId, 1> a{elem};
-    TypeId r = apply(program_.child(fun, 0), a, env);
-    return types.array(r, n);
-}
-
 TypeId TypeInference::apply(NodeId fun, std::span<const TypeId> args, std::vector<TypeId>& env) {
-    auto& types = program_.types;
     const lift::Node& n = program_.node(fun);
     switch (n.op) {
     case Op::Lambda: {
@@ -111,137 +144,24 @@ TypeId TypeInference::apply(NodeId fun, std::span<const TypeId> args, std::vecto
     }
     case Op::UserFun:
         return concrete(program_.userFuns.at(static_cast<size_t>(n.ival)).returnType);
-    case Op::Map:
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-        return mapLike(fun, args[0], env);
-    case Op::MapVec:
-    case Op::VectorizeUserFun: {
-        uint32_t w = 0;
-        std::vector<TypeId> lanes;
-        for (TypeId a : args) {
-            const lift::TypeNode& t = types.at(a);
-            w = t.kind == lift::TypeKind::Vector ? t.width : w;
-            lanes.push_back(
-                types.at(a).kind == lift::TypeKind::Vector ? types.scalar(types.at(a).scalar) : a);
-        }
-        return vectorize(apply(program_.child(fun, 0), lanes, env), w);
-    }
-    case Op::Reduce:
-    case Op::ReduceSeq:
-        return types.array(args[0], 1);
-    case Op::PartRed:
-        return types.array(args[0], size(fun, 0));
-    case Op::Iterate: {
-        auto k = size(fun, 0).constant();
-        TypeId cur = args[0];
-        for (int64_t i = 0; k && i < *k; ++i) {
-            std::array<TypeId, 1> a{cur};
-            TypeId next = apply(program_.child(fun, 0), a, env);
-            if (next == cur) {
-                break; // a fixed point: every later iteration has this type
-            }
-            cur = next;
-        }
-        return cur;
-    }
-    case Op::ToGlobal:
-    case Op::ToLocal:
-    case Op::ToPrivate:
-        return apply(program_.child(fun, 0), args, env);
     default:
-        return layout(fun, args);
+        return pattern(fun, args, &env);
     }
 }
 
 TypeId TypeInference::layout(NodeId fun, std::span<const TypeId> args) {
-    auto& types = program_.types;
+    return pattern(fun, args, nullptr);
+}
+
+TypeId TypeInference::pattern(NodeId fun, std::span<const TypeId> args, std::vector<TypeId>* env) {
     const lift::Node& n = program_.node(fun);
-    auto arrayArg = [&]() {
-        if (args.empty() || !types.isArray(args[0])) {
-            failAt(program_, fun, "expected an array argument");
-        }
-        return args[0];
-    };
-    switch (n.op) {
-    case Op::Split: {
-        TypeId a = arrayArg();
-        Size k = size(fun, 0);
-        return types.array(types.array(types.elemOf(a), k), exactDiv(types.lengthOf(a), k));
+    std::vector<Size> sizes;
+    for (size_t i = 0; i < program_.sizes(fun).size(); ++i) {
+        sizes.push_back(size(fun, i));
     }
-    case Op::Join: {
-        TypeId a = arrayArg();
-        TypeId inner = types.elemOf(a);
-        return types.array(types.elemOf(inner), types.lengthOf(inner) * types.lengthOf(a));
-    }
-    case Op::Transpose:
-    case Op::TransposeW: {
-        TypeId a = arrayArg();
-        TypeId inner = types.elemOf(a);
-        return types.array(types.array(types.elemOf(inner), types.lengthOf(a)),
-                           types.lengthOf(inner));
-    }
-    case Op::Zip: {
-        std::vector<TypeId> fields;
-        for (TypeId a : args) {
-            fields.push_back(types.elemOf(a));
-        }
-        return types.array(types.tuple(fields), types.lengthOf(arrayArg()));
-    }
-    case Op::Unzip: {
-        TypeId a = arrayArg();
-        std::vector<TypeId> fields;
-        for (TypeId f : std::vector<TypeId>(types.at(types.elemOf(a)).elems)) {
-            fields.push_back(types.array(f, types.lengthOf(a)));
-        }
-        return types.tuple(fields);
-    }
-    case Op::Tuple:
-        return types.tuple(std::vector<TypeId>(args.begin(), args.end()));
-    case Op::Get: {
-        const lift::TypeNode& t = types.at(args[0]);
-        if (t.kind == lift::TypeKind::Vector) {
-            return types.scalarBase(args[0]);
-        }
-        return t.elems.at(static_cast<size_t>(n.ival));
-    }
-    case Op::AsVector: {
-        TypeId a = arrayArg();
-        Size w = size(fun, 0);
-        auto wc = w.constant();
-        TypeId e = types.elemOf(a);
-        return types.array(types.vector(types.at(e).scalar, static_cast<uint32_t>(wc.value_or(4))),
-                           exactDiv(types.lengthOf(a), w));
-    }
-    case Op::AsScalar: {
-        TypeId a = arrayArg();
-        const lift::TypeNode& e = types.at(types.elemOf(a));
-        return types.array(types.scalar(e.scalar), types.lengthOf(a) * Size(e.width));
-    }
-    case Op::Slide: {
-        TypeId a = arrayArg();
-        Size sz = size(fun, 0), step = size(fun, 1);
-        return types.array(types.array(types.elemOf(a), sz),
-                           floorDiv(types.lengthOf(a) - sz + step, step));
-    }
-    case Op::Pad: {
-        TypeId a = arrayArg();
-        return types.array(types.elemOf(a), size(fun, 0) + types.lengthOf(a) + size(fun, 1));
-    }
-    case Op::At:
-        return types.elemOf(arrayArg());
-    case Op::Filter:
-        return types.array(types.elemOf(arrayArg()), types.lengthOf(args[1]));
-    case Op::Gather:
-    case Op::Scatter:
-    case Op::Id:
-    case Op::Reorder:
-        return args[0];
-    default:
-        failAt(program_, fun, "cannot be applied to data in generated code");
-    }
+    lift::PatternUse use{n.op, n.ival, sizes, program_.children(fun).size()};
+    Site site(*this, fun, env);
+    return lift::typePattern(site, use, args);
 }
 
 } // namespace egopt::codegen::detail

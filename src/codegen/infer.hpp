@@ -42,7 +42,10 @@ public:
     void setKnown(lift::NodeId e, lift::TypeId t) { known_.emplace_back(e, t); }
 
 private:
-    lift::TypeId mapLike(lift::NodeId fun, lift::TypeId arg, std::vector<lift::TypeId>& env);
+    class Site;
+    // A pattern by the shared rule; `env` is null for a layout pattern typed on its own.
+    lift::TypeId pattern(lift::NodeId fun, std::span<const lift::TypeId> args,
+                         std::vector<lift::TypeId>* env);
 
     lift::Program& program_;
     SizeMap sizes_;

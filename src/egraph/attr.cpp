@@ -1,6 +1,7 @@
 // Attribute interning, e-node hashing, and the term arena.
 #include "egopt/egraph/enode.hpp"
 #include "egopt/egraph/term.hpp"
+#include "egopt/lift/patterns.hpp"
 
 namespace egopt::egraph {
 
@@ -56,7 +57,7 @@ bool isDataOp(Op op) {
 }
 
 bool isIndexFunction(Op op) {
-    return op == Op::ReorderStride || op == Op::Reverse || op == Op::Shift;
+    return lift::isIndexFunctionOp(op);
 }
 
 TermId TermArena::add(TermNode node) {

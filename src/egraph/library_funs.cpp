@@ -2,6 +2,7 @@
 // need (associativity, commutativity, a neutral initial value), identity functions (copies),
 // and vectorizable functions. Properties are recognised from the C body, not from the name, so
 // a user-declared `add` with another body is not mistaken for addition.
+#include "egopt/lift/patterns.hpp"
 #include "library_parts.hpp"
 
 #include <algorithm>
@@ -150,27 +151,23 @@ bool isCopyFun(const EGraph& g, EClassId c, int depth) {
                 return true;
             }
             break;
-        case Op::Map:
-        case Op::MapSeq:
-        case Op::MapGlb:
-        case Op::MapWrg:
-        case Op::MapLcl:
-        case Op::ToGlobal:
-        case Op::ToLocal:
-        case Op::ToPrivate: {
+        case Op::Lambda:
+            if (isCopyLambda(g, e, depth)) {
+                return true;
+            }
+            break;
+        default: {
+            // A map or a memory placement copies when its function does.
+            lift::Semantics meaning = lift::semantics(e.op);
+            if (meaning != lift::Semantics::Map && meaning != lift::Semantics::Place) {
+                break;
+            }
             EClassId child = g.findConst(e.children[0]);
             if (std::find(inner.begin(), inner.end(), child) == inner.end()) {
                 inner.push_back(child);
             }
             break;
         }
-        case Op::Lambda:
-            if (isCopyLambda(g, e, depth)) {
-                return true;
-            }
-            break;
-        default:
-            break;
         }
     }
     return std::any_of(inner.begin(), inner.end(),

@@ -83,7 +83,7 @@ EClassId EGraph::addTermRec(const TermArena& t, TermId id, std::span<const TypeI
     }
     default: {
         std::vector<TypeId> childArgs =
-            argTypes.empty() ? std::vector<TypeId>{} : childArgTypes(n.op, argTypes);
+            argTypes.empty() ? std::vector<TypeId>{} : childArgTypes(n.op, n.sizes, argTypes);
         for (TermId c : n.children) {
             e.children.push_back(addTermRec(t, c, childArgs, env));
         }

@@ -2,10 +2,15 @@
 // children (docs/extraction.md has the table).
 #include "egopt/extract/context.hpp"
 
+#include "egopt/lift/patterns.hpp"
+
 namespace egopt::extract {
 
 using egraph::ENode;
+using lift::Loop;
+using lift::Memory;
 using lift::Op;
+using lift::Semantics;
 
 uint32_t Context::key() const {
     return static_cast<uint32_t>(level) | uint32_t(glb) << 4 | uint32_t(wrg) << 8 |
@@ -55,32 +60,10 @@ std::string Context::show() const {
 
 namespace {
 
+// A view in generated code: a layout pattern (Filter has no OpenCL mapping) or an index
+// function.
 bool isLayout(Op op) {
-    switch (op) {
-    case Op::Split:
-    case Op::Join:
-    case Op::Transpose:
-    case Op::TransposeW:
-    case Op::Zip:
-    case Op::Unzip:
-    case Op::Tuple:
-    case Op::Get:
-    case Op::AsVector:
-    case Op::AsScalar:
-    case Op::Slide:
-    case Op::Pad:
-    case Op::At:
-    case Op::Id:
-    case Op::Reorder:
-    case Op::Gather:
-    case Op::Scatter:
-    case Op::ReorderStride:
-    case Op::Reverse:
-    case Op::Shift:
-        return true;
-    default:
-        return false;
-    }
+    return (lift::isLayoutPattern(op) && op != Op::Filter) || lift::isIndexFunctionOp(op);
 }
 
 uint8_t dimBit(const ENode& n) {
@@ -99,16 +82,16 @@ std::vector<ChildContexts> threadMap(const ENode& n, Context c) {
     inner.seq = false;
     inner.top = true;
     bool ok = false;
-    switch (n.op) {
-    case Op::MapGlb: // nested in MapGlb of other dimensions only, never in MapWrg/MapLcl
+    switch (lift::loopOf(n.op)) {
+    case Loop::Global: // nested in MapGlb of other dimensions only, never in MapWrg/MapLcl
         ok = c.glb != 0 && c.wrg == 0 && c.lcl == 0 && !c.seq && c.top && !(c.glb & bit);
         inner.glb |= bit;
         break;
-    case Op::MapWrg:
+    case Loop::WorkGroup:
         ok = c.wrg != 0 && c.glb == 0 && c.lcl == 0 && !c.seq && c.top && !(c.wrg & bit);
         inner.wrg |= bit;
         break;
-    case Op::MapLcl: // at work-group level (also in uniform loops), or at the top of a MapLcl
+    case Loop::Local: // at work-group level (also in uniform loops), or at the top of a MapLcl
         ok = c.wrg != 0 && c.glb == 0 && !(c.lcl & bit) && (c.lcl == 0 || (!c.seq && c.top));
         inner.lcl |= bit;
         break;
@@ -138,6 +121,33 @@ std::vector<ChildContexts> deviceApply(const ENode& n, Context c) {
 
 std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     size_t k = n.children.size();
+    switch (lift::loopOf(n.op)) {
+    case Loop::Global:
+    case Loop::WorkGroup:
+    case Loop::Local:
+        return threadMap(n, c);
+    case Loop::Sequential: { // MapSeq, ReduceSeq, Iterate
+        Context inner = c;
+        inner.seq = true;
+        inner.top = false;
+        return {ChildContexts(k, inner)};
+    }
+    case Loop::Lanes: // the code generator vectorises user functions only
+        return {ChildContexts(k, Context::at(Level::LaneFn))};
+    case Loop::None:
+        break;
+    }
+    switch (lift::memoryOf(n.op)) {
+    case Memory::Local: // local memory belongs to a work-group
+        return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                          : std::vector<ChildContexts>{};
+    case Memory::Private: // private memory belongs to one thread; at work-group level a
+                          // MapLcl's result is divided among the work-items (an accumulator)
+        return c.glb || c.lcl || c.seq || c.wrg ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                                                : std::vector<ChildContexts>{};
+    default:
+        break;
+    }
     switch (n.op) {
     case Op::Map: // a view when its function is one (Map(Join), Map(asVector(4)))
         return {ChildContexts(k, Context::at(Level::LayoutFn))};
@@ -145,30 +155,8 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     case Op::PartRed:
     case Op::Filter:
         return {}; // not lowered (Filter: no OpenCL mapping yet)
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-        return threadMap(n, c);
-    case Op::MapSeq:
-    case Op::ReduceSeq:
-    case Op::Iterate: {
-        Context inner = c;
-        inner.seq = true;
-        inner.top = false;
-        return {ChildContexts(k, inner)};
-    }
     case Op::Apply:
         return k >= 1 ? deviceApply(n, c) : std::vector<ChildContexts>{};
-    case Op::MapVec: // the code generator vectorises user functions only
-    case Op::VectorizeUserFun:
-        return {ChildContexts(k, Context::at(Level::LaneFn))};
-    case Op::ToLocal: // local memory belongs to a work-group
-        return c.wrg != 0 ? std::vector<ChildContexts>{ChildContexts(k, c)}
-                          : std::vector<ChildContexts>{};
-    case Op::ToPrivate: // private memory belongs to one thread; at work-group level a MapLcl's
-                        // result is divided among the work-items (a work-group's accumulator)
-        return c.glb || c.lcl || c.seq || c.wrg ? std::vector<ChildContexts>{ChildContexts(k, c)}
-                                                : std::vector<ChildContexts>{};
     default:
         return {ChildContexts(k, c)}; // expressions, lambdas, user functions, layout, toGlobal
     }
@@ -260,26 +248,19 @@ std::vector<lift::TypeId> childArgTypes(const egraph::EGraph& g, const ENode& n,
     auto elem = [&](lift::TypeId t) {
         return t != lift::kNoType && arena.isArray(t) ? arena.elemOf(t) : lift::kNoType;
     };
-    switch (n.op) {
-    case Op::Map:
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
+    switch (lift::semantics(n.op)) {
+    case Semantics::Map:
         if (types.size() == 1 && elem(types[0]) != lift::kNoType) {
             return {elem(types[0])};
         }
         return {};
-    case Op::Reduce:
-    case Op::ReduceSeq:
+    case Semantics::Reduce:
         if (types.size() == 2 && elem(types[1]) != lift::kNoType) {
             return {types[0], elem(types[1])};
         }
         return {};
-    case Op::Iterate:
-    case Op::ToGlobal:
-    case Op::ToLocal:
-    case Op::ToPrivate:
+    case Semantics::Iterate:
+    case Semantics::Place:
         return {types.begin(), types.end()};
     default:
         return {};

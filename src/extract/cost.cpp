@@ -1,6 +1,8 @@
 // The default structural cost: an estimate of the work of the longest-running thread.
 #include "egopt/extract/cost.hpp"
 
+#include "egopt/lift/patterns.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -183,12 +185,12 @@ double StructuralCost::threadMap(const CostInput& in, double n, double body) con
     bool nested = false;
     double threads = 1;
     double extra = 0;
-    switch (in.node.op) {
-    case Op::MapGlb:
+    switch (lift::loopOf(in.node.op)) {
+    case lift::Loop::Global:
         nested = in.context.glb != 0;
         threads = p_.glbThreads;
         break;
-    case Op::MapWrg:
+    case lift::Loop::WorkGroup:
         nested = in.context.wrg != 0;
         threads = p_.wrgGroups;
         break;
@@ -275,6 +277,13 @@ double StructuralCost::cost(const CostInput& in) const {
     double body = in.children.empty() ? 0 : in.children[0].cost;
     const arith::Bindings& sizes = tuning_.empty() ? in.sizes : tuning_;
     double n = lengthOf(in, sizes, p_.unknownSize);
+    if (lift::isThreadMap(in.node.op)) {
+        // Local maps store into local memory (small, like private memory); a global or
+        // work-group map's result is charged through the kernel launch that consumes it.
+        return 1 +
+               threadMap(in, n,
+                         body + (in.node.op == Op::MapLcl ? p_.store : 0) + globalStoreCost(in));
+    }
     switch (in.node.op) {
     // A map's result is stored (and read again by its consumer), which fusing it into the
     // consumer saves: a long MapSeq's per-thread array can even overflow private memory (a
@@ -283,14 +292,6 @@ double StructuralCost::cost(const CostInput& in) const {
         return 1 + n * (body + p_.store);
     case Op::ReduceSeq:
         return 1 + n * body;
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-        // Local maps store into local memory (small, like private memory); a global or
-        // work-group map's result is charged through the kernel launch that consumes it.
-        return 1 +
-               threadMap(in, n,
-                         body + (in.node.op == Op::MapLcl ? p_.store : 0) + globalStoreCost(in));
     // A lane-wise function runs its lanes at once (SIMD): it costs what its scalar function
     // costs (plus a token, so that a term still costs more than its subterms).
     case Op::VectorizeUserFun:

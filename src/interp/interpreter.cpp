@@ -3,6 +3,7 @@
 #include "egopt/interp/interpreter.hpp"
 
 #include "egopt/interp/userfun.hpp"
+#include "egopt/lift/patterns.hpp"
 #include "literals.hpp"
 #include "patterns.hpp"
 
@@ -12,6 +13,7 @@ namespace egopt::interp {
 
 using lift::NodeId;
 using lift::Op;
+using lift::Semantics;
 
 struct Interpreter::State {
     const lift::Program& program;
@@ -38,20 +40,21 @@ public:
             return applyLambda(fun, std::move(args));
         case Op::UserFun:
             return callUserFun(fun, args);
-        case Op::Map:
-        case Op::MapSeq:
-        case Op::MapGlb:
-        case Op::MapWrg:
-        case Op::MapLcl:
+        default:
+            break;
+        }
+        // A pattern's meaning is that of its Semantics (lift/patterns.hpp): the lowered
+        // variants (MapGlb, ReduceSeq, ...) mean what their high-level pattern means.
+        switch (lift::semantics(n.op)) {
+        case Semantics::Map:
             return map(fun, one(fun, args));
-        case Op::MapVec:
-        case Op::VectorizeUserFun:
+        case Semantics::MapLanes:
+        case Semantics::VectorizeFun:
             return lanewise(fun, args);
-        case Op::Reduce:
-        case Op::ReduceSeq:
-        case Op::PartRed:
+        case Semantics::Reduce:
+        case Semantics::PartialReduce:
             return reduce(fun, args);
-        case Op::Iterate: {
+        case Semantics::Iterate: {
             Value x = one(fun, args);
             int64_t k = size(fun, 0);
             for (int64_t i = 0; i < k; ++i) {
@@ -59,9 +62,7 @@ public:
             }
             return x;
         }
-        case Op::ToGlobal:
-        case Op::ToLocal:
-        case Op::ToPrivate:
+        case Semantics::Place:
             return apply(p_.child(fun, 0), std::move(args));
         default:
             return layout(fun, args);
@@ -238,7 +239,7 @@ private:
             fail(fun, "expected an initial value and an array");
         }
         const auto& xs = args[1].elems();
-        int64_t parts = p_.op(fun) == Op::PartRed ? size(fun, 0) : 1;
+        int64_t parts = lift::semantics(p_.op(fun)) == Semantics::PartialReduce ? size(fun, 0) : 1;
         if (parts <= 0 || xs.size() % static_cast<size_t>(parts) != 0) {
             fail(fun, "cannot reduce " + std::to_string(xs.size()) + " elements into " +
                           std::to_string(parts) + " equal parts");
@@ -258,12 +259,13 @@ private:
     Value layout(NodeId fun, std::vector<Value>& args) {
         std::string w = where(fun);
         const lift::Node& n = p_.node(fun);
-        switch (n.op) {
-        case Op::Zip:
+        Semantics meaning = lift::semantics(n.op);
+        switch (meaning) {
+        case Semantics::Zip:
             return detail::zip(args, w);
-        case Op::Tuple:
+        case Semantics::Tuple:
             return Value::tuple(args);
-        case Op::Filter:
+        case Semantics::Filter:
             if (args.size() != 2) {
                 fail(fun, "expected an array and indices");
             }
@@ -272,17 +274,16 @@ private:
             break;
         }
         Value x = one(fun, args);
-        switch (n.op) {
-        case Op::Split:
+        switch (meaning) {
+        case Semantics::Split:
             return detail::split(x, size(fun, 0), w);
-        case Op::Join:
+        case Semantics::Join:
             return detail::join(x, w);
-        case Op::Transpose:
-        case Op::TransposeW:
+        case Semantics::Transpose:
             return detail::transpose(x, w);
-        case Op::Unzip:
+        case Semantics::Unzip:
             return detail::unzip(x, w);
-        case Op::Get:
+        case Semantics::Get:
             if (x.kind() != Value::Kind::Tuple && x.kind() != Value::Kind::Vector) {
                 fail(fun, "expected a tuple");
             }
@@ -290,13 +291,13 @@ private:
                 fail(fun, "field " + std::to_string(n.ival) + " out of range");
             }
             return x[static_cast<size_t>(n.ival)];
-        case Op::AsVector:
+        case Semantics::AsVector:
             return detail::asVector(x, size(fun, 0), w);
-        case Op::AsScalar:
+        case Semantics::AsScalar:
             return detail::asScalar(x, w);
-        case Op::Slide:
+        case Semantics::Slide:
             return detail::slide(x, size(fun, 0), size(fun, 1), w);
-        case Op::Pad: {
+        case Semantics::Pad: {
             auto kids = p_.children(fun);
             std::optional<Value> constant;
             if (!kids.empty()) {
@@ -306,17 +307,17 @@ private:
                                static_cast<lift::PadBoundary>(n.ival),
                                constant ? &*constant : nullptr, w);
         }
-        case Op::At:
+        case Semantics::At:
             return detail::at(x, size(fun, 0), w);
-        case Op::Gather:
-        case Op::Scatter: {
+        case Semantics::Gather:
+        case Semantics::Scatter: {
             NodeId f = p_.child(fun, 0);
             int64_t param = p_.sizes(f).empty() ? 0 : size(f, 0);
-            return n.op == Op::Gather ? detail::gather(x, p_.op(f), param, w)
-                                      : detail::scatter(x, p_.op(f), param, w);
+            return meaning == Semantics::Gather ? detail::gather(x, p_.op(f), param, w)
+                                                : detail::scatter(x, p_.op(f), param, w);
         }
-        case Op::Id:
-        case Op::Reorder:
+        case Semantics::Identity:
+        case Semantics::Reorder:
             return x;
         default:
             fail(fun, "cannot be applied to data");

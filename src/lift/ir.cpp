@@ -1,105 +1,26 @@
 #include "egopt/lift/ir.hpp"
 
-#include <array>
+#include "egopt/lift/patterns.hpp"
+
 #include <stdexcept>
 
 namespace egopt::lift {
 
-namespace {
-
-struct OpInfo {
-    Op op;
-    std::string_view name;
-};
-
-constexpr std::array kOpNames = {
-    OpInfo{Op::Param, "Param"},
-    OpInfo{Op::Literal, "Literal"},
-    OpInfo{Op::Apply, "FunCall"},
-    OpInfo{Op::Generate, "ArrayFromUserFunGenerator"},
-    OpInfo{Op::Lambda, "fun"},
-    OpInfo{Op::UserFun, "UserFun"},
-    OpInfo{Op::Map, "Map"},
-    OpInfo{Op::MapSeq, "MapSeq"},
-    OpInfo{Op::MapGlb, "MapGlb"},
-    OpInfo{Op::MapWrg, "MapWrg"},
-    OpInfo{Op::MapLcl, "MapLcl"},
-    OpInfo{Op::MapVec, "MapVec"},
-    OpInfo{Op::Reduce, "Reduce"},
-    OpInfo{Op::ReduceSeq, "ReduceSeq"},
-    OpInfo{Op::PartRed, "PartRed"},
-    OpInfo{Op::Iterate, "Iterate"},
-    OpInfo{Op::ToGlobal, "toGlobal"},
-    OpInfo{Op::ToLocal, "toLocal"},
-    OpInfo{Op::ToPrivate, "toPrivate"},
-    OpInfo{Op::Gather, "Gather"},
-    OpInfo{Op::Scatter, "Scatter"},
-    OpInfo{Op::VectorizeUserFun, "VectorizeUserFun"},
-    OpInfo{Op::ReorderStride, "ReorderWithStride"},
-    OpInfo{Op::Reverse, "reverse"},
-    OpInfo{Op::Shift, "shift"},
-    OpInfo{Op::Split, "Split"},
-    OpInfo{Op::Join, "Join"},
-    OpInfo{Op::Transpose, "Transpose"},
-    OpInfo{Op::TransposeW, "TransposeW"},
-    OpInfo{Op::Zip, "Zip"},
-    OpInfo{Op::Unzip, "Unzip"},
-    OpInfo{Op::Tuple, "Tuple"},
-    OpInfo{Op::Get, "Get"},
-    OpInfo{Op::AsVector, "asVector"},
-    OpInfo{Op::AsScalar, "asScalar"},
-    OpInfo{Op::Slide, "Slide"},
-    OpInfo{Op::Pad, "Pad"},
-    OpInfo{Op::At, "At"},
-    OpInfo{Op::Filter, "Filter"},
-    OpInfo{Op::Id, "id"},
-    OpInfo{Op::Reorder, "Reorder"},
-};
-
-} // namespace
-
 std::string_view opName(Op op) {
-    for (const OpInfo& info : kOpNames) {
-        if (info.op == op) {
-            return info.name;
-        }
-    }
-    return "?";
+    return patternInfo(op).name;
 }
 
 bool isExpression(Op op) {
-    return op == Op::Param || op == Op::Literal || op == Op::Apply || op == Op::Generate;
+    return patternKind(op) == PatternKind::Expression;
 }
 
 bool isMapLike(Op op) {
-    switch (op) {
-    case Op::Map:
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-    case Op::MapVec:
-        return true;
-    default:
-        return false;
-    }
+    Semantics s = semantics(op);
+    return s == Semantics::Map || s == Semantics::MapLanes;
 }
 
 bool isLowLevel(Op op) {
-    switch (op) {
-    case Op::MapSeq:
-    case Op::MapGlb:
-    case Op::MapWrg:
-    case Op::MapLcl:
-    case Op::MapVec:
-    case Op::ReduceSeq:
-    case Op::ToGlobal:
-    case Op::ToLocal:
-    case Op::ToPrivate:
-        return true;
-    default:
-        return false;
-    }
+    return patternInfo(op).lowLevel;
 }
 
 NodeId Program::add(Op op, int32_t ival, std::span<const NodeId> children,

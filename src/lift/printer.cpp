@@ -1,6 +1,7 @@
 // Program::show: Lift-style text of IR nodes. Chains of single-argument applications print as
 // compositions (`Reduce(add, 0.0f) o Map(abs) $ xs`), as people write them.
 #include "egopt/lift/ir.hpp"
+#include "egopt/lift/patterns.hpp"
 
 namespace egopt::lift {
 
@@ -54,29 +55,26 @@ public:
             return lambda(id);
         case Op::UserFun:
             return p_.userFuns.at(static_cast<size_t>(n.ival)).name;
-        case Op::MapGlb:
-        case Op::MapWrg:
-        case Op::MapLcl:
-            return name + "(" + std::to_string(n.ival) + ")(" + fun(children[0]) + ")";
-        case Op::Iterate:
-            return "Iterate(" + sizeList(sizes) + ")(" + fun(children[0]) + ")";
-        case Op::VectorizeUserFun:
-            return "VectorizeUserFun(" + sizeList(sizes) + ", " + fun(children[0]) + ")";
-        case Op::PartRed:
-            return "PartRed(" + fun(children[0]) + ", " + sizeList(sizes) + ")";
-        case Op::Reverse:
-            return "reverse";
-        case Op::Zip:
-        case Op::Tuple:
-        case Op::Get:
-            return name + "(" + std::to_string(n.ival) + ")";
         case Op::Pad:
             if (!children.empty()) {
                 return "PadConstant(" + sizeList(sizes) + ", " + expr(children[0]) + ")";
             }
             return "Pad(" + sizeList(sizes) + ", Pad.Boundary." + boundary(n.ival) + ")";
-        case Op::MapSeq:
-        case Op::ReduceSeq:
+        default:
+            break;
+        }
+        switch (patternInfo(n.op).print) {
+        case PrintForm::DimensionThenFunction:
+            return name + "(" + std::to_string(n.ival) + ")(" + fun(children[0]) + ")";
+        case PrintForm::SizesThenFunction:
+            return name + "(" + sizeList(sizes) + ")(" + fun(children[0]) + ")";
+        case PrintForm::SizesCommaFunction:
+            return name + "(" + sizeList(sizes) + ", " + fun(children[0]) + ")";
+        case PrintForm::NameOnly:
+            return name;
+        case PrintForm::IvalOnly:
+            return name + "(" + std::to_string(n.ival) + ")";
+        case PrintForm::UnrollSuffix:
             name += n.ival == kUnrolled ? "Unroll" : "";
             break;
         default:

@@ -1,5 +1,7 @@
-// The type checker's driver: expressions, applications, lambdas and user functions, and the
-// helpers that pattern rules (typecheck_patterns.cpp) use to report errors.
+// The type checker's driver: expressions, applications, lambdas and user functions. Patterns
+// are typed by the shared rule (pattern_typing.hpp), to which this checker is a TypingSite.
+#include "egopt/lift/pattern_typing.hpp"
+#include "egopt/lift/patterns.hpp"
 #include "typecheck_impl.hpp"
 
 #include <vector>
@@ -215,6 +217,40 @@ TypeId TypeChecker::applyUserFun(CallSite site, std::span<const TypeId> args) {
     return decl.returnType;
 }
 
+// The checker as the pattern rule's TypingSite: nested functions are typed where they are
+// applied (so their nodes get types), errors are located at the pattern.
+class TypeChecker::Site final : public TypingSite {
+public:
+    Site(TypeChecker& checker, CallSite site)
+        : checker_(checker), site_(site), children_(checker.program_.children(site.fun)) {}
+
+    TypeArena& types() override { return checker_.types_; }
+    TypeId applyChild(size_t i, std::span<const TypeId> args) override {
+        return checker_.applyFunction({children_[i], site_.apply}, args);
+    }
+    TypeId childValueType(size_t i) override { return checker_.typeOfExpr(children_[i]); }
+    bool childIsFunction(size_t i) const override {
+        return !isExpression(checker_.program_.op(children_[i]));
+    }
+    std::string describe() const override { return checker_.describe(site_.fun); }
+    std::string describeChild(size_t i) const override { return checker_.describe(children_[i]); }
+    [[noreturn]] void fail(const std::string& message) const override {
+        checker_.fail(site_, message);
+    }
+
+private:
+    TypeChecker& checker_;
+    CallSite site_;
+    std::span<const NodeId> children_;
+};
+
+TypeId TypeChecker::applyPattern(CallSite site, std::span<const TypeId> args) {
+    const Node& n = program_.node(site.fun);
+    PatternUse use{n.op, n.ival, program_.sizes(site.fun), program_.children(site.fun).size()};
+    Site typing(*this, site);
+    return typePattern(typing, use, args);
+}
+
 // ---------------------------------------------------------------- helpers
 
 void TypeChecker::fail(CallSite site, const std::string& message) const {
@@ -259,18 +295,7 @@ std::string TypeChecker::describe(NodeId fun) const {
     default:
         break;
     }
-    std::string name(opName(n.op));
-    auto sizes = program_.sizes(fun);
-    bool showIval =
-        n.op == Op::MapGlb || n.op == Op::MapWrg || n.op == Op::MapLcl || n.op == Op::Get;
-    if (sizes.empty() && !showIval) {
-        return name;
-    }
-    std::string inside = showIval ? std::to_string(n.ival) : "";
-    for (const arith::Size& s : sizes) {
-        inside += (inside.empty() ? "" : ", ") + s.toString();
-    }
-    return name + "(" + inside + ")";
+    return describePattern(n.op, n.ival, program_.sizes(fun));
 }
 
 void TypeChecker::expectArgCount(CallSite site, std::span<const TypeId> args,
@@ -281,89 +306,10 @@ void TypeChecker::expectArgCount(CallSite site, std::span<const TypeId> args,
     }
 }
 
-TypeId TypeChecker::expectArray(CallSite site, std::span<const TypeId> args, size_t index) const {
-    TypeId t = args[index];
-    if (!types_.isArray(t)) {
-        fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
-                       ": expected an array, found " + show(t));
-    }
-    return t;
-}
-
 void TypeChecker::expectEqual(CallSite site, size_t index, TypeId expected, TypeId found) const {
     if (expected != found) {
         fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
                        ": expected " + show(expected) + ", found " + show(found));
-    }
-}
-
-int64_t TypeChecker::constantSize(CallSite site, size_t sizeIndex, const char* what) const {
-    auto sizes = program_.sizes(site.fun);
-    if (sizeIndex >= sizes.size()) {
-        fail(site, describe(site.fun) + " is missing its " + what);
-    }
-    auto value = sizes[sizeIndex].constant();
-    if (!value) {
-        fail(site, describe(site.fun) + ": the " + what + " must be a constant, found " +
-                       sizes[sizeIndex].toString());
-    }
-    return *value;
-}
-
-void TypeChecker::checkDivides(CallSite site, const arith::Size& divisor, const arith::Size& length,
-                               const std::string& what) const {
-    auto d = divisor.constant();
-    auto n = length.constant();
-    if (d && *d <= 0) {
-        fail(site, describe(site.fun) + ": the " + what + " must be positive, found " +
-                       std::to_string(*d));
-    }
-    if (d && n && *n % *d != 0) {
-        fail(site, describe(site.fun) + " on an array of length " + std::to_string(*n) + ": " +
-                       std::to_string(*d) + " does not divide " + std::to_string(*n));
-    }
-}
-
-NodeId TypeChecker::onlyChild(CallSite site) const {
-    auto children = program_.children(site.fun);
-    if (children.size() != 1) {
-        fail(site, describe(site.fun) + " needs exactly one function argument, found " +
-                       std::to_string(children.size()));
-    }
-    return children[0];
-}
-
-const arith::Size& TypeChecker::sizeArg(CallSite site, size_t sizeIndex, const char* what) const {
-    auto sizes = program_.sizes(site.fun);
-    if (sizeIndex >= sizes.size()) {
-        fail(site, describe(site.fun) + " is missing its " + what);
-    }
-    return sizes[sizeIndex];
-}
-
-void TypeChecker::expectPositive(CallSite site, const arith::Size& size, const char* what) const {
-    auto c = size.constant();
-    if (c && *c <= 0) {
-        fail(site, describe(site.fun) + ": the " + what + " must be positive, found " +
-                       std::to_string(*c));
-    }
-}
-
-TypeId TypeChecker::expectNestedArray(CallSite site, std::span<const TypeId> args,
-                                      size_t index) const {
-    TypeId t = expectArray(site, args, index);
-    if (!types_.isArray(types_.elemOf(t))) {
-        fail(site, "argument " + std::to_string(index + 1) + " of " + describe(site.fun) +
-                       ": expected an array of arrays, found " + show(t));
-    }
-    return t;
-}
-
-void TypeChecker::expectFunctionResult(CallSite site, NodeId f, TypeId expected,
-                                       TypeId found) const {
-    if (expected != found) {
-        fail(site, "the function " + describe(f) + " of " + describe(site.fun) + " must return " +
-                       show(expected) + " (the type of the initial value), found " + show(found));
     }
 }
 

@@ -180,8 +180,9 @@ private:
     ENode canonicalize(const ENode& n) const;
     ClassData make(const ENode& canonical);
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
-    TypeId dataPatternResult(const ENode& fn, std::span<const TypeId> args);
-    std::vector<TypeId> childArgTypes(Op op, std::span<const TypeId> args);
+    // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
+    std::vector<TypeId> childArgTypes(Op op, std::span<const arith::Size> sizes,
+                                      std::span<const TypeId> args);
     // Merges `from` into `into`'s data; true if `into` changed.
     bool mergeData(ClassData& into, const ClassData& from) const;
     void checkCompatible(EClassId a, EClassId b) const;

@@ -3,37 +3,8 @@
 // Every node is either an expression (Param, Literal, Apply) or a function declaration (Lambda,
 // UserFun, or a pattern such as Map(f) or Split(n)). A pattern's nested functions are its
 // children; its numeric arguments (split factor, stride, vector width, ...) are sizes. A pattern
-// is applied to data with Apply(fun, args...). Conventions for each pattern's arguments:
-//
-// clang-format off
-//   Map/MapSeq/MapGlb/MapWrg/MapLcl(f)  xs: [T]n -> [U]n            ival: dimension 0..2 (Glb/Wrg/Lcl)
-//   MapVec(f)                           v: S<w> -> S'<w>            f applied lane-wise
-//   Reduce/ReduceSeq(f)                 (init: A, xs: [T]n) -> [A]1 f: (A, T) -> A
-//   PartRed(f), sizes {m}               (init: A, xs: [A]n) -> [A]m reduces n/m consecutive elems each
-//   Iterate(f), sizes {k}               x -> f(...f(x)) k times
-//   ToGlobal/ToLocal/ToPrivate(f)       as f (memory placement of f's output)
-//   Gather(r)/Scatter(r)                xs: [T]n -> [T]n  r an index function (below)
-//   ReorderStride sizes {s}, Reverse, Shift sizes {k}  index functions, only inside Gather/Scatter
-//   Split, sizes {k}                    [T]n -> [[T]k]n/^k
-//   Join                                [[T]k]n -> [T]k*n
-//   Transpose, TransposeW               [[T]n]m -> [[T]m]n
-//   Zip, ival = arity k                 ([T1]n, ..., [Tk]n) -> [(T1,...,Tk)]n
-//   Unzip                               [(T1,...,Tk)]n -> ([T1]n, ..., [Tk]n)
-//   Tuple, ival = arity k               (T1, ..., Tk) -> (T1, ..., Tk)
-//   Get, ival = field                   (T0, ..., Tk) -> Tfield
-//   AsVector, sizes {w}                 [S]n -> [S<w>]n/^w
-//   AsScalar                            [S<w>]n -> [S]n*w
-//   Slide, sizes {size, step}           [T]n -> [[T]size]((n-size+step)/^step)
-//   Pad, sizes {l, r}, ival = boundary  [T]n -> [T]l+n+r
-//   At, sizes {i}                       [T]n -> T (x.at(i) in stencils)
-//   Filter                              (xs: [T]n, ids: [Int]m) -> [T]m
-//   Id, Reorder                         x -> x (Reorder: high-level "any order"; identity here)
-//   VectorizeUserFun(f), sizes {w}      f applied lane-wise to w-wide vectors
-//   UserFun, ival = index in userFuns   (T1, ..., Tk) -> R
-//   Lambda: children {params..., body}; Param: ival = index in params; Literal: ival = index in
-//   literals.
-//
-// clang-format on
+// is applied to data with Apply(fun, args...). Each pattern's arguments, type, meaning and
+// lowering are in the table of patterns (patterns.hpp).
 //
 // Slide2D and Pad2D are expanded by the front end into Map/Slide/Pad/Transpose compositions.
 #pragma once
