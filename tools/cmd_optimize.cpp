@@ -127,6 +127,7 @@ pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
     o.timeBudget = nonNegativeNumber(args, "time-budget", o.timeBudget);
     o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 128));
     o.explain = !args.has("no-derivation");
+    o.noMacros = args.has("no-macros");
     o.recordPath = args.value("record").value_or("");
     o.stop = &interruptToken;
     o.slowFactor = nonNegativeNumber(args, "slow-factor", o.slowFactor);

@@ -113,13 +113,18 @@ std::vector<Command> commands() {
          2,
          egopt::cli::runProve},
         {"rules",
-         "rules check: soundness of rule files by random testing",
+         "rules check|derive: soundness of rule files; derivations of composite rules",
          "rules check FILE... [--instances N] [--seed S] [--rule NAME] [--attempts N] "
-         "[--allow-unchecked] [--show-instances N]",
-         "Soundness of rules by random testing: random well-typed instances of each rule's "
-         "left-hand side, rewritten by the engine, interpreted before and after. Prints PASS, "
-         "FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed or "
-         "could not be checked.",
+         "[--allow-unchecked] [--show-instances N] | rules derive FILE... [--catalogue F,...] "
+         "[--rule NAME] [--seed S] [--time-limit S]",
+         "check: soundness of rules by random testing: random well-typed instances of each "
+         "rule's left-hand side, rewritten by the engine, interpreted before and after. Prints "
+         "PASS, FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed "
+         "or could not be checked. derive: every composite rule of the files (a stated "
+         "composition `by ...`, or more than 12 operators on a side) is proved from the "
+         "primitive catalogue (the non-composite rules of --catalogue, default every .rules file "
+         "beside the first FILE) on an instance; prints DERIVED with the rules in order, or NOT "
+         "DERIVED with how far the search got. Exit 1 unless all derive.",
          {{"instances", true,
            "instances that must agree per rule (default " + std::to_string(soundness.instances) +
                ")"},
@@ -132,6 +137,8 @@ std::vector<Command> commands() {
                std::to_string(soundness.attempts) + ")"},
           {"allow-unchecked", false, "do not fail for rules without enough instances"},
           {"show-instances", true, "print the first N checked instances of each rule"},
+          {"catalogue", true, "derive: comma-separated rule files whose primitive rules may be used"},
+          {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
           kHelpOption},
          2,
          SIZE_MAX,
@@ -154,7 +161,7 @@ std::vector<Command> commands() {
          "optimize FILE [--size N=v ...] [--device D] [--devices all|D,D...] [--rules a,b ...] "
          "[--cost-model M] "
          "[--candidates K] [--explore N] [--explored M] [--guided G] [--refine R] [--tune-budget "
-         "N] [--threads "
+         "N] [--no-macros] [--threads "
          "N] "
          "[--node-limit N] [--time-limit S] "
          "[--output-dir DIR] [--record data.jsonl] [--runs R] [--assume-divisor-cap C] "
@@ -188,6 +195,9 @@ std::vector<Command> commands() {
            "refinement rounds: neighbours of the best-predicted terms, one lowering choice "
            "changed (default 3; 0: none)"},
           {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
+          {"no-macros", false,
+           "saturate with the primitive catalogue only: every composite rule (a stated "
+           "composition `by ...` or more than 12 operators on a side) is left out (docs/search.md)"},
           {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
           {"threads", true, "saturation search threads"},
           {"node-limit", true, "e-node limit of every phase"},

@@ -88,6 +88,26 @@ std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& repo
     return out;
 }
 
+const Applications::Instances& Applications::of(const std::string& rule) const {
+    static const Instances kNone;
+    for (const auto& [name, instances] : rhs) {
+        if (name == rule) {
+            return instances;
+        }
+    }
+    return kNone;
+}
+
+void Applications::add(const std::string& rule, std::vector<ENodeId> nodes) {
+    for (auto& [name, instances] : rhs) {
+        if (name == rule) {
+            instances.push_back(std::move(nodes));
+            return;
+        }
+    }
+    rhs.push_back({rule, {std::move(nodes)}});
+}
+
 size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report) {
     size_t applied = 0;
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -97,9 +117,14 @@ size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report
             if (g_.numNodes() > limits.nodes) {
                 break; // counted, hence deterministic
             }
-            if (applyMatch(g_, rules_[r], lib_, m)) {
+            bool record = applications && !rules_[r].composition.empty();
+            std::vector<ENodeId> rhs;
+            if (applyMatch(g_, rules_[r], lib_, m, record ? &rhs : nullptr)) {
                 ++applied;
                 ++report.rules[r].applications;
+            }
+            if (!rhs.empty()) {
+                applications->add(rules_[r].name, std::move(rhs));
             }
         }
         report.rules[r].newNodes += g_.numNodeIds() - before;

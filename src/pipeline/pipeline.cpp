@@ -198,6 +198,7 @@ Result run(const Options& options) {
     egraph::EGraph g;
     g.explanations = options.explain;
     egraph::Inserted ins = egraph::insertProgram(g, program);
+    egraph::Applications applications; // the macro rules' right-hand sides, for guided draws
     assumeAll(g, w.assumed);
     if (!w.assumed.empty()) {
         std::string shown;
@@ -211,7 +212,7 @@ Result run(const Options& options) {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
         saturatePhases(g, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
-                       progress);
+                       progress, applications);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,
@@ -219,7 +220,7 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = extractStage(g, ins, w, result);
+        w.candidates = extractStage(g, ins, applications, w, result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);

@@ -1,4 +1,5 @@
 // Saturation in rule phases (docs/design.md §6: algorithmic rules, then lowering; each limited).
+#include "egopt/rules/composite.hpp"
 #include "egopt/rules/loader.hpp"
 #include "stages.hpp"
 
@@ -48,7 +49,8 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
 } // namespace
 
 void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                    Result& result, const Progress& progress) {
+                    Result& result, const Progress& progress,
+                    egraph::Applications& applications) {
     std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     egraph::Library lib = egraph::Library::standard();
     double timeLeft = options.timeLimit;
@@ -66,11 +68,18 @@ void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double 
         phase.limits.seconds =
             std::min(phase.limits.seconds, std::max(0.0, secondsLeft) / double(phases.size() - i));
         std::vector<egraph::Rule> rules = loadAll(phase.ruleFiles, lib);
+        if (options.noMacros) {
+            rules = rules::primitiveRules(rules);
+        }
         egraph::Runner runner(g, rules, lib);
+        runner.applications = &applications;
         runner.limits = phase.limits;
         runner.threads = std::max<size_t>(1, options.threads);
         auto start = std::chrono::steady_clock::now();
-        PhaseResult pr{phase.name, phase.ruleFiles, {}, 0, 0, 0};
+        PhaseResult pr{phase.name, phase.ruleFiles, {}, {}, 0, 0, 0};
+        for (const egraph::Rule& r : rules) {
+            pr.rules.push_back(r.name);
+        }
         pr.run = runner.run([&](const egraph::IterationReport& it) {
             progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, "
                          "%.2f s",

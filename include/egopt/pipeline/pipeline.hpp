@@ -128,6 +128,8 @@ struct Options {
     double slowFactor = 4;
     uint64_t seed = 1;
     bool explain = true;      // record the derivation of the chosen candidate
+    // Saturate without composite rules (rules::isComposite): the primitive catalogue only.
+    bool noMacros = false;
     std::string recordPath;   // append one costmodel::Record per measured configuration
     codegen::Options codegen; // passed to the code generator
     const StopToken* stop = nullptr;
@@ -193,6 +195,7 @@ std::string buildLogExcerpt(const std::string& log, size_t maxLines = 30, size_t
 struct PhaseResult {
     std::string name;
     std::vector<std::string> ruleFiles;
+    std::vector<std::string> rules; // the rules loaded (without composites under --no-macros)
     egraph::RunReport run;
     size_t nodes = 0, classes = 0;
     double seconds = 0;
