@@ -1,4 +1,5 @@
-// Named sub-patterns: `let NAME = (...)` and `let NAME(a, b) = (...)`, and rule families
+// Named sub-patterns: `let NAME = (...)` and `let NAME(a, b) = (...)` (right after `if` or
+// `where` a let's body, without its parentheses, is a list of clauses), and rule families
 // `rule NAME(W in 2, 4, 8)SUFFIX: ...` (one rule per value, named NAME + value + SUFFIX, W
 // replaced by the value: vector widths, docs/rules.md, "Named sub-patterns and families"). Both
 // are expanded on tokens before parsing, so a let may stand anywhere a parenthesized pattern or
@@ -203,7 +204,11 @@ private:
         if (!let.params.empty()) {
             args = arguments(t, let.params.size());
         }
-        for (size_t i = 0; i < let.body.size(); ++i) {
+        // Right after `if` or `where` a let stands for clauses (a list of conditions): its
+        // parentheses go.
+        bool clauses = !out.empty() && out.back().kind == Token::Kind::Ident &&
+                       (out.back().text == "if" || out.back().text == "where");
+        for (size_t i = clauses ? 1 : 0; i + (clauses ? 1 : 0) < let.body.size(); ++i) {
             const Token& b = let.body[i];
             bool plain = i == 0 || !(isPunct(let.body[i - 1], "?") || isPunct(let.body[i - 1], "#"));
             size_t p = 0;
