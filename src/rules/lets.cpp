@@ -119,11 +119,7 @@ private:
         std::vector<Token> body = balanced("a let's body");
         // Earlier lets in the body are expanded now; the let itself is not defined yet, so
         // it cannot refer to itself.
-        body.push_back({Token::Kind::End, "", name.loc});
-        Expander inner(std::move(body), file_);
-        inner.lets_ = lets_;
-        let.body = inner.run();
-        let.body.pop_back(); // the End token
+        let.body = expanded(std::move(body));
         lets_[name.text] = std::move(let);
     }
 
@@ -178,6 +174,17 @@ private:
         in_.erase(in_.begin() + long(start), in_.begin() + long(pos_));
         in_.insert(in_.begin() + long(start), rules.begin(), rules.end());
         pos_ = start; // the instances' names are followed by ':', so this does not recur
+    }
+
+    // Tokens with the lets defined so far expanded.
+    std::vector<Token> expanded(std::vector<Token> tokens) const {
+        SourceLoc end = tokens.empty() ? SourceLoc{} : tokens.back().loc;
+        tokens.push_back({Token::Kind::End, "", end});
+        Expander inner(std::move(tokens), file_);
+        inner.lets_ = lets_;
+        std::vector<Token> out = inner.run();
+        out.pop_back(); // the End token
+        return out;
     }
 
     void expectPunct(const char* p) {
@@ -249,6 +256,9 @@ private:
             badInput("let '" + name.text + "' takes " + std::to_string(count) +
                          " argument(s), found " + std::to_string(args.back().empty() ? 0 : args.size()),
                      file_, name.loc);
+        }
+        for (auto& a : args) {
+            a = expanded(std::move(a));
         }
         return args;
     }
