@@ -91,17 +91,23 @@ int runDerive(const Args& args) {
     options.seed = integer(args, "seed", options.seed, 0);
     options.secondsPerStage =
         static_cast<double>(integer(args, "time-limit", uint64_t(options.secondsPerStage), 1));
-    std::optional<std::string> only = args.value("rule");
+    std::set<std::string> only; // --rule a,b,...: only these
+    if (auto list = args.value("rule")) {
+        std::stringstream ss(*list);
+        for (std::string n; std::getline(ss, n, ',');) {
+            only.insert(n);
+        }
+    }
     std::vector<std::pair<std::string, std::vector<egraph::Rule>>> files;
-    bool found = !only;
+    std::set<std::string> missing = only;
     for (size_t i = 1; i < args.positional.size(); ++i) {
         files.emplace_back(args.positional[i], rules::loadRules(args.positional[i], lib));
         for (const auto& r : files.back().second) {
-            found = found || r.name == *only;
+            missing.erase(r.name);
         }
     }
-    if (!found) {
-        badInput("no rule named '" + *only + "' in the given files");
+    if (!missing.empty()) {
+        badInput("no rule named '" + *missing.begin() + "' in the given files");
     }
     std::vector<egraph::Rule> primitives = catalogue(catalogueFiles(args), lib);
     std::printf("catalogue: %zu primitive rules\n", primitives.size());
@@ -109,7 +115,8 @@ int runDerive(const Args& args) {
     std::set<std::string> seen; // a file included by several given files: its rules once
     for (const auto& [file, rules] : files) {
         for (const auto& r : rules) {
-            if (!rules::isComposite(r) || (only && r.name != *only) || !seen.insert(r.name).second) {
+            if (!rules::isComposite(r) || (!only.empty() && !only.count(r.name)) ||
+                !seen.insert(r.name).second) {
                 continue;
             }
             ++composites;

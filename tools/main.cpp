@@ -131,13 +131,14 @@ std::vector<Command> commands() {
           {"seed", true,
            "seed of the random instances and inputs (default " + std::to_string(soundness.seed) +
                ")"},
-          {"rule", true, "check only the rule of this name"},
+          {"rule", true, "check only the rule of this name (derive: names separated by commas)"},
           {"attempts", true,
            "random instantiations tried per rule at most (default " +
                std::to_string(soundness.attempts) + ")"},
           {"allow-unchecked", false, "do not fail for rules without enough instances"},
           {"show-instances", true, "print the first N checked instances of each rule"},
-          {"catalogue", true, "derive: comma-separated rule files whose primitive rules may be used"},
+          {"catalogue", true,
+           "derive: comma-separated rule files whose primitive rules may be used"},
           {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
           kHelpOption},
          2,
@@ -197,7 +198,8 @@ std::vector<Command> commands() {
           {"tune-budget", true, "measured configurations in all (default 3 x candidates)"},
           {"no-macros", false,
            "saturate with the primitive catalogue only: every composite rule (a stated "
-           "composition `by ...` or more than 12 operators on a side) is left out (docs/search.md)"},
+           "composition `by ...` or more than 12 operators on a side) is left out "
+           "(docs/search.md)"},
           {"tuner", true, "guided (default) or random (the baseline; docs/tuning.md)"},
           {"threads", true, "saturation search threads"},
           {"node-limit", true, "e-node limit of every phase"},

@@ -49,8 +49,7 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
 } // namespace
 
 void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                    Result& result, const Progress& progress,
-                    egraph::Applications& applications) {
+                    Result& result, const Progress& progress, egraph::Applications& applications) {
     std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     egraph::Library lib = egraph::Library::standard();
     double timeLeft = options.timeLimit;

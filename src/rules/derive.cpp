@@ -7,9 +7,9 @@
 #include "soundness_detail.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <cstdarg>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 namespace egopt::rules {

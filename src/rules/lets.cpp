@@ -25,8 +25,8 @@ bool isPunct(const Token& t, const char* text) {
 }
 
 bool isKeyword(const std::string& word) {
-    static const std::set<std::string> kKeywords{"rule", "include", "let",  "if",
-                                                 "where", "by",     "fun"};
+    static const std::set<std::string> kKeywords{"rule",  "include", "let", "if",
+                                                 "where", "by",      "fun"};
     return kKeywords.count(word) > 0;
 }
 
@@ -91,8 +91,7 @@ private:
     void define() {
         ++pos_;
         const Token& name = at(pos_++);
-        if (name.kind != Token::Kind::Ident || isKeyword(name.text) ||
-            isPatternName(name.text)) {
+        if (name.kind != Token::Kind::Ident || isKeyword(name.text) || isPatternName(name.text)) {
             badInput("expected a new name after 'let' (not a keyword or pattern name), found '" +
                          name.text + "'",
                      file_, name.loc);
@@ -153,10 +152,10 @@ private:
             suffix = at(pos_++).text;
         }
         size_t restBegin = pos_;
-        while (at(pos_).kind != Token::Kind::End &&
-               !(at(pos_).kind == Token::Kind::Ident &&
-                 (at(pos_).text == "rule" || at(pos_).text == "let" ||
-                  at(pos_).text == "include"))) {
+        while (
+            at(pos_).kind != Token::Kind::End &&
+            !(at(pos_).kind == Token::Kind::Ident &&
+              (at(pos_).text == "rule" || at(pos_).text == "let" || at(pos_).text == "include"))) {
             ++pos_;
         }
         std::vector<Token> rules;
@@ -199,9 +198,9 @@ private:
     bool use(std::vector<Token>& out) {
         const Token& t = at(pos_);
         auto it = t.kind == Token::Kind::Ident ? lets_.find(t.text) : lets_.end();
-        bool named = !out.empty() && (isPunct(out.back(), "?") || isPunct(out.back(), "#") ||
-                                      (out.back().kind == Token::Kind::Ident &&
-                                       out.back().text == "rule"));
+        bool named =
+            !out.empty() && (isPunct(out.back(), "?") || isPunct(out.back(), "#") ||
+                             (out.back().kind == Token::Kind::Ident && out.back().text == "rule"));
         if (it == lets_.end() || named) {
             return false;
         }
@@ -217,10 +216,11 @@ private:
                        (out.back().text == "if" || out.back().text == "where");
         for (size_t i = clauses ? 1 : 0; i + (clauses ? 1 : 0) < let.body.size(); ++i) {
             const Token& b = let.body[i];
-            bool plain = i == 0 || !(isPunct(let.body[i - 1], "?") || isPunct(let.body[i - 1], "#"));
+            bool plain =
+                i == 0 || !(isPunct(let.body[i - 1], "?") || isPunct(let.body[i - 1], "#"));
             size_t p = 0;
-            while (p < let.params.size() && !(b.kind == Token::Kind::Ident && plain &&
-                                               b.text == let.params[p])) {
+            while (p < let.params.size() &&
+                   !(b.kind == Token::Kind::Ident && plain && b.text == let.params[p])) {
                 ++p;
             }
             if (p == let.params.size()) {
@@ -254,7 +254,8 @@ private:
         }
         if (args.size() != count || args.back().empty()) {
             badInput("let '" + name.text + "' takes " + std::to_string(count) +
-                         " argument(s), found " + std::to_string(args.back().empty() ? 0 : args.size()),
+                         " argument(s), found " +
+                         std::to_string(args.back().empty() ? 0 : args.size()),
                      file_, name.loc);
         }
         for (auto& a : args) {
