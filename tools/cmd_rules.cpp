@@ -126,6 +126,13 @@ int runDerive(const Args& args) {
             std::fflush(stdout);
         }
     }
+    for (const auto& [file, rules] : files) {
+        for (const auto& r : rules) {
+            if (only.count(r.name) && !rules::isComposite(r) && seen.insert(r.name).second) {
+                std::printf("%s is not a composite rule: nothing to derive\n", r.name.c_str());
+            }
+        }
+    }
     std::printf("%zu of %zu composite rules derived\n", derived, composites);
     return derived == composites ? kExitOk : kExitUnsound;
 }

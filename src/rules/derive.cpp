@@ -145,6 +145,7 @@ void explainInto(const Setup& s, Derivation& d) {
 bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const egraph::Library& lib,
                   EGraph& g, const std::function<bool(const EGraph&)>& reached, Derivation& d) {
     size_t done = 0;
+    std::string idle; // steps that found nothing to rewrite
     for (const std::string& step : rule.composition) {
         auto it = std::find_if(catalogue.begin(), catalogue.end(),
                                [&](const Rule& r) { return r.name == step; });
@@ -153,7 +154,10 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
         runner.limits.iterations = 1;
         runner.goal = reached;
         try {
-            runner.run();
+            egraph::RunReport report = runner.run();
+            if (report.rules.at(0).applications == 0) {
+                idle += (idle.empty() ? "" : ", ") + step;
+            }
         } catch (const Error& e) {
             d.progress.push_back("step " + step + " failed: " + e.message());
             return false;
@@ -166,7 +170,8 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
     d.progress.push_back(fmt("composition in order: %zu of %zu steps applied, %s, %zu e-nodes",
                              done, rule.composition.size(),
                              reached(g) ? "reached the right-hand side" : "not reached",
-                             g.numNodes()));
+                             g.numNodes()) +
+                         (idle.empty() ? "" : "; steps that rewrote nothing: " + idle));
     return true;
 }
 
