@@ -1,6 +1,7 @@
 // The saturation loop.
 #include "egopt/egraph/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/info.h>
@@ -90,22 +91,48 @@ std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& repo
 
 const Applications::Instances& Applications::of(const std::string& rule) const {
     static const Instances kNone;
-    for (const auto& [name, instances] : rhs) {
-        if (name == rule) {
-            return instances;
+    for (const Entry& e : rhs) {
+        if (e.rule == rule) {
+            return e.instances;
         }
     }
     return kNone;
 }
 
-void Applications::add(const std::string& rule, std::vector<ENodeId> nodes) {
-    for (auto& [name, instances] : rhs) {
-        if (name == rule) {
-            instances.push_back(std::move(nodes));
+namespace {
+
+// A right-hand side that uses OpenCL patterns (Applications: a schedule).
+bool schedule(const Rule& rule) {
+    if (!rule.rhs) {
+        return false;
+    }
+    return std::any_of(rule.rhs->nodes.begin(), rule.rhs->nodes.end(), [](const PatNode& n) {
+        switch (n.kind == PatNode::Kind::Node ? n.op : lift::Op::Map) {
+        case lift::Op::MapGlb:
+        case lift::Op::MapWrg:
+        case lift::Op::MapLcl:
+        case lift::Op::MapSeq:
+        case lift::Op::ReduceSeq:
+        case lift::Op::ToGlobal:
+        case lift::Op::ToLocal:
+        case lift::Op::ToPrivate:
+            return true;
+        default:
+            return false;
+        }
+    });
+}
+
+} // namespace
+
+void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
+    for (Entry& e : rhs) {
+        if (e.rule == rule.name) {
+            e.instances.push_back(std::move(nodes));
             return;
         }
     }
-    rhs.push_back({rule, {std::move(nodes)}});
+    rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
 size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report) {
@@ -124,7 +151,7 @@ size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report
                 ++report.rules[r].applications;
             }
             if (!rhs.empty()) {
-                applications->add(rules_[r].name, std::move(rhs));
+                applications->add(rules_[r], std::move(rhs));
             }
         }
         report.rules[r].newNodes += g_.numNodeIds() - before;

@@ -101,9 +101,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     }
 }
 
-// The e-nodes of each application of a macro rule (a rule that states its composition, `by a;
-// b; ...`, ICFP'15's macro rules: the runner records their applications), one guide each for
-// exploration's guided draws, and the rule of each guide.
+// The e-nodes of each application of a macro rule whose right-hand side is a schedule (a rule
+// that states its composition, `by a; b; ...`, ICFP'15's macro rules: the runner records their
+// applications), one guide each for exploration's guided draws, and the rule of each guide.
 struct MacroGuides {
     std::vector<std::unordered_set<egraph::ENodeId>> nodes;
     std::vector<std::string> rule;
@@ -112,12 +112,15 @@ struct MacroGuides {
 MacroGuides macroGuides(const egraph::Applications& applications) {
     constexpr size_t kGuidesPerRule = 4;
     MacroGuides guides;
-    for (const auto& [rule, instances] : applications.rhs) {
+    for (const egraph::Applications::Entry& e : applications.rhs) {
+        if (!e.schedule) {
+            continue; // a high-level composition (register-block): no schedule to replay
+        }
         // The first applications: the program's own nests (later ones rewrite the forms other
         // rules made of them, and a macro such as macro-map-wrg-lcl applies thousands of times).
-        for (size_t i = 0; i < std::min(instances.size(), kGuidesPerRule); ++i) {
-            guides.nodes.emplace_back(instances[i].begin(), instances[i].end());
-            guides.rule.push_back(rule);
+        for (size_t i = 0; i < std::min(e.instances.size(), kGuidesPerRule); ++i) {
+            guides.nodes.emplace_back(e.instances[i].begin(), e.instances[i].end());
+            guides.rule.push_back(e.rule);
         }
     }
     return guides;

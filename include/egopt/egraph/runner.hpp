@@ -67,13 +67,20 @@ struct RunReport {
 
 // The applications of the rules that state a composition (`by a; b; ...`, a macro rule): the
 // e-nodes of each right-hand side the runner instantiated (added or already present), one list
-// per application in order, by rule, the rules in the order of their first application.
-// Extraction's guided draws replay a macro's schedule through them (ExploreOptions::guides).
+// per application in order, by rule, the rules in the order of their first application. A
+// composition whose right-hand side uses OpenCL patterns (thread maps, sequential maps and
+// reductions, address spaces) is a schedule: extraction's guided draws replay those
+// (ExploreOptions::guides).
 struct Applications {
     using Instances = std::vector<std::vector<ENodeId>>;
-    std::vector<std::pair<std::string, Instances>> rhs;
+    struct Entry {
+        std::string rule;
+        bool schedule = false;
+        Instances instances;
+    };
+    std::vector<Entry> rhs;
     const Instances& of(const std::string& rule) const; // empty: never applied
-    void add(const std::string& rule, std::vector<ENodeId> nodes);
+    void add(const Rule& rule, std::vector<ENodeId> nodes);
 };
 
 class Runner {
