@@ -25,8 +25,7 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 // time budget's share for saturation)
 // Records the applications of the macro rules (stated compositions) in `applications`.
 void saturatePhases(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                    Result& result, const Progress& progress,
-                    egraph::Applications& applications);
+                    Result& result, const Progress& progress, egraph::Applications& applications);
 
 struct Work;
 

@@ -21,7 +21,8 @@ class Parser {
 public:
     Parser(std::vector<Token> tokens, std::string file, const egraph::Library& lib,
            std::vector<std::string>& includeStack)
-        : t_(expandLets(std::move(tokens), file)), file_(std::move(file)), lib_(lib), stack_(includeStack) {}
+        : t_(expandLets(std::move(tokens), file)), file_(std::move(file)), lib_(lib),
+          stack_(includeStack) {}
 
     std::vector<egraph::Rule> parseFile();
 

@@ -127,7 +127,7 @@ struct Options {
     // fastest measurement so far: such a configuration will not win.
     double slowFactor = 4;
     uint64_t seed = 1;
-    bool explain = true;      // record the derivation of the chosen candidate
+    bool explain = true; // record the derivation of the chosen candidate
     // Saturate without composite rules (rules::isComposite): the primitive catalogue only.
     bool noMacros = false;
     std::string recordPath;   // append one costmodel::Record per measured configuration

@@ -19,7 +19,7 @@ namespace egopt::rules {
 
 struct DeriveOptions {
     uint64_t seed = 1;
-    size_t attempts = 250'000; // random instantiations tried to find an instance
+    size_t attempts = 250'000;  // random instantiations tried to find an instance
     double secondsPerStage = 5; // saturation limits of each stage
     size_t nodesPerStage = 60'000;
     size_t iterationsPerStage = 40;
