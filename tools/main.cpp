@@ -109,25 +109,33 @@ std::vector<Command> commands() {
          concat({unsectioned(egopt::cli::saturationOptionSpecs()), {kHelpOption}}), 2, 2,
          egopt::cli::runProve},
         {"rules",
-         "rules check: soundness of rule files by random testing",
+         "rules check|derive: soundness of rule files; derivations of composite rules",
          "rules check FILE... [--instances N] [--seed S] [--rule NAME] [--attempts N] "
-         "[--allow-unchecked] [--show-instances N]",
-         "Soundness of rules by random testing: random well-typed instances of each rule's "
-         "left-hand side, rewritten by the engine, interpreted before and after. Prints PASS, "
-         "FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed or "
-         "could not be checked.",
+         "[--allow-unchecked] [--show-instances N] | rules derive FILE... [--catalogue F,...] "
+         "[--rule NAME] [--seed S] [--time-limit S]",
+         "check: soundness of rules by random testing: random well-typed instances of each "
+         "rule's left-hand side, rewritten by the engine, interpreted before and after. Prints "
+         "PASS, FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed "
+         "or could not be checked. derive: every composite rule of the files (a stated "
+         "composition `by ...`, or more than 12 operators on a side) is proved from the "
+         "primitive catalogue (the non-composite rules of --catalogue, default every .rules file "
+         "beside the first FILE) on an instance; prints DERIVED with the rules in order, or NOT "
+         "DERIVED with how far the search got. Exit 1 unless all derive.",
          {{"instances", true,
            "instances that must agree per rule (default " + std::to_string(soundness.instances) +
                ")"},
           {"seed", true,
            "seed of the random instances and inputs (default " + std::to_string(soundness.seed) +
                ")"},
-          {"rule", true, "check only the rule of this name"},
+          {"rule", true, "check only the rule of this name (derive: names separated by commas)"},
           {"attempts", true,
            "random instantiations tried per rule at most (default " +
                std::to_string(soundness.attempts) + ")"},
           {"allow-unchecked", false, "do not fail for rules without enough instances"},
           {"show-instances", true, "print the first N checked instances of each rule"},
+          {"catalogue", true,
+           "derive: comma-separated rule files whose primitive rules may be used"},
+          {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
           kHelpOption},
          2,
          SIZE_MAX,

@@ -68,6 +68,10 @@ const std::vector<OptionSpec>& saturationOptionSpecs() {
          "saturation"},
         {"threads", true, "search threads; the e-graph is the same for any count (default 1)",
          "saturation"},
+        {"no-macros", false,
+         "leave out every composite rule (a stated composition `by ...` or more than 12 "
+         "operators on a side): the primitive catalogue only (docs/search.md)",
+         "saturation"},
     };
     return specs;
 }
@@ -86,6 +90,7 @@ pipeline::SaturationOptions saturationFrom(const Args& args) {
     o.limits.memoryBytes = optionalNumber<size_t>(args, "memory-limit", 1024.0 * 1024.0);
     o.limits.matchLimit = optionalNumber<size_t>(args, "match-limit");
     o.threads = std::max<size_t>(1, static_cast<size_t>(nonNegativeNumber(args, "threads", 1)));
+    o.noMacros = args.has("no-macros");
     return o;
 }
 

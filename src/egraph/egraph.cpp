@@ -35,18 +35,6 @@ uint32_t EGraph::ruleIndex(const std::string& name) {
     return it->second;
 }
 
-const std::vector<std::vector<ENodeId>>& EGraph::rhsNodes(uint32_t rule) const {
-    static const std::vector<std::vector<ENodeId>> kNone;
-    return rule < rhsNodes_.size() ? rhsNodes_[rule] : kNone;
-}
-
-void EGraph::noteRhsNodes(uint32_t rule, std::span<const ENodeId> nodes) {
-    if (rhsNodes_.size() <= rule) {
-        rhsNodes_.resize(rule + 1);
-    }
-    rhsNodes_[rule].emplace_back(nodes.begin(), nodes.end());
-}
-
 EClassId EGraph::find(EClassId c) {
     EClassId root = c;
     while (parent_[root] != root) {

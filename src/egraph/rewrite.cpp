@@ -139,10 +139,11 @@ std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib
     return buildRhs(g, rule, lib, m, s);
 }
 
-bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
+                std::vector<ENodeId>* rhsNodes) {
     Subst s = m.subst;
     std::vector<ENodeId> nodes;
-    g.recordNodes(&nodes);
+    g.recordNodes(rhsNodes ? &nodes : nullptr);
     std::optional<EClassId> rhs;
     try {
         rhs = buildRhs(g, rule, lib, m, s);
@@ -154,7 +155,9 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m)
     if (!rhs) {
         return false;
     }
-    g.noteRhsNodes(g.ruleIndex(rule.name), nodes);
+    if (rhsNodes) {
+        *rhsNodes = std::move(nodes);
+    }
     EClassId lhs = g.find(m.eclass);
     if (g.explanations) { // the exact left-hand term, so the derivation can show it
         try {

@@ -1,6 +1,7 @@
 // The saturation loop.
 #include "egopt/egraph/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/info.h>
@@ -88,6 +89,52 @@ std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& repo
     return out;
 }
 
+const Applications::Instances& Applications::of(const std::string& rule) const {
+    static const Instances kNone;
+    for (const Entry& e : rhs) {
+        if (e.rule == rule) {
+            return e.instances;
+        }
+    }
+    return kNone;
+}
+
+namespace {
+
+// A right-hand side that uses OpenCL patterns (Applications: a schedule).
+bool schedule(const Rule& rule) {
+    if (!rule.rhs) {
+        return false;
+    }
+    return std::any_of(rule.rhs->nodes.begin(), rule.rhs->nodes.end(), [](const PatNode& n) {
+        switch (n.kind == PatNode::Kind::Node ? n.op : lift::Op::Map) {
+        case lift::Op::MapGlb:
+        case lift::Op::MapWrg:
+        case lift::Op::MapLcl:
+        case lift::Op::MapSeq:
+        case lift::Op::ReduceSeq:
+        case lift::Op::ToGlobal:
+        case lift::Op::ToLocal:
+        case lift::Op::ToPrivate:
+            return true;
+        default:
+            return false;
+        }
+    });
+}
+
+} // namespace
+
+void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
+    for (Entry& e : rhs) {
+        if (e.rule == rule.name) {
+            e.instances.push_back(std::move(nodes));
+            return;
+        }
+    }
+    rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
+}
+
 size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report) {
     size_t applied = 0;
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -97,9 +144,14 @@ size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report
             if (g_.numNodes() > limits.nodes) {
                 break; // counted, hence deterministic
             }
-            if (applyMatch(g_, rules_[r], lib_, m)) {
+            bool record = applications && !rules_[r].composition.empty();
+            std::vector<ENodeId> rhs;
+            if (applyMatch(g_, rules_[r], lib_, m, record ? &rhs : nullptr)) {
                 ++applied;
                 ++report.rules[r].applications;
+            }
+            if (!rhs.empty()) {
+                applications->add(rules_[r], std::move(rhs));
             }
         }
         report.rules[r].newNodes += g_.numNodeIds() - before;

@@ -101,27 +101,26 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     }
 }
 
-// The e-nodes of each application of a macro rule (rules named `macro-...`, ICFP'15's macro
-// rules: one rule for a named sequence of steps), one guide each for exploration's guided draws,
-// and the rule of each guide.
+// The e-nodes of each application of a macro rule whose right-hand side is a schedule (a rule
+// that states its composition, `by a; b; ...`, ICFP'15's macro rules: the runner records their
+// applications), one guide each for exploration's guided draws, and the rule of each guide.
 struct MacroGuides {
     std::vector<std::unordered_set<egraph::ENodeId>> nodes;
     std::vector<std::string> rule;
 };
 
-MacroGuides macroGuides(const egraph::EGraph& g) {
+MacroGuides macroGuides(const egraph::Applications& applications) {
     constexpr size_t kGuidesPerRule = 4;
     MacroGuides guides;
-    for (uint32_t r = 0; r < g.ruleNames().size(); ++r) {
-        if (!g.ruleNames()[r].starts_with("macro-")) {
-            continue;
+    for (const egraph::Applications::Entry& e : applications.rhs) {
+        if (!e.schedule) {
+            continue; // a high-level composition (register-block): no schedule to replay
         }
         // The first applications: the program's own nests (later ones rewrite the forms other
         // rules made of them, and a macro such as macro-map-wrg-lcl applies thousands of times).
-        const auto& instances = g.rhsNodes(r);
-        for (size_t i = 0; i < std::min(instances.size(), kGuidesPerRule); ++i) {
-            guides.nodes.emplace_back(instances[i].begin(), instances[i].end());
-            guides.rule.push_back(g.ruleNames()[r]);
+        for (size_t i = 0; i < std::min(e.instances.size(), kGuidesPerRule); ++i) {
+            guides.nodes.emplace_back(e.instances[i].begin(), e.instances[i].end());
+            guides.rule.push_back(e.rule);
         }
     }
     return guides;
@@ -138,7 +137,8 @@ bool targetsGpu(const Work& w) {
 }
 
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
-                                             Work& w, Result& result) {
+                                             const egraph::Applications& applications, Work& w,
+                                             Result& result) {
     auto inExtract = w.clock.enter(Stage::Extract);
     double started = w.elapsed();
     extract::ExtractOptions eo;
@@ -149,7 +149,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egra
     eo.explore.draws =
         w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;
-    MacroGuides guides = macroGuides(g);
+    MacroGuides guides = macroGuides(applications);
     eo.explore.guides = guides.nodes;
     eo.refineRounds =
         eo.explore.draws > 0 ? w.options.search.refineRounds : 0; // part of exploration

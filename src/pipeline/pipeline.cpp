@@ -150,7 +150,7 @@ std::string confirmSummary(const Result& r) {
 } // namespace
 
 void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                   Result& result, const Progress& progress) {
+                   Result& result, const Progress& progress, egraph::Applications& applications) {
     SaturationHooks hooks;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
         progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, %.2f s",
@@ -159,6 +159,7 @@ void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double s
     };
     hooks.stop = options.stop;
     hooks.secondsLeft = secondsLeft;
+    hooks.applications = &applications;
     for (PhaseResult& pr : saturate(g, options.saturation, gpu, hooks)) {
         progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s", pr.name.c_str(),
                      std::string(egraph::stopReasonName(pr.run.stop)).c_str(), pr.nodes, pr.classes,
@@ -219,6 +220,7 @@ Result run(const Options& options) {
     egraph::EGraph g;
     g.explanations = options.explain;
     egraph::Inserted ins = egraph::insertProgram(g, program);
+    egraph::Applications applications; // the macro rules' right-hand sides, for guided draws
     assumeAll(g, w.assumed);
     if (!w.assumed.empty()) {
         std::string shown;
@@ -232,7 +234,7 @@ Result run(const Options& options) {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
         saturateStage(g, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
-                      progress);
+                      progress, applications);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,
@@ -240,7 +242,7 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = extractStage(g, ins, w, result);
+        w.candidates = extractStage(g, ins, applications, w, result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);

@@ -46,6 +46,7 @@ json phaseJson(const PhaseResult& p) {
     }
     return {{"name", p.name},
             {"rule_files", p.ruleFiles},
+            {"rules_loaded", p.rules},
             {"stop", std::string(egraph::stopReasonName(p.run.stop))},
             {"iterations", p.run.iterations.size()},
             {"nodes", p.nodes},

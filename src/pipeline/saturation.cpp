@@ -2,6 +2,7 @@
 #include "egopt/pipeline/saturation.hpp"
 
 #include "egopt/pipeline/pipeline.hpp"
+#include "egopt/rules/composite.hpp"
 #include "egopt/rules/loader.hpp"
 
 #include <algorithm>
@@ -86,14 +87,21 @@ std::vector<PhaseResult> saturate(egraph::EGraph& g, const SaturationOptions& op
                 std::min(phase.limits.seconds, std::max(0.0, *budget) / remaining);
         }
         std::vector<egraph::Rule> rules = loadAll(phase.ruleFiles, lib);
+        if (options.noMacros) {
+            rules = rules::primitiveRules(rules);
+        }
         egraph::Runner runner(g, rules, lib);
+        runner.applications = hooks.applications;
         runner.limits = phase.limits;
         runner.threads = std::max<size_t>(1, options.threads);
         runner.scheduler.matchLimit =
             options.limits.matchLimit.value_or(runner.scheduler.matchLimit);
         runner.goal = hooks.goal;
         auto start = std::chrono::steady_clock::now();
-        PhaseResult pr{phase.name, phase.ruleFiles, {}, 0, 0, 0};
+        PhaseResult pr{phase.name, phase.ruleFiles, {}, {}, 0, 0, 0};
+        for (const egraph::Rule& r : rules) {
+            pr.rules.push_back(r.name);
+        }
         pr.run = runner.run([&](const egraph::IterationReport& it) {
             if (hooks.iteration) {
                 hooks.iteration(phase, it);

@@ -4,6 +4,7 @@
 #include "bench.hpp"
 #include "egopt/costmodel/costmodel.hpp"
 #include "egopt/egraph/convert.hpp"
+#include "egopt/egraph/runner.hpp"
 #include "egopt/pipeline/budget.hpp"
 #include "egopt/pipeline/pipeline.hpp"
 #include "egopt/pipeline/tuner.hpp"
@@ -22,16 +23,19 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 
 // pipeline.cpp: saturation.hpp's saturate() with progress lines (gpu: the target is a GPU, see
 // targetsGpu; the phases share `secondsLeft`, the time budget's share for saturation)
+// Records the applications of composite rules (stated compositions) in `applications`.
 void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                    Result& result, const Progress& progress);
+                   Result& result, const Progress& progress, egraph::Applications& applications);
 
 struct Work;
 
 // extract_stage.cpp: extraction, exploration and the candidates they give. targetsGpu: whether
 // to optimise for a GPU (--search.target gpu, or auto on a device whose type says GPU).
 bool targetsGpu(const Work& w);
+// The macro rules' applications are the guides of exploration's guided draws.
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
-                                             Work& w, Result& result);
+                                             const egraph::Applications& applications, Work& w,
+                                             Result& result);
 
 // A validation against the interpreter at small sizes (confirm.cpp).
 struct Validation {

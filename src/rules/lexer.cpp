@@ -102,7 +102,7 @@ private:
                     return t;
                 }
             }
-            if (std::string("?#@(),$:=*+-").find(c) == std::string::npos) {
+            if (std::string("?#@(),$:=*+-;").find(c) == std::string::npos) {
                 badInput(std::string("unexpected character '") + c + "'", file_, t.loc);
             }
             t.text = std::string(1, c);

@@ -174,6 +174,9 @@ void Parser::parseRule(std::vector<Rule>& out) {
             boundSizes_.insert(var);
         } while (is(","));
     }
+    if (isIdent("by")) {
+        parseComposition(r);
+    }
     if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include")) {
         // E.g. a ')' too many ended the right-hand side early.
         failHere("expected 'rule' or 'include', found '" + peek().text + "'");
@@ -201,6 +204,19 @@ void Parser::parseRule(std::vector<Rule>& out) {
     } else {
         out.push_back(std::move(r));
     }
+}
+
+// `by a; b; c`: the catalogue rules the rule composes, in order (names are checked when the
+// composition is derived, `egopt rules derive`: the catalogue is the set of files given there).
+void Parser::parseComposition(Rule& r) {
+    do {
+        take();
+        const Token& step = take();
+        if (step.kind != Token::Kind::Ident) {
+            fail("expected a rule name in 'by', found '" + step.text + "'", step.loc);
+        }
+        r.composition.push_back(step.text);
+    } while (is(";"));
 }
 
 egraph::Call Parser::parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
@@ -302,6 +318,9 @@ void Parser::checkRule(const Rule& r, bool bidirectional, const std::string& sho
                      " must occur on both sides of '<=>'",
                  r.loc);
         }
+    }
+    if (bidirectional && !r.composition.empty()) {
+        fail("rule " + shown + ": a composition ('by') has one direction: write '=>'", r.loc);
     }
     if (bidirectional && (r.applier || !r.generators.empty() || !r.computed.empty())) {
         fail("rule " + shown + ": '<=>' rules cannot use appliers or generators", r.loc);

@@ -12,11 +12,17 @@
 
 namespace egopt::rules::detail {
 
+// Named sub-patterns (lets.cpp): `let` definitions removed, their uses replaced by their bodies.
+std::vector<Token> expandLets(std::vector<Token> tokens, const std::string& file);
+// Whether a name is a Lift pattern name of rule syntax (Map, toGlobal, ...).
+bool isPatternName(const std::string& name);
+
 class Parser {
 public:
     Parser(std::vector<Token> tokens, std::string file, const egraph::Library& lib,
            std::vector<std::string>& includeStack)
-        : t_(std::move(tokens)), file_(std::move(file)), lib_(lib), stack_(includeStack) {}
+        : t_(expandLets(std::move(tokens), file)), file_(std::move(file)), lib_(lib),
+          stack_(includeStack) {}
 
     std::vector<egraph::Rule> parseFile();
 
@@ -35,6 +41,7 @@ private:
     // --- rules (parser.cpp)
     void parseRule(std::vector<egraph::Rule>& out);
     void parseInclude(std::vector<egraph::Rule>& out);
+    void parseComposition(egraph::Rule& r);
     egraph::Call parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
                            const char* what);
     egraph::CallArg parseArg(char kind);

@@ -53,6 +53,10 @@ const OpSyntax* findOp(const std::string& name) {
 
 } // namespace
 
+bool isPatternName(const std::string& name) {
+    return findOp(name) != nullptr;
+}
+
 egraph::Pattern Parser::parsePattern(bool lhs) {
     egraph::Pattern p;
     pat_ = &p;

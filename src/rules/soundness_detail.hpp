@@ -78,6 +78,7 @@ struct Instance {
     lift::Program program;
     std::string sizes; // values of the #-variables: "#n=2, #m=3"
     bool wrapped = false;
+    int64_t n = 0, m = 0; // the instance's outer and inner array lengths
 };
 std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng);
 // The divisors in a rule's divisibility conditions beyond the lengths instances usually get

@@ -243,6 +243,8 @@ std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng) {
     }
     out.program = std::move(b.p);
     out.sizes = lhs.shownSizes();
+    out.n = b.n;
+    out.m = b.m;
     return out;
 }
 

@@ -85,24 +85,31 @@ TEST_CASE("notFree holds when the smallest member does not use the variable", "[
     CHECK_FALSE(lib.conditions.at("notFree").second(g, args));
 }
 
-// applyMatch records the e-nodes of each right-hand side it instantiates (guided draws).
+// The runner records the e-nodes of each right-hand side a macro rule (a stated composition)
+// instantiates (guided draws), and only those.
 TEST_CASE("rule applications record their right-hand sides' e-nodes", "[egraph]") {
     lift::Program p = lift::parseFile(test::example("scal.lift"));
     EGraph g;
     Inserted ins = insertProgram(g, p);
     Library lib = Library::standard();
     std::vector<Rule> rules =
-        rules::parseRules("rule to-glb: Map(?f) $ ?x => MapGlb(0, ?f) $ ?x\n", "t.rules", lib);
+        rules::parseRules("rule to-glb: Map(?f) $ ?x => MapGlb(0, ?f) $ ?x by lower-glb0\n"
+                          "rule to-seq: Map(?f) $ ?x => MapSeq(?f) $ ?x\n",
+                          "t.rules", lib);
     Runner runner(g, rules, lib);
+    Applications applications;
+    runner.applications = &applications;
     runner.limits.iterations = 2;
-    runner.run();
-    const auto& instances = g.rhsNodes(g.ruleIndex("to-glb"));
+    RunReport report = runner.run();
+    REQUIRE(report.rules.at(1).applications > 0);
+    CHECK(applications.of("to-seq").empty()); // no stated composition: not recorded
+    const auto& instances = applications.of("to-glb");
     REQUIRE(!instances.empty());
     bool hasMapGlb = false;
     for (ENodeId n : instances.front()) {
         hasMapGlb = hasMapGlb || g.node(n).op == lift::Op::MapGlb;
     }
     CHECK(hasMapGlb);
-    CHECK(g.rhsNodes(g.ruleIndex("never-applied")).empty());
+    CHECK(applications.of("never-applied").empty());
     (void)ins;
 }

@@ -37,9 +37,11 @@ void replay(Replay& r, const std::string& file, const std::string& macro,
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
     egraph::Runner runner(r.gr.g, rules, lib);
+    egraph::Applications applications;
+    runner.applications = &applications;
     runner.limits.iterations = 3;
     runner.run();
-    const auto& instances = r.gr.g.rhsNodes(r.gr.g.ruleIndex(macro));
+    const auto& instances = applications.of(macro);
     REQUIRE(!instances.empty());
     r.guideSize = instances.front().size();
 

@@ -335,9 +335,11 @@ TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]"
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
     egraph::Runner runner(gr.g, rules, lib);
+    egraph::Applications applications;
+    runner.applications = &applications;
     runner.limits.iterations = 4;
     runner.run();
-    const auto& instances = gr.g.rhsNodes(gr.g.ruleIndex("macro-register-block-w4x4"));
+    const auto& instances = applications.of("macro-register-block-w4x4");
     REQUIRE(!instances.empty());
 
     arith::Bindings sizes{{"M", 64}, {"N", 64}, {"K", 16}};

@@ -109,14 +109,8 @@ public:
     void rebuild();
     uint32_t ruleIndex(const std::string& name); // interns a rule name for justifications
     const std::vector<std::string>& ruleNames() const { return ruleNames_; }
-    // The e-nodes of each right-hand side a rule instantiated (added or already present), one
-    // list per application, by rule index (ruleIndex): applyMatch records them, extraction's
-    // guided draws replay a macro rule's schedule through them. Empty for rules that never
-    // applied.
-    const std::vector<std::vector<ENodeId>>& rhsNodes(uint32_t rule) const;
     // While recording, add() appends the node id of every node it adds or finds to `into`.
     void recordNodes(std::vector<ENodeId>* into) { recording_ = into; }
-    void noteRhsNodes(uint32_t rule, std::span<const ENodeId> nodes);
 
     // --- queries
     EClassId find(EClassId c);
@@ -202,7 +196,6 @@ private:
     std::vector<EClassId> dirty_; // classes whose member list rebuild must re-canonicalize
     std::vector<std::vector<ProofEdge>> proof_;
     std::vector<std::string> ruleNames_;
-    std::vector<std::vector<std::vector<ENodeId>>> rhsNodes_; // by rule index, per application
     std::vector<ENodeId>* recording_ = nullptr;
     std::unordered_map<std::string, uint32_t> ruleIndex_;
     std::unordered_map<std::string, arith::Size> tuning_;

@@ -74,6 +74,9 @@ struct Rule {
     // "?v = @applier(...)": classes the right-hand side uses that the left does not bind,
     // computed in C++ after the generators (in order; a declining applier: no rewrite).
     std::vector<std::pair<uint32_t, Call>> computed;
+    // `by a; b; ...`: the rule is a composition of these catalogue rules, in this order (a
+    // macro rule, ICFP'15 §6.1). rules::isComposite and `egopt rules derive` read it.
+    std::vector<std::string> composition;
 };
 
 struct Match {
@@ -90,8 +93,10 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
                    std::span<const EClassId> classes, std::vector<Match>& out);
 
 // Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
-// naming the rule and showing both terms and their types.
-bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m);
+// naming the rule and showing both terms and their types. When `rhsNodes` is given, it receives
+// the e-nodes of the right-hand side (added or already present) whenever it was built.
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
+                std::vector<ENodeId>* rhsNodes = nullptr);
 
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to

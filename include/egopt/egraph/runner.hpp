@@ -65,6 +65,24 @@ struct RunReport {
     std::vector<RuleStats> rules;
 };
 
+// The applications of the rules that state a composition (`by a; b; ...`, a macro rule): the
+// e-nodes of each right-hand side the runner instantiated (added or already present), one list
+// per application in order, by rule, the rules in the order of their first application. A
+// composition whose right-hand side uses OpenCL patterns (thread maps, sequential maps and
+// reductions, address spaces) is a schedule: extraction's guided draws replay those
+// (ExploreOptions::guides).
+struct Applications {
+    using Instances = std::vector<std::vector<ENodeId>>;
+    struct Entry {
+        std::string rule;
+        bool schedule = false;
+        Instances instances;
+    };
+    std::vector<Entry> rhs;
+    const Instances& of(const std::string& rule) const; // empty: never applied
+    void add(const Rule& rule, std::vector<ENodeId> nodes);
+};
+
 class Runner {
 public:
     Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib);
@@ -74,6 +92,8 @@ public:
     // Checked before the first iteration and after every rebuild (the e-graph is clean then);
     // when it returns true the run stops with StopReason::GoalReached. Empty: no goal.
     std::function<bool(const EGraph&)> goal;
+    // When set, the applications of rules with a stated composition are recorded here.
+    Applications* applications = nullptr;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:

@@ -42,9 +42,9 @@ struct ExploreOptions {
     // none of the set's can stand there; each draw keeps the replay that takes the most of them,
     // Candidate::guideHits), and elsewhere head for the states that lead to one (taking listed
     // terms where none does). The pipeline passes the e-nodes each macro rule added
-    // (EGraph::rhsNodes): a macro's right-hand side is a whole schedule (mm's register blocking)
-    // that the per-e-node cost misranks and a uniform draw rarely assembles. Guided draws come
-    // first among the drawn terms; they need draws > 0.
+    // (egraph::Applications, recorded by the runner): a macro's right-hand side is a whole schedule
+    // (mm's register blocking) that the per-e-node cost misranks and a uniform draw rarely
+    // assembles. Guided draws come first among the drawn terms; they need draws > 0.
     std::vector<std::unordered_set<egraph::ENodeId>> guides;
     size_t guidedDraws = 4;
 };

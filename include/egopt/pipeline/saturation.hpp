@@ -47,6 +47,9 @@ struct SaturationOptions {
     std::vector<Phase> phases; // empty: defaultPhases(gpu)
     LimitOverrides limits;
     size_t threads = 1; // search threads (the e-graph is the same for any count)
+    // Every phase without its composite rules (rules::isComposite, `--no-macros`): the
+    // primitive catalogue only (docs/search.md).
+    bool noMacros = false;
 };
 
 // The phases to run: the given ones or the defaults, with the overrides applied (all but the
@@ -56,6 +59,7 @@ std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu);
 struct PhaseResult {
     std::string name;
     std::vector<std::string> ruleFiles;
+    std::vector<std::string> rules; // the rules loaded (without composites under --no-macros)
     egraph::RunReport run;
     size_t nodes = 0, classes = 0;
     double seconds = 0;
@@ -67,6 +71,9 @@ struct SaturationHooks {
     // Checked after every iteration: true ends the phase (StopReason::GoalReached) and the run.
     std::function<bool(const egraph::EGraph&)> goal;
     const StopToken* stop = nullptr;   // checked between phases
+    // Where the runner records the applications of composite rules (egraph::Runner::
+    // applications), for exploration's guided draws; null: not recorded.
+    egraph::Applications* applications = nullptr;
     std::optional<double> secondsLeft; // a time budget for all phases
 };
 

@@ -1,0 +1,269 @@
+// Derivations of composite rules from the primitive catalogue (derive.hpp).
+#include "egopt/rules/derive.hpp"
+
+#include "egopt/egraph/convert.hpp"
+#include "egopt/egraph/explain.hpp"
+#include "egopt/egraph/runner.hpp"
+#include "soundness_detail.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+namespace egopt::rules {
+
+namespace {
+
+using egraph::EClassId;
+using egraph::EGraph;
+using egraph::ENodeId;
+using egraph::Rule;
+
+// An instance of the rule in a fresh e-graph: the node of its left-hand side and of the right-
+// hand side the rule builds for it (not merged), both as inserted, so explanations start there.
+struct Setup {
+    EGraph g;
+    ENodeId lhs = 0;
+    ENodeId rhs = 0;
+    std::string shown;
+    std::vector<std::string> names; // the instance's parameters, for showing terms
+};
+
+std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* format, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return buf;
+}
+
+uint64_t ruleSeed(uint64_t seed, const std::string& name) {
+    uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
+    for (char c : name) {
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    }
+    return h;
+}
+
+// The e-node of the function a wrapped instance (`LHS $ (p0, ...)`) applies.
+ENodeId appliedFunction(const EGraph& g, ENodeId apply) {
+    const egraph::ENode& n = g.originalNode(apply);
+    if (n.op != lift::Op::Apply) {
+        throw Error(ErrorKind::Internal, "derive: the wrapped instance is not an application");
+    }
+    return n.children.at(0);
+}
+
+// Tries one random instance; false when it is ill-typed or the rule does not apply to it.
+bool trySetup(const Rule& rule, const egraph::Library& lib, detail::Instance& inst, Setup& s) {
+    s.g.explanations = true;
+    egraph::Inserted ins;
+    try {
+        ins = egraph::insertProgram(s.g, inst.program);
+    } catch (const Error&) {
+        return false;
+    }
+    s.lhs = inst.wrapped ? appliedFunction(s.g, ins.root) : ins.root;
+    std::vector<egraph::Match> matches;
+    egraph::searchClass(s.g, rule, lib, s.g.find(s.lhs), matches);
+    for (const egraph::Match& m : matches) {
+        std::vector<ENodeId> nodes;
+        s.g.recordNodes(&nodes);
+        std::optional<EClassId> rhs;
+        try {
+            rhs = egraph::applyRhs(s.g, rule, lib, m);
+        } catch (const Error&) {
+            rhs.reset();
+        }
+        s.g.recordNodes(nullptr);
+        if (rhs && !nodes.empty()) {
+            // Terms are added children first: the last node is the right-hand side's root
+            // (or, when the whole term existed already, its class's node).
+            s.rhs = s.g.findConst(nodes.back()) == s.g.findConst(*rhs) ? nodes.back() : *rhs;
+            s.shown = inst.program.show(inst.program.root);
+            s.names = ins.signature.names;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool hasRule(const std::vector<Rule>& rules, const std::string& name) {
+    return std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.name == name; });
+}
+
+// The stages' rule sets: the stated composition (each step and its reverse), then with every
+// catalogue rule that creates no tuning variable, then the whole catalogue.
+std::vector<std::vector<Rule>> stages(const Rule& rule, const std::vector<Rule>& catalogue) {
+    std::set<std::string> named;
+    for (const std::string& step : rule.composition) {
+        named.insert(step);
+        named.insert(step + "-rev");
+        if (step.ends_with("-rev")) {
+            named.insert(step.substr(0, step.size() - 4));
+        }
+    }
+    std::vector<Rule> composition, closed;
+    for (const Rule& r : catalogue) {
+        if (named.count(r.name)) {
+            composition.push_back(r);
+            closed.push_back(r);
+        } else if (r.generators.empty()) {
+            closed.push_back(r);
+        }
+    }
+    std::vector<std::vector<Rule>> out;
+    if (!composition.empty()) {
+        out.push_back(std::move(composition));
+    }
+    out.push_back(std::move(closed));
+    out.push_back(catalogue);
+    return out;
+}
+
+const char* stageName(size_t stage, size_t stages) {
+    if (stage + 1 == stages) {
+        return "catalogue";
+    }
+    return stage + 2 == stages ? "without generators" : "composition";
+}
+
+void explainInto(const Setup& s, Derivation& d) {
+    egraph::Explanation ex = egraph::explain(s.g, s.lhs, s.rhs, s.names);
+    for (const auto& step : ex.steps) {
+        d.steps.push_back({step.rule, step.forward});
+    }
+    d.derived = true;
+}
+
+// The stated composition in order: each step's rule alone, all its matches once (a step may
+// apply where the previous ones left a new term). False when a rule fails (d says why).
+bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const egraph::Library& lib,
+                  EGraph& g, const std::function<bool(const EGraph&)>& reached, Derivation& d) {
+    size_t done = 0;
+    std::string idle; // steps that found nothing to rewrite
+    for (const std::string& step : rule.composition) {
+        auto it = std::find_if(catalogue.begin(), catalogue.end(),
+                               [&](const Rule& r) { return r.name == step; });
+        std::vector<Rule> one{*it};
+        egraph::Runner runner(g, one, lib);
+        runner.limits.iterations = 1;
+        runner.goal = reached;
+        try {
+            egraph::RunReport report = runner.run();
+            if (report.rules.at(0).applications == 0) {
+                idle += (idle.empty() ? "" : ", ") + step;
+            }
+        } catch (const Error& e) {
+            d.progress.push_back("step " + step + " failed: " + e.message());
+            return false;
+        }
+        ++done;
+        if (reached(g)) {
+            break;
+        }
+    }
+    d.progress.push_back(fmt("composition in order: %zu of %zu steps applied, %s, %zu e-nodes",
+                             done, rule.composition.size(),
+                             reached(g) ? "reached the right-hand side" : "not reached",
+                             g.numNodes()) +
+                         (idle.empty() ? "" : "; steps that rewrote nothing: " + idle));
+    return true;
+}
+
+} // namespace
+
+Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
+                      const egraph::Library& lib, const DeriveOptions& options) {
+    Derivation d;
+    d.rule = rule.name;
+    d.where = rule.file + ":" + std::to_string(rule.loc.line) + ":" + std::to_string(rule.loc.col);
+    for (const std::string& step : rule.composition) {
+        if (!hasRule(catalogue, step)) {
+            d.progress.push_back("its composition names '" + step +
+                                 "', which is not a primitive rule of the catalogue");
+            return d;
+        }
+    }
+    detail::Rng rng(ruleSeed(options.seed, rule.name));
+    std::optional<Setup> setup;
+    for (size_t a = 0; a < options.attempts && !setup; ++a) {
+        std::optional<detail::Instance> inst = detail::randomInstance(rule, rng);
+        // Lengths of 1 or 2 make degenerate instances (a one-element reduction is its element),
+        // where rules apply that have nothing to do with the composition.
+        if (!inst || inst->n < 4 || inst->m < 2) {
+            continue;
+        }
+        setup.emplace();
+        if (!trySetup(rule, lib, *inst, *setup)) {
+            setup.reset();
+        }
+    }
+    if (!setup) {
+        d.progress.push_back("no instance of the left-hand side to which the rule applies in " +
+                             std::to_string(options.attempts) + " attempts");
+        return d;
+    }
+    EGraph& g = setup->g;
+    d.instance = setup->shown;
+    ENodeId lhs = setup->lhs, rhs = setup->rhs;
+    auto reached = [lhs, rhs](const EGraph& eg) { return eg.findConst(lhs) == eg.findConst(rhs); };
+    if (!rule.composition.empty() && !applyInOrder(rule, catalogue, lib, g, reached, d)) {
+        return d;
+    }
+    if (reached(g)) {
+        explainInto(*setup, d);
+        return d;
+    }
+    std::vector<std::vector<Rule>> sets = stages(rule, catalogue);
+    for (size_t s = 0; s < sets.size(); ++s) {
+        egraph::Runner runner(g, sets[s], lib);
+        runner.limits.seconds = options.secondsPerStage;
+        runner.limits.nodes = options.nodesPerStage;
+        runner.limits.iterations = options.iterationsPerStage;
+        runner.goal = reached;
+        egraph::RunReport report;
+        try {
+            report = runner.run();
+        } catch (const Error& e) {
+            d.progress.push_back(std::string("stage ") + stageName(s, sets.size()) +
+                                 ": a rule failed: " + e.message());
+            return d;
+        }
+        d.progress.push_back(fmt("stage %s (%zu rules): %s after %zu iterations, %zu e-nodes",
+                                 stageName(s, sets.size()), sets[s].size(),
+                                 std::string(egraph::stopReasonName(report.stop)).c_str(),
+                                 report.iterations.size(), g.numNodes()));
+        if (reached(g)) {
+            explainInto(*setup, d);
+            return d;
+        }
+    }
+    return d;
+}
+
+std::string formatDerivation(const Derivation& d) {
+    std::string out = (d.derived ? "DERIVED " : "NOT DERIVED ") + d.rule + " (" + d.where + ")";
+    if (d.derived) {
+        out += fmt(": %zu steps\n", d.steps.size());
+        for (size_t i = 0; i < d.steps.size(); ++i) {
+            out += fmt("  %zu. %s%s\n", i + 1, d.steps[i].rule.c_str(),
+                       d.steps[i].forward ? "" : " (right to left)");
+        }
+        return out;
+    }
+    out += "\n";
+    if (!d.instance.empty()) {
+        out += "  instance: " + d.instance + "\n";
+    }
+    for (const std::string& p : d.progress) {
+        out += "  " + p + "\n";
+    }
+    return out;
+}
+
+} // namespace egopt::rules

@@ -1,0 +1,60 @@
+// --no-macros (docs/search.md): the saturation phases load the primitive catalogue only, and the
+// report lists the rules each phase loaded.
+#include "egopt/pipeline/report.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace egopt;
+using namespace egopt::pipeline;
+
+namespace {
+
+// The phases' loaded rules of asum for a GPU target, with a time budget spent in saturation
+// (no device run).
+std::vector<PhaseResult> phasesOf(bool noMacros, std::string& reportText) {
+    Options o;
+    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
+    o.sizes = {{"N", 1024}};
+    o.saturation.phases = defaultPhases(true);
+    for (auto& p : o.saturation.phases) {
+        p.limits.iterations = 1;
+    }
+    o.search.target = ExtractTarget::Gpu;
+    o.search.candidates = 1;
+    o.timeBudget = 1e-3;
+    o.saturation.noMacros = noMacros;
+    Result r = run(o);
+    reportText = reportJson(r);
+    return r.phases;
+}
+
+bool loads(const std::vector<PhaseResult>& phases, const std::string& rule) {
+    return std::any_of(phases.begin(), phases.end(), [&](const PhaseResult& p) {
+        return std::find(p.rules.begin(), p.rules.end(), rule) != p.rules.end();
+    });
+}
+
+} // namespace
+
+TEST_CASE("without macros, saturation uses the primitive rules and reports the rules loaded",
+          "[pipeline]") {
+    std::string withReport, withoutReport;
+    std::vector<PhaseResult> with = phasesOf(false, withReport);
+    std::vector<PhaseResult> without = phasesOf(true, withoutReport);
+    REQUIRE(with.size() == 2);
+    REQUIRE(without.size() == 2);
+    for (const char* macro : {"macro-reduce-gpu-w4", "macro-reduce-wrg-w4", "register-block"}) {
+        INFO(macro);
+        CHECK(loads(with, macro));
+        CHECK_FALSE(loads(without, macro));
+    }
+    for (const char* primitive : {"reduce-split", "lower-wrg0", "vectorize-reduce-w4"}) {
+        INFO(primitive);
+        CHECK(loads(without, primitive));
+    }
+    CHECK(without[1].rules.size() + 11 == with[1].rules.size());
+    nlohmann::json j = nlohmann::json::parse(withoutReport);
+    CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
+}

@@ -1,0 +1,222 @@
+// Compositions in the rule language (docs/rules.md, "Compositions"): `by` clauses, composite
+// rules, named sub-patterns (let), rule families, and derivations of composite rules from the
+// primitive catalogue (`egopt rules derive`).
+#include "../egraph/cli_helper.hpp"
+#include "egopt/rules/composite.hpp"
+#include "egopt/rules/derive.hpp"
+#include "egopt/rules/loader.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace egopt;
+
+namespace {
+
+std::vector<egraph::Rule> parse(const std::string& text) {
+    return rules::parseRules(text, "t.rules", egraph::Library::standard());
+}
+
+std::string errorOf(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
+               e.message();
+    }
+    return "no error";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+std::string source(const std::string& path) {
+    return std::string(EGOPT_SOURCE_DIR) + "/" + path;
+}
+
+// The same rules (structure, not source locations).
+bool samePattern(const egraph::Pattern& a, const egraph::Pattern& b) {
+    if (a.nodes.size() != b.nodes.size() || a.root != b.root) {
+        return false;
+    }
+    for (size_t i = 0; i < a.nodes.size(); ++i) {
+        const egraph::PatNode& x = a.nodes[i];
+        const egraph::PatNode& y = b.nodes[i];
+        if (x.kind != y.kind || x.op != y.op || x.ival != y.ival || x.children != y.children ||
+            x.slot != y.slot || x.depth != y.depth || !(x.sizes == y.sizes)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void checkSameRules(const std::vector<egraph::Rule>& a, const std::vector<egraph::Rule>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        INFO(a[i].name);
+        CHECK(a[i].name == b[i].name);
+        CHECK(samePattern(a[i].lhs, b[i].lhs));
+        REQUIRE(a[i].rhs.has_value() == b[i].rhs.has_value());
+        CHECK(samePattern(*a[i].rhs, *b[i].rhs));
+        CHECK(a[i].conditions.size() == b[i].conditions.size());
+        CHECK(a[i].vars.names == b[i].vars.names);
+    }
+}
+
+} // namespace
+
+TEST_CASE("a by clause states a rule's composition", "[rules]") {
+    auto rs =
+        parse("rule m: Map(?f) $ ?x => Join $ (MapWrg(0, MapLcl(0, ?f)) $ (Split(#n) $ ?x))\n"
+              "    if isArray(?x) where #n = tuning(?x) by split-join; lower-wrg0; lower-lcl0\n"
+              "rule p: Map(?f) $ ?x => MapSeq(?f) $ ?x\n");
+    REQUIRE(rs.size() == 2);
+    CHECK(rs[0].composition == std::vector<std::string>{"split-join", "lower-wrg0", "lower-lcl0"});
+    CHECK(rs[1].composition.empty());
+    CHECK(rules::isComposite(rs[0]));
+    CHECK_FALSE(rules::isComposite(rs[1]));
+    CHECK(rules::primitiveRules(rs).size() == 1);
+    CHECK(contains(errorOf("rule t: Transpose $ (Transpose $ ?x) <=> Id $ ?x by t-t"),
+                   "a composition ('by') has one direction"));
+    CHECK(errorOf("rule t: Map(?f) $ ?x => MapSeq(?f) $ ?x by 3") ==
+          "1:44: expected a rule name in 'by', found '3'");
+}
+
+// `Join $ (Split(1) $ (` n times around Map(?f) $ ?x: 2n + 1 operators.
+std::string nested(size_t n) {
+    std::string rhs = "Map(?f) $ ?x";
+    for (size_t i = 0; i < n; ++i) {
+        rhs = "Join $ (Split(1) $ (" + rhs + "))";
+    }
+    return "rule r: Map(?f) $ ?x => " + rhs + "\n";
+}
+
+TEST_CASE("a rule with more than 12 operators on a side is composite", "[rules]") {
+    auto big = parse(nested(6)); // 13 operators
+    CHECK(rules::operatorCount(*big[0].rhs) == 13);
+    CHECK(rules::isComposite(big[0]));
+    auto small = parse(nested(5)); // 11
+    CHECK(rules::operatorCount(*small[0].rhs) == 11);
+    CHECK_FALSE(rules::isComposite(small[0]));
+}
+
+TEST_CASE("lets name sub-patterns and clauses; families give one rule per value", "[rules]") {
+    auto written = parse(
+        "rule v-w2: Map(?f) $ ?x => AsScalar $ (Map(MapVec(?f)) $ (AsVector(2) $ ?x))\n"
+        "    if vectorizable(?f, ?x), divides(2, ?x)\n"
+        "rule v-w4: Map(?f) $ ?x => AsScalar $ (Map(MapVec(?f)) $ (AsVector(4) $ ?x))\n"
+        "    if vectorizable(?f, ?x), divides(4, ?x)\n"
+        "rule b: Map(fun(y => ?g $ y)) $ ?x => Join $ (Map(Map(fun(y => ?g $ y))) $ (Split(#n) $ "
+        "?x))\n    if isArray(?x), isUserFun(?g) where #n = tuning(?x)\n");
+    auto named =
+        parse("let lanes(W, xs) = (Map(MapVec(?f)) $ (AsVector(W) $ xs))\n"
+              "let ok(W) = (vectorizable(?f, ?x), divides(W, ?x))\n"
+              "rule v-w(W in 2, 4): Map(?f) $ ?x => AsScalar $ lanes(W, ?x)\n"
+              "    if ok(W)\n"
+              "let g = (fun(y => ?g $ y))\n"
+              "let blocks(f) = (Map(Map(f)) $ (Split(#n) $ ?x))\n"
+              "let conditions = (isArray(?x), isUserFun(?g))\n"
+              "rule b: Map(g) $ ?x => Join $ blocks(g) if conditions where #n = tuning(?x)\n");
+    checkSameRules(written, named);
+}
+
+TEST_CASE("lets and families: errors have locations", "[rules]") {
+    CHECK(contains(errorOf("let Map = (?x)\n"), "expected a new name after 'let'"));
+    CHECK(contains(errorOf("let a-b = (?x)\nlet a-b = (?y)\n"), "let 'a-b' is defined twice"));
+    CHECK(contains(errorOf("let f(x) = (Map(x))\nrule r: f(?g, ?h) $ ?y => ?y\n"),
+                   "let 'f' takes 1 argument(s), found 2"));
+    CHECK(contains(errorOf("let f = Map(?g)\n"), "expected '(' to start a let's body"));
+    CHECK(contains(errorOf("let f = (Map(?g)\n"), "unbalanced parentheses"));
+    CHECK(contains(errorOf("rule v-w(W in 2, x): Map(?f) $ ?x => ?x\n"),
+                   "expected a number among the family's values"));
+    // A let cannot refer to itself (it is not defined inside its own body).
+    CHECK(contains(errorOf("let f = (Map(f))\nrule r: f $ ?x => ?x\n"), "f"));
+}
+
+TEST_CASE("the macro rules' compositions derive from the primitive catalogue", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> all = rules::loadRules(source("rules/opencl.rules"), lib);
+    std::vector<egraph::Rule> more = rules::loadRules(source("rules/algorithmic.rules"), lib);
+    all.insert(all.end(), more.begin(), more.end());
+    more = rules::loadRules(source("rules/core.rules"), lib);
+    all.insert(all.end(), more.begin(), more.end());
+    std::vector<egraph::Rule> catalogue = rules::primitiveRules(all);
+    auto rule = [&](const std::string& name) {
+        return *std::find_if(all.begin(), all.end(),
+                             [&](const egraph::Rule& r) { return r.name == name; });
+    };
+    rules::Derivation d = rules::deriveRule(rule("macro-partial-reduce"), catalogue, lib, {});
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    std::vector<std::string> steps;
+    for (const auto& s : d.steps) {
+        steps.push_back(s.rule);
+    }
+    CHECK(steps == std::vector<std::string>{"reduce-split", "split-map", "map-fusion", "beta",
+                                            "lower-reduce-seq", "lower-seq", "reduce-map-fusion"});
+    // A composition that names a rule outside the catalogue is not derived, and says why.
+    egraph::Rule wrong = rule("macro-map-reduce-fusion");
+    wrong.composition = {"lower-reduce-seq", "no-such-rule"};
+    d = rules::deriveRule(wrong, catalogue, lib, {});
+    CHECK_FALSE(d.derived);
+    CHECK(contains(rules::formatDerivation(d), "NOT DERIVED macro-map-reduce-fusion"));
+    CHECK(contains(rules::formatDerivation(d), "'no-such-rule', which is not a primitive rule"));
+}
+
+TEST_CASE("a composite rule the catalogue cannot reach is NOT DERIVED with its progress",
+          "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    // Map to MapGlb is not an equality the catalogue below has (only MapSeq).
+    auto rs = parse("rule seq: Map(?f) $ ?x => MapSeq(?f) $ ?x\n"
+                    "rule m: Map(?f) $ ?x => MapGlb(0, ?f) $ ?x by seq\n");
+    rules::DeriveOptions o;
+    o.secondsPerStage = 1;
+    rules::Derivation d = rules::deriveRule(rs[1], rules::primitiveRules(rs), lib, o);
+    CHECK_FALSE(d.derived);
+    std::string shown = rules::formatDerivation(d);
+    CHECK(contains(shown, "NOT DERIVED m"));
+    CHECK(contains(shown, "composition in order: 1 of 1 steps applied, not reached"));
+    CHECK(contains(shown, "stage catalogue (1 rules)"));
+}
+
+// The shipped files: every composite rule either derives (run through the binary, as CI runs
+// `egopt rules derive`) or is listed here as not derived yet (docs/rules.md, "Compositions").
+TEST_CASE("egopt rules derive: the shipped composite rules", "[rules][cli]") {
+    const std::vector<std::string> derived{"macro-partial-reduce",    "macro-map-reduce-fusion",
+                                           "macro-map-wrg-lcl",       "macro-reduce-gpu-w4",
+                                           "macro-reduce-zip-gpu-w4", "register-block"};
+    const std::vector<std::string> open{"macro-register-block-w4x4", "macro-register-block-w8x4",
+                                        "macro-reduce-wrg-w4",       "macro-reduce-zip-wrg-w4",
+                                        "macro-mm-local-tiles-w8x8", "macro-mm-local-tiles-w8x4"};
+    egraph::Library lib = egraph::Library::standard();
+    std::string files;
+    for (const auto& entry : std::filesystem::directory_iterator(source("rules"))) {
+        if (entry.path().extension() != ".rules") {
+            continue;
+        }
+        files += " " + entry.path().string();
+        for (const egraph::Rule& r : rules::loadRules(entry.path().string(), lib)) {
+            if (rules::isComposite(r)) {
+                INFO(r.name << " is composite: add it to one of the lists");
+                CHECK((std::count(derived.begin(), derived.end(), r.name) +
+                       std::count(open.begin(), open.end(), r.name)) == 1);
+            }
+        }
+    }
+    std::string names;
+    for (const auto& n : derived) {
+        names += (names.empty() ? "" : ",") + n;
+    }
+    auto r = test::egopt("rules derive" + files + " --rule " + names);
+    INFO(r.out << r.err);
+    CHECK(r.exitCode == 0);
+    for (const auto& n : derived) {
+        CHECK(contains(r.out, "DERIVED " + n + " ("));
+    }
+    CHECK(contains(r.out, std::to_string(derived.size()) + " of " + std::to_string(derived.size()) +
+                              " composite rules derived"));
+    auto bad = test::egopt("rules derive " + source("rules/opencl.rules") + " --rule nope");
+    CHECK(bad.exitCode == 2);
+}
