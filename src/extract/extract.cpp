@@ -134,6 +134,35 @@ std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Prog
     return out;
 }
 
+std::optional<Candidate> withoutNoOpLayouts(const Candidate& c) {
+    lift::Program p = withoutNoOpLayouts(c.program);
+    std::string text = p.show(p.root);
+    if (text == c.program.show(c.program.root)) {
+        return std::nullopt;
+    }
+    std::set<std::string> used = usedVariables(p);
+    for (bool grew = true; grew;) { // variables a kept one's constraints mention stay too
+        grew = false;
+        for (const TuningVar& t : c.tuning) {
+            if (used.contains(t.name)) {
+                for (const arith::Size& d : t.divides) {
+                    for (const std::string& v : d.variables()) {
+                        grew = used.insert(v).second || grew;
+                    }
+                }
+            }
+        }
+    }
+    Candidate out = c;
+    out.program = std::move(p);
+    std::erase_if(out.tuning, [&](const TuningVar& t) { return !used.contains(t.name); });
+    std::erase_if(out.program.sizeVars,
+                  [&](const std::string& v) { return isTuningName(v) && !used.contains(v); });
+    std::erase_if(out.tuningValues, [&](const auto& kv) { return !used.contains(kv.first); });
+    out.text = std::move(text);
+    return out;
+}
+
 arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const arith::Bindings& sizes,
                                    const arith::Bindings& fixed, int64_t target) {
     arith::Bindings env = sizes;

@@ -219,7 +219,7 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = extractStage(g, ins, w, result);
+        w.candidates = onePerKernel(w, extractStage(g, ins, w, result), result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);
