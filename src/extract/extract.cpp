@@ -136,9 +136,20 @@ std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Prog
 
 std::optional<Candidate> withoutNoOpLayouts(const Candidate& c) {
     lift::Program p = withoutNoOpLayouts(c.program);
-    std::string text = p.show(p.root);
-    if (text == c.program.show(c.program.root)) {
+    if (p.show(p.root) == c.program.show(c.program.root)) {
         return std::nullopt;
+    }
+    // The text as extraction prints candidates (showTerm), through a scratch e-graph.
+    std::string text;
+    try {
+        egraph::EGraph scratch;
+        egraph::TermArena terms;
+        egraph::Signature sig;
+        lift::Program copy = p;
+        egraph::TermId root = egraph::programToTerm(scratch, copy, terms, sig);
+        text = egraph::showTerm(scratch, terms, root, sig.names);
+    } catch (const std::exception&) {
+        return std::nullopt; // it does not type-check without the chain: keep the candidate
     }
     std::set<std::string> used = usedVariables(p);
     for (bool grew = true; grew;) { // variables a kept one's constraints mention stay too

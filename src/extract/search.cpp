@@ -278,14 +278,91 @@ std::vector<Entry> Search::merged(uint32_t s, size_t limit) const {
     return bestDistinct(all, limit);
 }
 
+// The strongly connected components of the states (a state points to its edges' children),
+// children's components first (Tarjan's algorithm, iterative: the graph is deep).
+std::vector<std::vector<uint32_t>> Search::components() const {
+    constexpr uint32_t kUnseen = std::numeric_limits<uint32_t>::max();
+    size_t n = states_.size();
+    std::vector<uint32_t> index(n, kUnseen), low(n, 0), stack;
+    std::vector<bool> onStack(n, false);
+    std::vector<std::vector<uint32_t>> out;
+    struct Frame {
+        uint32_t state, next; // the next child position among its edges' children
+    };
+    uint32_t counter = 0;
+    auto childrenOf = [&](uint32_t s) {
+        const State& st = states_[s];
+        uint32_t from = st.numEdges ? edges_[st.firstEdge].firstChild : 0;
+        uint32_t to = st.numEdges ? edges_[st.firstEdge + st.numEdges - 1].firstChild +
+                                        edges_[st.firstEdge + st.numEdges - 1].numChildren
+                                  : 0;
+        return std::span<const uint32_t>(childStates_.data() + from, to - from);
+    };
+    for (uint32_t r = 0; r < n; ++r) {
+        if (index[r] != kUnseen) {
+            continue;
+        }
+        std::vector<Frame> frames{{r, 0}};
+        index[r] = low[r] = counter++;
+        stack.push_back(r);
+        onStack[r] = true;
+        while (!frames.empty()) {
+            Frame& f = frames.back();
+            auto kids = childrenOf(f.state);
+            if (f.next < kids.size()) {
+                uint32_t c = kids[f.next++];
+                if (index[c] == kUnseen) {
+                    index[c] = low[c] = counter++;
+                    stack.push_back(c);
+                    onStack[c] = true;
+                    frames.push_back({c, 0});
+                } else if (onStack[c]) {
+                    low[f.state] = std::min(low[f.state], index[c]);
+                }
+                continue;
+            }
+            uint32_t s = f.state;
+            frames.pop_back();
+            if (!frames.empty()) {
+                low[frames.back().state] = std::min(low[frames.back().state], low[s]);
+            }
+            if (low[s] == index[s]) {
+                std::vector<uint32_t> comp;
+                uint32_t t = 0;
+                do {
+                    t = stack.back();
+                    stack.pop_back();
+                    onStack[t] = false;
+                    comp.push_back(t);
+                } while (t != s);
+                std::sort(comp.begin(), comp.end(), std::greater<>()); // leaves first
+                out.push_back(std::move(comp));
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpdates,
                                const std::function<bool()>& stop) {
-    constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     discover(root);
     if (perStateFor_) {
         k_ = std::clamp<size_t>(perStateFor_(states_.size()), 1, k_);
     }
     size_t limit = maxUpdates ? maxUpdates : 64 * states_.size() + 1000;
+    if (incremental_) {
+        runByComponents(stats, limit, stop);
+    } else {
+        runWorklist(stats, limit, stop);
+    }
+    stats.states = states_.size();
+    stats.edges = edges_.size();
+    stats.terms = terms_.size();
+    return lists_.at(0);
+}
+
+void Search::runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop) {
+    constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     std::deque<uint32_t> work;
     std::vector<bool> queued(states_.size(), true);
     for (size_t s = states_.size(); s-- > 0;) { // leaves were discovered last
@@ -301,9 +378,8 @@ std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpd
         work.pop_front();
         queued[s] = false;
         ++stats.updates;
-        if (incremental_ ? recomputeDirty(s, stats) : recompute(s, stats)) {
+        if (recompute(s, stats)) {
             for (uint32_t e : childEdges_[s]) { // owners in order: edges follow their states
-                edgeDirty_[e] = true;
                 if (uint32_t p = edgeOwner_[e]; !queued[p]) {
                     queued[p] = true;
                     work.push_back(p);
@@ -311,10 +387,50 @@ std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpd
             }
         }
     }
-    stats.states = states_.size();
-    stats.edges = edges_.size();
-    stats.terms = terms_.size();
-    return lists_.at(0);
+}
+
+// Components in order, children's first: a state outside a cycle is computed once, from its
+// children's final lists; a cyclic component is iterated to its fixed point with a worklist.
+// Once the stop is requested (or the update bound reached), the remaining states are computed
+// once each, so that the root has terms (ExtractStats::truncated).
+void Search::runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop) {
+    constexpr size_t kStopPoll = 256;
+    std::vector<uint32_t> component(states_.size(), 0);
+    std::vector<std::vector<uint32_t>> comps = components();
+    for (uint32_t c = 0; c < comps.size(); ++c) {
+        for (uint32_t s : comps[c]) {
+            component[s] = c;
+        }
+    }
+    std::vector<bool> queued(states_.size(), false);
+    std::deque<uint32_t> work;
+    for (uint32_t c = 0; c < comps.size(); ++c) {
+        for (uint32_t s : comps[c]) {
+            queued[s] = true;
+            work.push_back(s);
+        }
+        while (!work.empty()) {
+            if (!stats.truncated &&
+                (stats.updates >= limit || (stop && stats.updates % kStopPoll == 0 && stop()))) {
+                stats.truncated = true;
+            }
+            uint32_t s = work.front();
+            work.pop_front();
+            queued[s] = false;
+            ++stats.updates;
+            if (!recomputeDirty(s, stats)) {
+                continue;
+            }
+            for (uint32_t e : childEdges_[s]) {
+                edgeDirty_[e] = true;
+                uint32_t p = edgeOwner_[e];
+                if (!stats.truncated && component[p] == c && !queued[p]) {
+                    queued[p] = true;
+                    work.push_back(p);
+                }
+            }
+        }
+    }
 }
 
 } // namespace egopt::extract::detail

@@ -112,6 +112,9 @@ private:
 
     uint32_t stateFor(egraph::EClassId c, Context ctx, std::vector<lift::TypeId> types);
     void expand(uint32_t s);
+    std::vector<std::vector<uint32_t>> components() const;
+    void runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
+    void runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void discover(egraph::EClassId root);
     std::vector<lift::TypeId> childTypes(const State& s, const egraph::ENode& n, size_t i) const;
     double combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
