@@ -274,7 +274,19 @@ double StructuralCost::cost(const CostInput& in) const {
     }
     double body = in.children.empty() ? 0 : in.children[0].cost;
     const arith::Bindings& sizes = tuning_.empty() ? in.sizes : tuning_;
-    double n = lengthOf(in, sizes, p_.unknownSize);
+    double n = 0;
+    if (tuning_.empty()) {
+        n = lengthOf(in, sizes, p_.unknownSize); // in.sizes may differ from call to call
+    } else {
+        if (lengthsOf_ != &in.graph) {
+            lengths_.clear();
+            lengthsOf_ = &in.graph;
+        }
+        lift::TypeId arg = in.argTypes.empty() ? lift::kNoType : in.argTypes.back();
+        auto known = lengths_.find(arg);
+        n = known != lengths_.end() ? known->second
+                                    : lengths_[arg] = lengthOf(in, sizes, p_.unknownSize);
+    }
     switch (in.node.op) {
     // A map's result is stored (and read again by its consumer), which fusing it into the
     // consumer saves: a long MapSeq's per-thread array can even overflow private memory (a

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <numeric>
+#include <oneapi/tbb/task_group.h>
 #include <set>
 #include <unordered_set>
 
@@ -472,21 +473,30 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                      opt.stopSearch,
                      opt.perStateFor};
     detail::Search search(g, cost, so);
+    // The second view's search runs beside the first (its own terms, states and cost object;
+    // both only read the e-graph); its candidates still come after the first view's.
+    SearchOptions second = so;
+    second.explore.draws = 0; // exploration draws from the first view's search
+    std::optional<detail::Search> secondSearch;
+    ExtractStats secondStats;
+    std::vector<detail::Entry> secondBest;
+    tbb::task_group group;
+    if (opt.secondCost && opt.secondK > 0) {
+        secondSearch.emplace(g, *opt.secondCost, second);
+        group.run(
+            [&] { secondBest = runSearch(*secondSearch, root, second, secondStats, nullptr); });
+    }
     std::vector<detail::Entry> drawn;
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);
+    group.wait();
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
     std::vector<detail::TermRef> candidateTerms =
         takeRanked(g, search, ranked, opt.k, false, sig, opt, kernels, result);
-    if (opt.secondCost && opt.secondK > 0) {
-        SearchOptions second = so;
-        second.explore.draws = 0; // exploration draws from the first view's search
-        detail::Search secondSearch(g, *opt.secondCost, second);
-        ExtractStats st;
-        std::vector<detail::Entry> best = runSearch(secondSearch, root, second, st, nullptr);
-        result.stats.seconds += st.seconds;
-        result.stats.truncated = result.stats.truncated || st.truncated;
-        takeRanked(g, secondSearch, best, opt.secondK, true, sig, opt, kernels, result);
+    if (secondSearch) {
+        result.stats.seconds = std::max(result.stats.seconds, secondStats.seconds); // together
+        result.stats.truncated = result.stats.truncated || secondStats.truncated;
+        takeRanked(g, *secondSearch, secondBest, opt.secondK, true, sig, opt, kernels, result);
     }
     auto start = std::chrono::steady_clock::now();
     std::vector<detail::TermRef> explored =

@@ -68,7 +68,7 @@ TEST_CASE("incremental search: the reference's lists on asum, scal and mm", "[ex
         test::Graph gr;
         lift::Program p = lift::parseFile(test::shared(program));
         gr.main = egraph::insertProgram(gr.g, p);
-        saturateShipped(gr, 3000);
+        saturateShipped(gr, 2000);
         sameAsReference(gr, {{"N", 1024}, {"M", 64}, {"K", 64}});
     }
 }
