@@ -27,6 +27,7 @@ std::string kernelAtDefaults(const Work& w, const extract::Candidate& c) {
 
 std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,
                                              Result& result) {
+    auto inExtract = w.clock.enter(Stage::Extract); // one code generation per candidate
     std::vector<extract::Candidate> kept;
     std::map<std::string, size_t> kernels; // kernel -> the index of its candidate in `candidates`
     for (size_t i = 0; i < candidates.size(); ++i) {
