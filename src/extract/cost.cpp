@@ -276,7 +276,19 @@ double StructuralCost::cost(const CostInput& in) const {
     }
     double body = in.children.empty() ? 0 : in.children[0].cost;
     const arith::Bindings& sizes = tuning_.empty() ? in.sizes : tuning_;
-    double n = lengthOf(in, sizes, p_.unknownSize);
+    double n = 0;
+    if (tuning_.empty()) {
+        n = lengthOf(in, sizes, p_.unknownSize); // in.sizes may differ from call to call
+    } else {
+        if (lengthsOf_ != &in.graph) {
+            lengths_.clear();
+            lengthsOf_ = &in.graph;
+        }
+        lift::TypeId arg = in.argTypes.empty() ? lift::kNoType : in.argTypes.back();
+        auto known = lengths_.find(arg);
+        n = known != lengths_.end() ? known->second
+                                    : lengths_[arg] = lengthOf(in, sizes, p_.unknownSize);
+    }
     if (lift::isThreadMap(in.node.op)) {
         // Local maps store into local memory (small, like private memory); a global or
         // work-group map's result is charged through the kernel launch that consumes it.

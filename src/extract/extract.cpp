@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <numeric>
+#include <oneapi/tbb/task_group.h>
 #include <set>
 #include <unordered_set>
 
@@ -55,113 +56,6 @@ std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId r
     }
     for (const detail::Entry& e : drawn) {
         explored->push_back(rankedTerm(search, e));
-    }
-    return out;
-}
-
-namespace {
-
-void typeVariables(const lift::TypeArena& types, lift::TypeId t, std::set<std::string>& out) {
-    if (t == lift::kNoType) {
-        return;
-    }
-    const lift::TypeNode& n = types.at(t);
-    if (n.kind == lift::TypeKind::Array) {
-        for (const std::string& v : n.length.variables()) {
-            out.insert(v);
-        }
-    }
-    for (lift::TypeId e : n.elems) {
-        typeVariables(types, e, out);
-    }
-}
-
-std::set<std::string> usedVariables(const lift::Program& p) {
-    std::set<std::string> vars;
-    for (lift::NodeId id = 0; id < p.numNodes(); ++id) {
-        for (const arith::Size& s : p.sizes(id)) {
-            for (const std::string& v : s.variables()) {
-                vars.insert(v);
-            }
-        }
-    }
-    for (const lift::ParamInfo& param : p.params) {
-        typeVariables(p.types, param.declaredType, vars);
-    }
-    return vars;
-}
-
-bool isTuningName(const std::string& v) {
-    return v.rfind("v__", 0) == 0;
-}
-
-} // namespace
-
-std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Program& program) {
-    std::set<std::string> used = usedVariables(program);
-    // Constraints may mention earlier tuning variables (a split of a split): close over them.
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (const auto& c : g.constraints()) {
-            if (!used.contains(c.var)) {
-                continue;
-            }
-            for (const std::string& v : c.divides.variables()) {
-                grew = (isTuningName(v) && used.insert(v).second) || grew;
-            }
-        }
-    }
-    std::vector<TuningVar> out;
-    std::set<std::string> listed;
-    for (const auto& c : g.constraints()) { // creation order: dependencies first
-        if (!used.contains(c.var)) {
-            continue;
-        }
-        if (listed.insert(c.var).second) {
-            out.push_back({c.var, {}});
-        }
-        for (TuningVar& t : out) {
-            if (t.name == c.var) {
-                t.divides.push_back(c.divides);
-            }
-        }
-    }
-    for (const std::string& v : used) {
-        if (isTuningName(v) && listed.insert(v).second) {
-            out.push_back({v, {}});
-        }
-    }
-    return out;
-}
-
-arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const arith::Bindings& sizes,
-                                   const arith::Bindings& fixed, int64_t target) {
-    arith::Bindings env = sizes;
-    arith::Bindings out;
-    for (const TuningVar& t : vars) {
-        int64_t value = 0;
-        if (auto it = fixed.find(t.name); it != fixed.end()) {
-            value = it->second;
-        } else {
-            int64_t common = 0;
-            for (const arith::Size& d : t.divides) {
-                auto n = d.evaluate(env);
-                if (!n || *n <= 0) {
-                    badInput("cannot choose a value for the tuning variable " + t.name +
-                             ": the length " + d.toString() + " has no value");
-                }
-                common = std::gcd(common, *n);
-            }
-            value = 1;
-            for (int64_t v = std::min(common == 0 ? target : common, target); v >= 1; --v) {
-                if (common == 0 || common % v == 0) {
-                    value = v;
-                    break;
-                }
-            }
-        }
-        env[t.name] = value;
-        out[t.name] = value;
     }
     return out;
 }
@@ -432,21 +326,30 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
                      opt.stopSearch,
                      opt.perStateFor};
     detail::Search search(g, cost, so);
+    // The second view's search runs beside the first (its own terms, states and cost object;
+    // both only read the e-graph); its candidates still come after the first view's.
+    SearchOptions second = so;
+    second.explore.draws = 0; // exploration draws from the first view's search
+    std::optional<detail::Search> secondSearch;
+    ExtractStats secondStats;
+    std::vector<detail::Entry> secondBest;
+    tbb::task_group group;
+    if (opt.secondCost && opt.secondK > 0) {
+        secondSearch.emplace(g, *opt.secondCost, second);
+        group.run(
+            [&] { secondBest = runSearch(*secondSearch, root, second, secondStats, nullptr); });
+    }
     std::vector<detail::Entry> drawn;
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);
+    group.wait();
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
     std::vector<detail::TermRef> candidateTerms =
         takeRanked(g, search, ranked, opt.k, false, sig, opt, kernels, result);
-    if (opt.secondCost && opt.secondK > 0) {
-        SearchOptions second = so;
-        second.explore.draws = 0; // exploration draws from the first view's search
-        detail::Search secondSearch(g, *opt.secondCost, second);
-        ExtractStats st;
-        std::vector<detail::Entry> best = runSearch(secondSearch, root, second, st, nullptr);
-        result.stats.seconds += st.seconds;
-        result.stats.truncated = result.stats.truncated || st.truncated;
-        takeRanked(g, secondSearch, best, opt.secondK, true, sig, opt, kernels, result);
+    if (secondSearch) {
+        result.stats.seconds = std::max(result.stats.seconds, secondStats.seconds); // together
+        result.stats.truncated = result.stats.truncated || secondStats.truncated;
+        takeRanked(g, *secondSearch, secondBest, opt.secondK, true, sig, opt, kernels, result);
     }
     auto start = std::chrono::steady_clock::now();
     std::vector<detail::TermRef> explored =

@@ -143,8 +143,15 @@ std::vector<Entry> Search::neighbours(TermRef t) {
     }
     Refine r;
     std::vector<std::pair<Entry, uint32_t>> near = neighboursIn(t, 0, r);
-    std::stable_sort(near.begin(), near.end(), [&](const auto& a, const auto& b) {
-        return a.second != b.second ? a.second < b.second : a.first.cost < b.first.cost;
+    // Ties by structure, not by term id: ids follow the order the search built terms in.
+    std::sort(near.begin(), near.end(), [&](const auto& a, const auto& b) {
+        if (a.second != b.second) {
+            return a.second < b.second;
+        }
+        if (a.first.cost != b.first.cost) {
+            return a.first.cost < b.first.cost;
+        }
+        return terms_.structurallyLess(a.first.term, b.first.term);
     });
     for (const auto& [e, depth] : near) {
         if (e.term != t) {

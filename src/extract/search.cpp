@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <queue>
 #include <set>
 #include <unordered_set>
@@ -24,7 +25,7 @@ uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
     auto [it, fresh] = stateIndex_.emplace(key, static_cast<uint32_t>(states_.size()));
     if (fresh) {
         states_.push_back({c, ctx, tit->second});
-        parents_.emplace_back();
+        childEdges_.emplace_back();
         lists_.emplace_back();
     }
     return it->second;
@@ -58,11 +59,15 @@ void Search::expand(uint32_t s) {
             for (size_t i = 0; i < n.children.size(); ++i) {
                 cs.push_back(stateFor(g_.findConst(n.children[i]), alt[i], childTypes(st, n, i)));
             }
+            auto edge = static_cast<uint32_t>(edges_.size());
             edges_.push_back(
                 {id, static_cast<uint32_t>(childStates_.size()), static_cast<uint32_t>(cs.size())});
+            edgeOwner_.push_back(s);
             childStates_.insert(childStates_.end(), cs.begin(), cs.end());
             for (uint32_t c : cs) {
-                parents_[c].push_back(s);
+                if (childEdges_[c].empty() || childEdges_[c].back() != edge) {
+                    childEdges_[c].push_back(edge);
+                }
             }
         }
     }
@@ -75,10 +80,9 @@ void Search::discover(EClassId root) {
     for (uint32_t s = 0; s < states_.size(); ++s) { // breadth first; states_ grows
         expand(s);
     }
-    for (auto& ps : parents_) {
-        std::sort(ps.begin(), ps.end());
-        ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
-    }
+    edgeDirty_.assign(edges_.size(), true);
+    edgeLists_.resize(edges_.size());
+    edgeBounds_.assign(edges_.size(), std::numeric_limits<double>::infinity());
 }
 
 double Search::costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
@@ -98,36 +102,33 @@ double Search::costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
 // enumeration, exact because costs are monotone in each child's cost and the lists are
 // sorted). Index vectors form a tree (the parent of v decrements its last non-zero index), so
 // each is generated once without a visited set. Stops at `limit` terms or once a combination
-// costs more than `bound` (the limit-th best of the state so far).
-void Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats) {
+// costs more than `bound` (the limit-th best of the state so far). Returns the bound it
+// stopped at (every combination left costs more), or infinity when it was not cut by it.
+double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats) {
+    constexpr double kComplete = std::numeric_limits<double>::infinity();
     size_t m = e.numChildren;
     std::span<const uint32_t> cs(childStates_.data() + e.firstChild, m);
     for (uint32_t c : cs) {
         if (lists_[c].empty()) {
-            return;
+            return kComplete;
         }
     }
-    struct Item {
-        double cost;
-        uint32_t offset; // of the index vector in `idx`
-        uint32_t last;   // indices before it stay fixed in successors
-        bool operator>(const Item& o) const {
-            return cost != o.cost ? cost > o.cost : offset > o.offset;
-        }
-    };
-    std::vector<uint32_t> idx(m, 0);
-    std::priority_queue<Item, std::vector<Item>, std::greater<>> frontier;
-    frontier.push({costOf(s, e, idx, scratch_), 0, 0});
-    std::vector<TermRef> kids(m);
+    std::vector<uint32_t>& idx = idx_;
+    std::vector<Item>& frontier = frontier_; // a min-heap
+    std::vector<TermRef>& kids = kids_;
+    idx.assign(m, 0);
+    frontier.clear();
+    kids.resize(m);
+    frontier.push_back({costOf(s, e, idx, scratch_), 0, 0});
     for (size_t pops = 0; !frontier.empty() && pops < 4 * pool.limit + 4; ++pops) {
-        Item it = frontier.top();
-        frontier.pop();
+        std::pop_heap(frontier.begin(), frontier.end(), std::greater<>());
+        Item it = frontier.back();
+        frontier.pop_back();
         if (pool.full() && it.cost > pool.bound()) {
-            break;
+            return pool.bound();
         }
-        std::span<const uint32_t> v(idx.data() + it.offset, m);
         for (size_t i = 0; i < m; ++i) {
-            kids[i] = lists_[cs[i]][v[i]].term;
+            kids[i] = lists_[cs[i]][idx[it.offset + i]].term;
         }
         if (m > 0 && terms_.contains(kids, e.node)) {
             ++stats.cutCycles; // the e-node would repeat on a path: a pumped cycle
@@ -139,17 +140,22 @@ void Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats)
                 continue;
             }
             auto offset = static_cast<uint32_t>(idx.size());
-            idx.insert(idx.end(), idx.begin() + it.offset, idx.begin() + it.offset + m);
+            for (size_t j = 0; j < m; ++j) {
+                uint32_t v = idx[it.offset + j]; // by value: push_back may reallocate
+                idx.push_back(v);
+            }
             ++idx[offset + i];
             std::span<const uint32_t> next(idx.data() + offset, m);
-            frontier.push({costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i)});
+            frontier.push_back({costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i)});
+            std::push_heap(frontier.begin(), frontier.end(), std::greater<>());
         }
     }
+    return kComplete;
 }
 
 void Search::Pool::add(Entry e) {
     entries.push_back(e);
-    if (!distinct.insert(e.term).second) {
+    if (!distinct.insert(e.term)) {
         return;
     }
     best.push(e.cost);
@@ -158,14 +164,7 @@ void Search::Pool::add(Entry e) {
     }
 }
 
-bool Search::recompute(uint32_t s, ExtractStats& stats) {
-    Pool pool;
-    pool.limit = s == 0 ? rootK_ : k_;
-    const State st = states_[s];
-    for (uint32_t i = 0; i < st.numEdges; ++i) {
-        combine(s, edges_[st.firstEdge + i], pool, stats);
-    }
-    std::vector<Entry>& all = pool.entries;
+std::vector<Entry> Search::bestDistinct(std::vector<Entry>& all, size_t limit) const {
     std::sort(all.begin(), all.end(), [&](const Entry& a, const Entry& b) {
         if (a.cost != b.cost) {
             return a.cost < b.cost;
@@ -173,13 +172,94 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
         return terms_.structurallyLess(a.term, b.term);
     });
     std::vector<Entry> best;
-    std::unordered_set<TermRef> taken;
+    Marks& taken = takenMarks_;
+    taken.clear();
     for (const Entry& en : all) {
-        if (best.size() == pool.limit) {
+        if (best.size() == limit) {
             break;
         }
-        if (taken.insert(en.term).second) {
+        if (taken.insert(en.term)) {
             best.push_back(en); // the cheapest way to build this term in this state
+        }
+    }
+    return best;
+}
+
+bool Search::recompute(uint32_t s, ExtractStats& stats) {
+    Pool pool(s == 0 ? rootK_ : k_, poolMarks_);
+    const State st = states_[s];
+    for (uint32_t i = 0; i < st.numEdges; ++i) {
+        combine(s, edges_[st.firstEdge + i], pool, stats);
+    }
+    std::vector<Entry> best = bestDistinct(pool.entries, pool.limit);
+    if (best == lists_[s]) {
+        return false;
+    }
+    lists_[s] = std::move(best);
+    return true;
+}
+
+// One edge's best terms on its own: the edge's part of any list of its state. A term of the
+// state's `limit` best built by this edge is among the edge's `limit` best, since the edge's
+// better terms are as good for the state; so merging the edges' lists gives what enumerating
+// all edges under one shared bound gives (recompute), and an edge whose children did not
+// change keeps its list.
+std::vector<Entry> Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats) {
+    Pool pool(limit, poolMarks_);
+    combine(s, edges_[e], pool, stats);
+    return bestDistinct(pool.entries, limit);
+}
+
+bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
+    size_t limit = s == 0 ? rootK_ : k_;
+    const State st = states_[s];
+    uint32_t first = st.firstEdge, end = st.firstEdge + st.numEdges;
+    std::vector<Entry> best;
+    if (st.numEdges == 1) { // the edge's list is the state's: nothing to keep
+        if (!edgeDirty_[first]) {
+            return false;
+        }
+        edgeDirty_[first] = false;
+        best = edgeBest(s, first, limit, stats);
+    } else {
+        if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
+                         [](bool d) { return d; })) {
+            return false;
+        }
+        // The kept lists first, so that the changed edges' enumeration starts with a bound.
+        Pool pool(limit, poolMarks_);
+        for (uint32_t e = first; e < end; ++e) {
+            if (!edgeDirty_[e]) {
+                for (const Entry& en : edgeLists_[e]) {
+                    pool.add(en);
+                }
+            }
+        }
+        for (uint32_t e = first; e < end; ++e) {
+            if (edgeDirty_[e]) {
+                edgeDirty_[e] = false;
+                size_t from = pool.entries.size();
+                edgeBounds_[e] = combine(s, edges_[e], pool, stats);
+                std::vector<Entry> own(pool.entries.begin() + from, pool.entries.end());
+                edgeLists_[e] = bestDistinct(own, limit);
+            }
+        }
+        best = merged(s, limit);
+        // An edge list cut at a bound below the state's new limit-th cost may miss terms the
+        // state now needs (a kept list can be one cut when the state had better terms): such
+        // an edge is enumerated again on its own bound.
+        double worst =
+            best.size() == limit ? best.back().cost : std::numeric_limits<double>::infinity();
+        bool again = false;
+        for (uint32_t e = first; e < end; ++e) {
+            if (edgeBounds_[e] < worst) {
+                edgeLists_[e] = edgeBest(s, e, limit, stats);
+                edgeBounds_[e] = std::numeric_limits<double>::infinity();
+                again = true;
+            }
+        }
+        if (again) {
+            best = merged(s, limit);
         }
     }
     if (best == lists_[s]) {
@@ -189,14 +269,100 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
     return true;
 }
 
+std::vector<Entry> Search::merged(uint32_t s, size_t limit) const {
+    const State& st = states_[s];
+    std::vector<Entry> all;
+    for (uint32_t e = st.firstEdge; e < st.firstEdge + st.numEdges; ++e) {
+        all.insert(all.end(), edgeLists_[e].begin(), edgeLists_[e].end());
+    }
+    return bestDistinct(all, limit);
+}
+
+// The strongly connected components of the states (a state points to its edges' children),
+// children's components first (Tarjan's algorithm, iterative: the graph is deep).
+std::vector<std::vector<uint32_t>> Search::components() const {
+    constexpr uint32_t kUnseen = std::numeric_limits<uint32_t>::max();
+    size_t n = states_.size();
+    std::vector<uint32_t> index(n, kUnseen), low(n, 0), stack;
+    std::vector<bool> onStack(n, false);
+    std::vector<std::vector<uint32_t>> out;
+    struct Frame {
+        uint32_t state, next; // the next child position among its edges' children
+    };
+    uint32_t counter = 0;
+    auto childrenOf = [&](uint32_t s) {
+        const State& st = states_[s];
+        uint32_t from = st.numEdges ? edges_[st.firstEdge].firstChild : 0;
+        uint32_t to = st.numEdges ? edges_[st.firstEdge + st.numEdges - 1].firstChild +
+                                        edges_[st.firstEdge + st.numEdges - 1].numChildren
+                                  : 0;
+        return std::span<const uint32_t>(childStates_.data() + from, to - from);
+    };
+    for (uint32_t r = 0; r < n; ++r) {
+        if (index[r] != kUnseen) {
+            continue;
+        }
+        std::vector<Frame> frames{{r, 0}};
+        index[r] = low[r] = counter++;
+        stack.push_back(r);
+        onStack[r] = true;
+        while (!frames.empty()) {
+            Frame& f = frames.back();
+            auto kids = childrenOf(f.state);
+            if (f.next < kids.size()) {
+                uint32_t c = kids[f.next++];
+                if (index[c] == kUnseen) {
+                    index[c] = low[c] = counter++;
+                    stack.push_back(c);
+                    onStack[c] = true;
+                    frames.push_back({c, 0});
+                } else if (onStack[c]) {
+                    low[f.state] = std::min(low[f.state], index[c]);
+                }
+                continue;
+            }
+            uint32_t s = f.state;
+            frames.pop_back();
+            if (!frames.empty()) {
+                low[frames.back().state] = std::min(low[frames.back().state], low[s]);
+            }
+            if (low[s] == index[s]) {
+                std::vector<uint32_t> comp;
+                uint32_t t = 0;
+                do {
+                    t = stack.back();
+                    stack.pop_back();
+                    onStack[t] = false;
+                    comp.push_back(t);
+                } while (t != s);
+                std::sort(comp.begin(), comp.end(), std::greater<>()); // leaves first
+                out.push_back(std::move(comp));
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpdates,
                                const std::function<bool()>& stop) {
-    constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     discover(root);
     if (perStateFor_) {
         k_ = std::clamp<size_t>(perStateFor_(states_.size()), 1, k_);
     }
     size_t limit = maxUpdates ? maxUpdates : 64 * states_.size() + 1000;
+    if (incremental_) {
+        runByComponents(stats, limit, stop);
+    } else {
+        runWorklist(stats, limit, stop);
+    }
+    stats.states = states_.size();
+    stats.edges = edges_.size();
+    stats.terms = terms_.size();
+    return lists_.at(0);
+}
+
+void Search::runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop) {
+    constexpr size_t kStopPoll = 256; // updates between polls of the stop (a clock read)
     std::deque<uint32_t> work;
     std::vector<bool> queued(states_.size(), true);
     for (size_t s = states_.size(); s-- > 0;) { // leaves were discovered last
@@ -213,18 +379,58 @@ std::vector<Entry> Search::run(EClassId root, ExtractStats& stats, size_t maxUpd
         queued[s] = false;
         ++stats.updates;
         if (recompute(s, stats)) {
-            for (uint32_t p : parents_[s]) {
-                if (!queued[p]) {
+            for (uint32_t e : childEdges_[s]) { // owners in order: edges follow their states
+                if (uint32_t p = edgeOwner_[e]; !queued[p]) {
                     queued[p] = true;
                     work.push_back(p);
                 }
             }
         }
     }
-    stats.states = states_.size();
-    stats.edges = edges_.size();
-    stats.terms = terms_.size();
-    return lists_.at(0);
+}
+
+// Components in order, children's first: a state outside a cycle is computed once, from its
+// children's final lists; a cyclic component is iterated to its fixed point with a worklist.
+// Once the stop is requested (or the update bound reached), the remaining states are computed
+// once each, so that the root has terms (ExtractStats::truncated).
+void Search::runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop) {
+    constexpr size_t kStopPoll = 256;
+    std::vector<uint32_t> component(states_.size(), 0);
+    std::vector<std::vector<uint32_t>> comps = components();
+    for (uint32_t c = 0; c < comps.size(); ++c) {
+        for (uint32_t s : comps[c]) {
+            component[s] = c;
+        }
+    }
+    std::vector<bool> queued(states_.size(), false);
+    std::deque<uint32_t> work;
+    for (uint32_t c = 0; c < comps.size(); ++c) {
+        for (uint32_t s : comps[c]) {
+            queued[s] = true;
+            work.push_back(s);
+        }
+        while (!work.empty()) {
+            if (!stats.truncated &&
+                (stats.updates >= limit || (stop && stats.updates % kStopPoll == 0 && stop()))) {
+                stats.truncated = true;
+            }
+            uint32_t s = work.front();
+            work.pop_front();
+            queued[s] = false;
+            ++stats.updates;
+            if (!recomputeDirty(s, stats)) {
+                continue;
+            }
+            for (uint32_t e : childEdges_[s]) {
+                edgeDirty_[e] = true;
+                uint32_t p = edgeOwner_[e];
+                if (!stats.truncated && component[p] == c && !queued[p]) {
+                    queued[p] = true;
+                    work.push_back(p);
+                }
+            }
+        }
+    }
 }
 
 } // namespace egopt::extract::detail

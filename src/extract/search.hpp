@@ -31,7 +31,7 @@ public:
     Search(const egraph::EGraph& g, const CostFunction& cost, const SearchOptions& opt)
         : g_(g), cost_(cost), k_(std::max<size_t>(opt.perState ? opt.perState : opt.count, 1)),
           rootK_(std::max<size_t>(opt.count, 1)), sizes_(opt.sizes), multi_(opt.multipleKernels),
-          perStateFor_(opt.perStateFor), terms_(g) {}
+          incremental_(opt.incremental), perStateFor_(opt.perStateFor), terms_(g) {}
 
     // The K best terms of `root` at the top level of a program, cheapest first.
     std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates,
@@ -70,26 +70,69 @@ private:
         }
     };
 
+    // A set of terms cleared in O(1) (a stamp per term): the recomputations' distinct checks,
+    // which ran millions of times and allocated a hash set each.
+    struct Marks {
+        std::vector<uint32_t> at;
+        uint32_t stamp = 0;
+        void clear() { ++stamp; }
+        bool insert(TermRef t) {
+            if (t >= at.size()) {
+                at.resize(t + 1 + t / 2, 0);
+            }
+            if (at[t] == stamp) {
+                return false;
+            }
+            at[t] = stamp;
+            return true;
+        }
+    };
+
     // The terms one state's recomputation produces, and the cost of the limit-th best distinct
     // one so far (a bound for the enumeration of the remaining edges).
     struct Pool {
+        Pool(size_t limit, Marks& distinct) : limit(limit), distinct(distinct) { distinct.clear(); }
         size_t limit = 0;
         std::vector<Entry> entries;
-        std::unordered_set<TermRef> distinct;
+        Marks& distinct;
         std::priority_queue<double> best; // the `limit` smallest costs of distinct terms
         void add(Entry e);
         bool full() const { return best.size() == limit; }
         double bound() const { return best.top(); }
     };
+    // combine's frontier: an index vector (at `offset` in the shared index store) and its cost.
+    struct Item {
+        double cost;
+        uint32_t offset; // of the index vector in the index store
+        uint32_t last;   // indices before it stay fixed in successors
+        bool operator>(const Item& o) const {
+            return cost != o.cost ? cost > o.cost : offset > o.offset;
+        }
+    };
 
     uint32_t stateFor(egraph::EClassId c, Context ctx, std::vector<lift::TypeId> types);
     void expand(uint32_t s);
+    std::vector<std::vector<uint32_t>> components() const;
+    void runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
+    void runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void discover(egraph::EClassId root);
     std::vector<lift::TypeId> childTypes(const State& s, const egraph::ENode& n, size_t i) const;
-    void combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
+    double combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                   std::vector<ChildChoice>& scratch) const;
+    // The `limit` best distinct terms of `all`, cheapest first (ties by structure); each term
+    // at the cheapest cost it has in `all`.
+    std::vector<Entry> bestDistinct(std::vector<Entry>& all, size_t limit) const;
+    // A state's new list; true when it changed. `recompute` enumerates every edge of the state
+    // under one shared bound (the reference); `recomputeDirty` only the edges whose children
+    // changed since their last enumeration (the others' lists are memoised in edgeLists_), and
+    // merges the edges' lists.
     bool recompute(uint32_t s, ExtractStats& stats);
+    bool recomputeDirty(uint32_t s, ExtractStats& stats);
+    // One edge's best terms on its own bound (complete for its state), and the merge of a
+    // state's edge lists.
+    std::vector<Entry> edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats);
+    std::vector<Entry> merged(uint32_t s, size_t limit) const;
     // A term of state `s` built by edge `e` from the children's entries (cost included).
     Entry build(uint32_t s, const Edge& e, std::span<const Entry> kids);
     struct Draw; // explore.cpp
@@ -97,9 +140,11 @@ private:
     // Guided draws (explore.cpp): the states from which a guide's e-nodes can be reached.
     void indexEdges();
     std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
-    std::vector<bool> edgeViable_;                  // per edge (indexEdges)
-    std::vector<uint32_t> edgeOwner_;               // per edge: its state
-    std::vector<std::vector<uint32_t>> childEdges_; // per state: the edges it is a child of
+    std::vector<bool> edgeViable_; // per edge (indexEdges)
+    // Per edge its state, per state the edges it is a child of (built by discover; the
+    // worklist queues the owners of a changed state's edges; indexEdges rebuilds them).
+    std::vector<uint32_t> edgeOwner_;
+    std::vector<std::vector<uint32_t>> childEdges_;
     struct Guide {
         const std::unordered_set<egraph::ENodeId>& nodes;
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
@@ -120,14 +165,28 @@ private:
     size_t rootK_; // terms of the root state
     const arith::Bindings& sizes_;
     bool multi_;
+    bool incremental_;
     std::function<size_t(size_t)> perStateFor_;
     TermStore terms_;
     std::vector<ChildChoice> scratch_;
+    // Scratch reused by every recomputation (one at a time): combine's index vectors, frontier
+    // and children, the pools' and bestDistinct's distinct sets.
+    std::vector<uint32_t> idx_;
+    std::vector<Item> frontier_;
+    std::vector<TermRef> kids_;
+    Marks poolMarks_;
+    mutable Marks takenMarks_;
     std::vector<State> states_;
     std::vector<Edge> edges_;
     std::vector<uint32_t> childStates_;
-    std::vector<std::vector<uint32_t>> parents_;
     std::vector<std::vector<Entry>> lists_;
+    // Incremental search: per edge, its own best terms (states with several edges only) and
+    // whether a child's list changed since they were enumerated.
+    // edgeBounds_: the bound an edge's enumeration was cut at (its list holds every term of the
+    // edge up to it; infinity: complete).
+    std::vector<std::vector<Entry>> edgeLists_;
+    std::vector<double> edgeBounds_;
+    std::vector<bool> edgeDirty_;
     std::unordered_map<StateKey, uint32_t, StateKeyHash> stateIndex_;
     std::vector<std::vector<lift::TypeId>> types_{{}};
     std::map<std::vector<lift::TypeId>, uint32_t> typesIndex_{{{}, 0}};

@@ -1,6 +1,6 @@
 // Substituting values for size variables in a program (for a tuner, and for tests that run a
-// candidate at chosen tuning values). The program is rebuilt node by node: programs are
-// append-only and their sizes and types are interned.
+// candidate at chosen tuning values), and removing no-op layout chains. The program is rebuilt
+// node by node: programs are append-only and their sizes and types are interned.
 #include "egopt/egraph/convert.hpp"
 #include "egopt/extract/extract.hpp"
 
@@ -14,7 +14,8 @@ using lift::NodeId;
 
 class Rebuild {
 public:
-    Rebuild(const lift::Program& in, const arith::Bindings& values) : in_(in) {
+    Rebuild(const lift::Program& in, const arith::Bindings& values, bool dropNoOps = false)
+        : in_(in), dropNoOps_(dropNoOps) {
         for (const auto& [name, v] : values) {
             repl_.emplace(name, arith::Size(v));
         }
@@ -47,7 +48,25 @@ private:
         return out_.types.substitute(egraph::importType(out_.types, in_.types, t), repl_);
     }
 
+    bool applies(NodeId id, lift::Op f) const {
+        return in_.op(id) == lift::Op::Apply && in_.children(id).size() == 2 &&
+               in_.op(in_.child(id, 0)) == f;
+    }
+
+    // The node with its no-op layout chain removed: Join $ (Split(k) $ x) is x, and so is
+    // Join $ (Join $ (Split(a) $ (Split(b) $ x))), whose inner pair is removed first.
+    NodeId peel(NodeId id) const {
+        if (!applies(id, lift::Op::Join)) {
+            return id;
+        }
+        NodeId inner = peel(in_.child(id, 1));
+        return applies(inner, lift::Op::Split) ? peel(in_.child(inner, 1)) : id;
+    }
+
     NodeId convert(NodeId id) {
+        if (dropNoOps_) {
+            id = peel(id);
+        }
         const lift::Node& n = in_.node(id);
         switch (n.op) {
         case lift::Op::Param:
@@ -82,6 +101,7 @@ private:
     }
 
     const lift::Program& in_;
+    bool dropNoOps_;
     lift::Program out_;
     std::map<std::string, arith::Size, std::less<>> repl_;
     std::unordered_map<NodeId, NodeId> params_;
@@ -91,6 +111,10 @@ private:
 
 lift::Program substituteSizes(const lift::Program& program, const arith::Bindings& values) {
     return Rebuild(program, values).run();
+}
+
+lift::Program withoutNoOpLayouts(const lift::Program& program) {
+    return Rebuild(program, {}, true).run();
 }
 
 } // namespace egopt::extract

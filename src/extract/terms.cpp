@@ -61,26 +61,57 @@ TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children)
     for (TermRef c : children) {
         key = mix(key, c);
     }
-    for (auto [it, end] = index_.equal_range(key); it != end; ++it) {
-        auto kids = this->children(it->second);
-        if (recs_[it->second].node == node &&
+    uint64_t tag = key & ~uint64_t(0xffffffff);
+    size_t mask = slots_.size() - 1;
+    size_t i = (key ^ (key >> 29)) & mask;
+    for (; slots_[i] != kEmpty; i = (i + 1) & mask) {
+        if ((slots_[i] & ~uint64_t(0xffffffff)) != tag) {
+            continue;
+        }
+        auto t = static_cast<TermRef>(slots_[i]);
+        auto kids = this->children(t);
+        if (recs_[t].node == node &&
             std::equal(kids.begin(), kids.end(), children.begin(), children.end())) {
-            return it->second;
+            return t;
         }
     }
-    Rec r{node, static_cast<uint32_t>(kids_.size()), static_cast<uint32_t>(children.size()),
-          nodeHash(node), bit(node)};
+    Rec r{node,
+          static_cast<uint32_t>(kids_.size()),
+          static_cast<uint32_t>(children.size()),
+          nodeHash(node),
+          bit(node),
+          key};
     for (TermRef c : children) {
         r.shash = mix(r.shash, recs_[c].shash);
-        for (size_t i = 0; i < r.nodes.size(); ++i) {
-            r.nodes[i] |= recs_[c].nodes[i];
+        for (size_t j = 0; j < r.nodes.size(); ++j) {
+            r.nodes[j] |= recs_[c].nodes[j];
         }
     }
     kids_.insert(kids_.end(), children.begin(), children.end());
     auto id = static_cast<TermRef>(recs_.size());
     recs_.push_back(r);
-    index_.emplace(key, id);
+    slots_[i] = tag | id;
+    if (2 * recs_.size() > slots_.size()) { // at most half full: short probes
+        grow();
+    }
     return id;
+}
+
+void TermStore::grow() {
+    std::vector<uint64_t> slots(2 * slots_.size(), kEmpty);
+    size_t mask = slots.size() - 1;
+    for (uint64_t slot : slots_) {
+        if (slot == kEmpty) {
+            continue;
+        }
+        uint64_t key = recs_[static_cast<TermRef>(slot)].key;
+        size_t i = (key ^ (key >> 29)) & mask;
+        while (slots[i] != kEmpty) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = slot;
+    }
+    slots_ = std::move(slots);
 }
 
 bool TermStore::contains(std::span<const TermRef> terms, egraph::ENodeId n) const {

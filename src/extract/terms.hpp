@@ -43,14 +43,20 @@ private:
         uint32_t count;
         uint64_t shash; // structural hash (id-independent)
         Bloom nodes;    // e-nodes of the term, for contains()
+        uint64_t key;   // hash of (node, children), for the index
     };
     uint64_t nodeHash(egraph::ENodeId n);
     static Bloom bit(egraph::ENodeId n);
+    void grow();
 
     const egraph::EGraph& g_;
     std::vector<Rec> recs_;
     std::vector<TermRef> kids_;
-    std::unordered_multimap<uint64_t, TermRef> index_; // hash of (node, children) -> terms
+    // Open addressing (linear probing) over hashes of (node, children): each slot holds a
+    // term in its low 32 bits and the high half of its key, so most probes compare without
+    // touching the term; hash-consing is the search's hottest lookup.
+    std::vector<uint64_t> slots_ = std::vector<uint64_t>(1024, kEmpty);
+    static constexpr uint64_t kEmpty = ~uint64_t(0);
     std::unordered_map<egraph::ENodeId, uint64_t> nodeHashes_;
 };
 

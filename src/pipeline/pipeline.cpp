@@ -242,7 +242,7 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = extractStage(g, ins, applications, w, result);
+        w.candidates = onePerKernel(w, extractStage(g, ins, applications, w, result), result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);

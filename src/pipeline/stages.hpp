@@ -36,6 +36,10 @@ bool targetsGpu(const Work& w);
 std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
                                              const egraph::Applications& applications, Work& w,
                                              Result& result);
+// dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
+// values), in their order; the others are dropped with a note.
+std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,
+                                             Result& result);
 
 // A validation against the interpreter at small sizes (confirm.cpp).
 struct Validation {

@@ -187,6 +187,10 @@ struct SearchOptions {
     ExploreOptions explore;
     std::function<bool()> stop; // ends the search early (ExtractOptions::stopSearch)
     std::function<size_t(size_t states)> perStateFor; // ExtractOptions::perStateFor
+    // Recompute only the edges of a state whose children changed, keeping each edge's best
+    // terms (the same lists, docs/extraction.md); false: every edge on every update, the
+    // simple algorithm the tests compare with.
+    bool incremental = true;
 };
 // With `explored`, also the distinct terms exploration drew (options.explore), in draw order.
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,
@@ -211,5 +215,14 @@ arith::Bindings chooseTuningValues(const std::vector<TuningVar>& vars, const ari
 // A copy of the program with the given size variables replaced by values (in every size
 // argument and type) and removed from its size variables.
 lift::Program substituteSizes(const lift::Program& program, const arith::Bindings& values);
+
+// A copy of the program without no-op layout chains: `Join $ (Split(k) $ x)` becomes x, nested
+// ones too (`Join $ (Join $ (Split(a) $ (Split(b) $ x)))`).
+lift::Program withoutNoOpLayouts(const lift::Program& program);
+// The candidate without no-op layout chains and the tuning variables only they used (its text
+// and program updated); nullopt when it has none. Two candidates that differ only in such a
+// chain generate different index expressions for one kernel, and the chain's split factors
+// would be tuned for nothing.
+std::optional<Candidate> withoutNoOpLayouts(const Candidate& c);
 
 } // namespace egopt::extract
