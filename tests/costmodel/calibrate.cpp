@@ -216,3 +216,43 @@ TEST_CASE("calibration report: Kendall's tau on the mm variants", "[.report]") {
         std::cout << "wrote " << modelOut << "\n";
     }
 }
+
+// Every record's features and predictions recomputed from its program with the current code
+// generator and cost model, and Kendall's tau per group (mm at each size, the other programs):
+//   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.predictions]"
+// Comparing the output of two builds shows which predictions a change moved.
+TEST_CASE("predictions of the current model on recorded runs", "[.predictions]") {
+    auto records = readRecords(envOr("EGOPT_CALIB_IN", "calibration.jsonl"));
+    auto analytic = loadModel("analytic");
+    auto learned = loadModel("learned");
+    DeviceProfile prof = analytic->profile(runtime::selectDevice(""));
+    std::map<std::string, std::vector<Record>> groups;
+    std::cout.precision(17);
+    for (auto& r : records) {
+        refresh(r, prof);
+        std::string group = "other";
+        if (r.label.starts_with("mm/")) {
+            group = "mm " + std::to_string(r.sizes.at("M")) + "x" +
+                    std::to_string(r.sizes.at("N")) + "x" + std::to_string(r.sizes.at("K"));
+        }
+        groups[group].push_back(r);
+        std::cout << r.label << " " << group << " analytic "
+                  << analytic->predictSeconds(r.features, prof) << " learned "
+                  << learned->predictSeconds(r.features, prof) << " measured " << r.measuredSeconds
+                  << " features";
+        for (double v : r.features.total.values()) {
+            std::cout << " " << v;
+        }
+        std::cout << "\n";
+    }
+    groups["all"] = records;
+    for (const auto& [group, rs] : groups) {
+        std::cout
+            << "tau " << group << " (" << rs.size() << "): analytic "
+            << tauOf(rs,
+                     [&](const Record& r) { return analytic->predictSeconds(r.features, prof); })
+            << " learned "
+            << tauOf(rs, [&](const Record& r) { return learned->predictSeconds(r.features, prof); })
+            << "\n";
+    }
+}
