@@ -112,7 +112,7 @@ std::string typedefs(const lift::TypeArena& types, const std::vector<TypeId>& tu
     return s;
 }
 
-// The definitions, and each one's facts in `defs`.
+// The definitions (text), each one also in `defs`.
 std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
                           const std::vector<std::pair<int, int>>& funs,
                           std::vector<FunctionDef>& defs) {
@@ -148,15 +148,16 @@ std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
     return s;
 }
 
-// Index helpers of padded arrays (the mirror and wrap boundaries).
+// Index helpers of padded arrays (the mirror and wrap boundaries), defined in `defs` too.
 std::string padHelpers(std::vector<FunctionDef>& defs) {
-    defs.push_back({"egopt_mirror",
-                    "{ int p = 2 * n; int m = ((i % p) + p) % p; return m < n ? m : p - 1 - m; }",
-                    1});
-    defs.push_back({"egopt_wrap", "{ return ((i % n) + n) % n; }", 1});
+    const FunctionDef helpers[] = {
+        {"egopt_mirror",
+         "{ int p = 2 * n; int m = ((i % p) + p) % p; return m < n ? m : p - 1 - m; }", 1},
+        {"egopt_wrap", "{ return ((i % n) + n) % n; }", 1}};
     std::string s;
-    for (size_t i = defs.size() - 2; i < defs.size(); ++i) {
-        s += "int " + defs[i].name + "(int i, int n) " + defs[i].body + "\n";
+    for (const FunctionDef& f : helpers) {
+        defs.push_back(f);
+        s += "int " + f.name + "(int i, int n) " + f.body + "\n";
     }
     return s;
 }

@@ -7,6 +7,8 @@
 //   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.report]"
 //       prints Kendall's tau of the analytic model and of the learned model (held out) on the
 //       mm variants, and writes the learned model fitted on all records to EGOPT_CALIB_MODEL.
+//   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.predictions]"
+//       prints every record's recomputed features and predictions, and tau per group.
 #include "egopt/codegen/validate.hpp"
 #include "egopt/runtime/session.hpp"
 #include "egopt/support/diagnostic.hpp"
