@@ -92,8 +92,8 @@ struct Step {
 };
 using Path = std::deque<Step>;
 
-// The facts of the line of code being built (KernelNode): the memory accesses and user-function
-// calls the views resolved since the previous line, and the C statements their stores form.
+// The facts of the line of code being built (KernelNode): the memory accesses and function calls
+// the views resolved since the previous line, and the C statements their stores form.
 struct StatementLog {
     std::vector<MemoryAccess> accesses;
     std::vector<std::string> calls;
