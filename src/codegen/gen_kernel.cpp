@@ -280,7 +280,7 @@ Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
     g.run(spec);
     b.info.barriers = g.barriers();
     b.info.privateBytes = g.privateBytes();
-    b.info.facts = g.facts();
+    b.info.facts = g.takeFacts();
     b.outputType = g.outputType();
     auto& types = program.types;
     b.text = kernelSignature(g, b.info, program, producing, sizeParams) + " {\n";

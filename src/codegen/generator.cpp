@@ -29,7 +29,9 @@ SizeMap toSizeMap(const arith::Bindings& b) {
 Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan)
     : program_(program), infer_(program, toSizeMap(sizes)), plan_(std::move(plan)),
       views_(program.types, buffers_) {
-    views_.setLog(&code_.log());
+    if (plan_.known) {
+        views_.setLog(&code_.log()); // the first pass only chooses the launch: no facts needed
+    }
     // Unbound sizes stay symbolic: kernel arguments, at least 1 (index simplification).
     for (const std::string& v : program.sizeVars) {
         if (!sizes.contains(v)) {

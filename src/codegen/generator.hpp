@@ -90,7 +90,7 @@ public:
     bool dropLast(const std::string& s);
 
     const std::string& text() const { return text_; }
-    const std::vector<KernelNode>& facts() const { return body_; }
+    std::vector<KernelNode> takeFacts() { return std::move(body_); }
     StatementLog& log() { return log_; }
 
 private:
@@ -123,8 +123,8 @@ public:
     const std::vector<std::pair<BufferId, int>>& inputs() const { return inputs_; }
     const std::vector<BufferId>& locals() const { return locals_; }
     const std::string& body() const { return code_.text(); }
-    // The body's facts; the index functions its addresses use.
-    KernelFacts facts() const { return {code_.facts(), views_.indexFunctions()}; }
+    // The body's facts and the index functions its accesses use, moved out once generated.
+    KernelFacts takeFacts() { return {code_.takeFacts(), views_.indexFunctions()}; }
     const Extents& extents() const { return extents_; }
     int barriers() const { return barriers_; }
     // Bytes of private memory declared per work-item (every private allocation counted once,

@@ -81,7 +81,8 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
                               types_.cName(types_.scalar(n.scalar)) + "*)" +
                               (b.scalarVar ? "&" : "") + b.name + ")";
         auto scalarBytes = static_cast<int64_t>(types_.byteSize(types_.scalar(n.scalar)));
-        loc.access.address = idx * scalarBytes;
+        loc.access.index = idx;
+        loc.access.elementBytes = static_cast<uint32_t>(scalarBytes);
         loc.access.bytes = static_cast<uint32_t>(scalarBytes);
         if (r.vectorWidth > 0) { // asVector(w) of asScalar: w consecutive lanes
             loc.pointer = scalars + " + " + idx.toC();
@@ -100,13 +101,16 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         auto c = flat.constant();
         loc.pointer = (c && *c == 0) ? b.name : b.name + " + " + flat.toC();
         loc.vectorWidth = r.vectorWidth;
-        loc.access.address = flat * elemBytes;
+        loc.access.index = flat;
+        loc.access.elementBytes = static_cast<uint32_t>(elemBytes);
         loc.access.bytes = static_cast<uint32_t>(elemBytes * r.vectorWidth);
         loc.access.vectorWidth = static_cast<uint32_t>(r.vectorWidth);
         return loc;
     }
     auto [offset, bytes] = fieldPlace(t, path);
-    loc.access.address = b.scalarVar ? Size(offset) : flat * elemBytes + offset;
+    loc.access.index = b.scalarVar ? Size(0) : flat;
+    loc.access.elementBytes = static_cast<uint32_t>(elemBytes);
+    loc.access.offset = static_cast<uint32_t>(offset);
     loc.access.bytes = static_cast<uint32_t>(bytes);
     loc.lvalue = b.scalarVar ? b.name : b.name + "[" + flat.toC() + "]";
     loc.lvalue += fieldSuffix(t, path);

@@ -105,6 +105,20 @@ std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t 
     return std::nullopt;
 }
 
+// The thread-index variables (codegen::threadIndexVar) of dimension d: global, local, group.
+const std::array<std::string, 3>& threadVars(int d) {
+    static const auto vars = [] {
+        std::array<std::array<std::string, 3>, 3> v;
+        for (int dim = 0; dim < 3; ++dim) {
+            v[static_cast<size_t>(dim)] = {codegen::threadIndexVar(ThreadIndex::Global, dim),
+                                           codegen::threadIndexVar(ThreadIndex::Local, dim),
+                                           codegen::threadIndexVar(ThreadIndex::Group, dim)};
+        }
+        return v;
+    }();
+    return vars.at(static_cast<size_t>(d));
+}
+
 struct Walker {
     Walker(const codegen::KernelFacts& k, const std::map<std::string, double>& ops)
         : facts(k), userFunOps(ops) {}
@@ -124,9 +138,10 @@ struct Walker {
         for (int d = 0; d < 3; ++d) {
             auto ud = static_cast<size_t>(d);
             int64_t g = d == 0 ? gid0 : 0;
-            env[codegen::threadIndexVar(ThreadIndex::Global, d)] = g;
-            env[codegen::threadIndexVar(ThreadIndex::Local, d)] = g % local[ud];
-            env[codegen::threadIndexVar(ThreadIndex::Group, d)] = g / local[ud];
+            const auto& [gid, lid, grp] = threadVars(d);
+            env[gid] = g;
+            env[lid] = g % local[ud];
+            env[grp] = g / local[ud];
         }
     }
 
@@ -162,19 +177,22 @@ struct Walker {
     // work-item runs its loops by itself; only loop-free code is vectorised across work-items),
     // else the neighbouring work-item's.
     bool coalesced(const MemoryAccess& a) {
-        auto x = eval(a.address, base);
+        auto x = eval(a.index, base);
         std::optional<int64_t> y;
         bool alongLoop = singleItem || (sequentialItems && !loops.empty());
         if (!alongLoop) {
-            y = eval(a.address, next);
+            y = eval(a.index, next);
         } else if (!loops.empty()) {
             Env e = base; // the innermost loop's next iteration
             e[loops.back().first] += loops.back().second;
-            y = eval(a.address, e);
+            y = eval(a.index, e);
         } else {
             return true; // one access by one work-item
         }
-        return x && y && std::abs(static_cast<double>(*y - *x)) <= a.bytes;
+        // The offset is the same in both: the byte addresses differ by whole elements.
+        return x && y &&
+               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <=
+                   a.bytes;
     }
 
     void access(const MemoryAccess& a, double w) {
@@ -223,14 +241,11 @@ struct Walker {
             return !a || !b || *a < *b;
         };
         auto byThread = [](const arith::Size& e) {
-            for (const std::string& v : e.variables()) {
-                for (auto kind : {ThreadIndex::Global, ThreadIndex::Local, ThreadIndex::Group}) {
-                    if (v == codegen::threadIndexVar(kind, 0)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            const auto& ids = threadVars(0);
+            auto vars = e.variables();
+            return std::any_of(vars.begin(), vars.end(), [&](const std::string& v) {
+                return std::find(ids.begin(), ids.end(), v) != ids.end();
+            });
         };
         if ((!byThread(n.lhs) && !byThread(n.rhs)) || singleItem) {
             return holds(base) ? 1.0 : 0.0;

@@ -119,11 +119,13 @@ fun(ArrayType(Float, N), xs => MapGlb(0)(id) $ xs))",
     CHECK(read.buffer == "xs");
     CHECK(!read.write);
     CHECK(read.space == MemorySpace::Global);
-    CHECK(read.address == v * 4);
+    CHECK(read.index == v);
+    CHECK(read.elementBytes == 4);
+    CHECK(read.offset == 0);
     CHECK(read.bytes == 4);
     CHECK(write.buffer == "out");
     CHECK(write.write);
-    CHECK(write.address == v * 4);
+    CHECK(write.index == v);
     REQUIRE(g.code.functions.size() == 1);
     CHECK(g.code.functions[0].name == "id");
 }

@@ -19,12 +19,13 @@ Size gid() {
     return Size::var(codegen::threadIndexVar(ThreadIndex::Global, 0));
 }
 
-MemoryAccess access(const std::string& buffer, Size address, bool write = false,
+// A float access at element `index`.
+MemoryAccess access(const std::string& buffer, Size index, bool write = false,
                     MemorySpace space = MemorySpace::Global) {
     MemoryAccess a;
     a.buffer = buffer;
     a.space = space;
-    a.address = std::move(address);
+    a.index = std::move(index);
     a.write = write;
     return a;
 }
@@ -77,10 +78,10 @@ const Size kJ = Size::var("j");
 TEST_CASE("facts: a loop's reads coalesce along the loop on a CPU, across work-items on a GPU",
           "[features]") {
     // Work-item g reads a[g*16 + j] for j < 16 and writes out[g].
-    auto code = kernel({readGid("g"),
-                        loop("j", 16, {statement({access("a", (Size::var("g") * 16 + kJ) * 4)})}),
-                        statement({access("out", Size::var("g") * 4, true)})},
-                       64);
+    auto code =
+        kernel({readGid("g"), loop("j", 16, {statement({access("a", Size::var("g") * 16 + kJ)})}),
+                statement({access("out", Size::var("g"), true)})},
+               64);
     Features cpu = computeFeatures(code, {}, testProfile());
     CHECK(cpu.total.globalReadCoalesced == 64 * 16 * 4);
     CHECK(cpu.total.globalReadStrided == 0);
@@ -95,8 +96,8 @@ TEST_CASE("facts: a loop's reads coalesce along the loop on a CPU, across work-i
 }
 
 TEST_CASE("facts: loop bounds over size variables are bound at the sizes", "[features]") {
-    auto code = kernel(
-        {readGid("g"), loop("j", Size::var("N"), {statement({access("a", kJ * 4)}, {"f"})})}, 8);
+    auto code =
+        kernel({readGid("g"), loop("j", Size::var("N"), {statement({access("a", kJ)}, {"f"})})}, 8);
     code.functions.push_back({"f", "{ return x * y + 1.0f; }", 1});
     Features f = computeFeatures(code, {{"N", 100}}, testProfile());
     CHECK(f.total.loopTrips == 100);
@@ -113,7 +114,7 @@ TEST_CASE("facts: an if over thread indices counts the work-items that take it",
     guard.statements = 0;
     guard.lhs = gid();
     guard.rhs = 48;
-    guard.body = {statement({access("out", gid() * 4, true)})};
+    guard.body = {statement({access("out", gid(), true)})};
     Features f = computeFeatures(kernel({guard}, 64), {}, testProfile());
     CHECK(f.total.globalWriteCoalesced == 48 * 4);
     CHECK(f.total.privateAccesses == 48);
@@ -121,7 +122,7 @@ TEST_CASE("facts: an if over thread indices counts the work-items that take it",
 }
 
 TEST_CASE("facts: local and private accesses, barriers and statements of a line", "[features]") {
-    KernelNode store = statement({access("l", gid() * 4, true, MemorySpace::Local),
+    KernelNode store = statement({access("l", gid(), true, MemorySpace::Local),
                                   access("p", 0, false, MemorySpace::Private)});
     store.statements = 2;
     KernelNode barrier;
@@ -136,8 +137,8 @@ TEST_CASE("facts: local and private accesses, barriers and statements of a line"
 TEST_CASE("facts: index functions are evaluated; an index read from memory is strided",
           "[features]") {
     // a[clamp(g - 1, 0, 63)] and a[mirror(g - 1, 64)] move with g; a[idx[g]] has no value.
-    auto code = kernel({statement({access("a", Size::var("c") * 4), access("a", Size::var("m") * 4),
-                                   access("a", Size::var("x") * 4)},
+    auto code = kernel({statement({access("a", Size::var("c")), access("a", Size::var("m")),
+                                   access("a", Size::var("x"))},
                                   {"egopt_mirror"})},
                        64);
     auto& fns = code.kernels[0].facts.indexFunctions;

@@ -54,9 +54,12 @@ struct IndexFunction {
 struct MemoryAccess {
     std::string buffer;
     MemorySpace space = MemorySpace::Global;
-    arith::Size address;      // byte offset from the start of the buffer
-    uint32_t bytes = 4;       // bytes moved by one execution
-    uint32_t vectorWidth = 0; // vloadN / vstoreN width; 0 for an element access
+    // The byte address from the start of the buffer is index * elementBytes + offset.
+    arith::Size index;         // in elements of the buffer's declared C type
+    uint32_t elementBytes = 4; // that type's size
+    uint32_t offset = 0;       // bytes into the element (a tuple field, a vector lane)
+    uint32_t bytes = 4;        // bytes moved by one execution
+    uint32_t vectorWidth = 0;  // vloadN / vstoreN width; 0 for an element access
     bool write = false;
 };
 
@@ -82,7 +85,7 @@ struct KernelNode {
 
 struct KernelFacts {
     std::vector<KernelNode> body;
-    // The opaque index variables the addresses mention (see IndexFunction), by name.
+    // The opaque index variables the indices mention (see IndexFunction), by name.
     std::map<std::string, IndexFunction> indexFunctions;
 };
 
