@@ -95,7 +95,7 @@ void Generator::copyPart(BufferId dst, BufferId src) {
         return;
     }
     std::string c = fresh("c");
-    code_.open("for (int " + c + " = 0; " + c + " < " + d.perThread.toC() + "; ++" + c + ")");
+    code_.openFor(c, 0, d.perThread, 1);
     code_.line(d.name + "[" + c + "] = " + s.name + "[" + c + "];");
     code_.close();
 }
@@ -117,7 +117,7 @@ void Generator::copyOwnPart(ViewId dst, ViewId src, TypeId type, bool final) {
     auto owners = b.owners;
     for (const auto& [dim, extent] : owners) {
         std::string var = fresh("lid");
-        code_.line("int " + var + " = get_local_id(" + std::to_string(dim) + ");");
+        code_.intVar(var, Size::var(threadIndexVar(ThreadIndex::Local, dim)), true);
         env_.setRange(var, 0, extent - 1);
         views_.setLocalIndex(dim, Size::var(var));
         dst = views_.access(dst, Size::var(var));
@@ -145,7 +145,7 @@ void Generator::emitBarrier(AddrSpace space) {
     if (space == AddrSpace::Private) {
         return;
     }
-    code_.line(space == AddrSpace::Local ? kLocalBarrier : kGlobalBarrier);
+    code_.barrier(space == AddrSpace::Local ? kLocalBarrier : kGlobalBarrier);
     ++barriers_;
     globalBarriers_ += space == AddrSpace::Global ? 1 : 0;
 }

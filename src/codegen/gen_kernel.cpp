@@ -112,8 +112,10 @@ std::string typedefs(const lift::TypeArena& types, const std::vector<TypeId>& tu
     return s;
 }
 
+// The definitions (text), each one also in `defs`.
 std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
-                          const std::vector<std::pair<int, int>>& funs) {
+                          const std::vector<std::pair<int, int>>& funs,
+                          std::vector<FunctionDef>& defs) {
     std::string s;
     auto& types = p.types;
     for (auto [index, width] : funs) {
@@ -123,8 +125,11 @@ std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
             return width ? infer.vectorize(t, static_cast<uint32_t>(width)) : t;
         };
         TypeId ret = lane(d.returnType);
-        std::string sig =
-            types.cName(ret) + " " + d.name + (width ? "_v" + std::to_string(width) : "") + "(";
+        std::string name = d.name + (width ? "_v" + std::to_string(width) : "");
+        const lift::TypeNode& rt = types.at(ret);
+        defs.push_back({name, d.body,
+                        rt.kind == lift::TypeKind::Vector ? static_cast<uint32_t>(rt.width) : 1});
+        std::string sig = types.cName(ret) + " " + name + "(";
         TypeId tupleName = types.kind(ret) == lift::TypeKind::Tuple ? ret : lift::kNoType;
         for (size_t i = 0; i < d.paramTypes.size(); ++i) {
             TypeId pt = lane(d.paramTypes[i]);
@@ -143,9 +148,19 @@ std::string userFunctions(lift::Program& p, detail::TypeInference& infer,
     return s;
 }
 
-const char* kPadHelpers = "int egopt_mirror(int i, int n) { int p = 2 * n; int m = ((i % p) + p) "
-                          "% p; return m < n ? m : p - 1 - m; }\n"
-                          "int egopt_wrap(int i, int n) { return ((i % n) + n) % n; }\n";
+// Index helpers of padded arrays (the mirror and wrap boundaries), defined in `defs` too.
+std::string padHelpers(std::vector<FunctionDef>& defs) {
+    const FunctionDef helpers[] = {
+        {"egopt_mirror",
+         "{ int p = 2 * n; int m = ((i % p) + p) % p; return m < n ? m : p - 1 - m; }", 1},
+        {"egopt_wrap", "{ return ((i % n) + n) % n; }", 1}};
+    std::string s;
+    for (const FunctionDef& f : helpers) {
+        defs.push_back(f);
+        s += "int " + f.name + "(int i, int n) " + f.body + "\n";
+    }
+    return s;
+}
 
 bool usesDouble(const lift::TypeArena& types, const std::vector<Buffer>& buffers) {
     return std::any_of(buffers.begin(), buffers.end(), [&](const Buffer& b) {
@@ -213,7 +228,7 @@ std::string kernelSignature(Generator& g, KernelInfo& info, lift::Program& p, in
 struct Shared {
     std::vector<TypeId> tuples;
     std::vector<std::pair<int, int>> userFuns; // (user function, vector width), first use first
-    bool padHelpers = false;
+    bool usesPadHelpers = false;
     bool fp64 = false;
 
     void add(Generator& g, const lift::TypeArena& types) {
@@ -228,11 +243,12 @@ struct Shared {
         for (const auto& f : g.userFuns()) {
             addUnique(userFuns, f);
         }
-        padHelpers = padHelpers || g.usesPadHelpers();
+        usesPadHelpers = usesPadHelpers || g.usesPadHelpers();
         fp64 = fp64 || usesDouble(types, g.buffers());
     }
 
-    std::string header(lift::Program& p, const arith::Bindings& sizes) const {
+    std::string header(lift::Program& p, const arith::Bindings& sizes,
+                       std::vector<FunctionDef>& defs) const {
         detail::SizeMap sm;
         for (const auto& [k, v] : sizes) {
             sm.emplace(k, Size(v));
@@ -240,8 +256,8 @@ struct Shared {
         detail::TypeInference infer(p, sm);
         std::string s = fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
         s += typedefs(p.types, tuples);
-        s += padHelpers ? kPadHelpers : "";
-        return s + userFunctions(p, infer, userFuns);
+        s += usesPadHelpers ? padHelpers(defs) : "";
+        return s + userFunctions(p, infer, userFuns, defs);
     }
 };
 
@@ -264,6 +280,7 @@ Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
     g.run(spec);
     b.info.barriers = g.barriers();
     b.info.privateBytes = g.privateBytes();
+    b.info.facts = g.takeFacts();
     b.outputType = g.outputType();
     auto& types = program.types;
     b.text = kernelSignature(g, b.info, program, producing, sizeParams) + " {\n";
@@ -274,6 +291,9 @@ Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
                   std::to_string(count) + "];\n";
         b.info.localBytes += count * types.byteSize(buf.elemType);
     }
+    // The declarations are statements of the body, before the generated ones.
+    auto& body = b.info.facts.body;
+    body.insert(body.begin(), g.locals().size(), KernelNode{});
     b.text += g.body() + "}\n";
     shared.add(g, types);
     return b;
@@ -342,7 +362,7 @@ GeneratedCode generate(lift::Program& program, const lift::TypeInfo& info,
     }
     code.kernel = code.kernels.back();
     code.source = "// Generated by egopt from " + program.fileName + "\n" +
-                  shared.header(program, sizes) + kernels;
+                  shared.header(program, sizes, code.functions) + kernels;
     return code;
 }
 

@@ -117,22 +117,21 @@ void Generator::recordExtent(Op op, int dim, const Size& n) {
     }
 }
 
-int Generator::openThreadLoop(const std::string& var, const std::string& first, const Size& threads,
+int Generator::openThreadLoop(const std::string& var, const Size& first, const Size& threads,
                               const Size& n) {
     if (plan_.known) {
         Size diff = arith::simplify(n - threads, env_);
         if (diff == Size(0)) {
-            code_.line("int " + var + " = " + first + ";"); // one iteration per thread
+            code_.intVar(var, first, true); // one iteration per thread
             return 0;
         }
         if (arith::provablyLess(n, threads + 1, env_)) {
-            code_.open("if (" + first + " < " + n.toC() + ")"); // fewer iterations than threads
-            code_.line("int " + var + " = " + first + ";");
+            code_.openIf(first, n); // fewer iterations than threads
+            code_.intVar(var, first, true);
             return 1;
         }
     }
-    code_.open("for (int " + var + " = " + first + "; " + var + " < " + n.toC() + "; " + var +
-               " += " + threads.toC() + ")");
+    code_.openFor(var, first, n, threads);
     return 1;
 }
 
@@ -215,21 +214,21 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
                                                : "i");
     Size idx = Size::var(var);
     int blocks = 0;
-    std::string dim = std::to_string(d);
+    auto thread = [d](ThreadIndex kind) { return Size::var(threadIndexVar(kind, d)); };
     switch (op) {
     case Op::MapGlb:
         recordExtent(op, d, n);
-        blocks = openThreadLoop(var, "get_global_id(" + dim + ")", plan_.glb[ud], n);
+        blocks = openThreadLoop(var, thread(ThreadIndex::Global), plan_.glb[ud], n);
         inner.glb[ud] = true;
         break;
     case Op::MapWrg:
         recordExtent(op, d, n);
-        blocks = openThreadLoop(var, "get_group_id(" + dim + ")", plan_.wrg[ud], n);
+        blocks = openThreadLoop(var, thread(ThreadIndex::Group), plan_.wrg[ud], n);
         inner.wrg[ud] = true;
         break;
     case Op::MapLcl:
         recordExtent(op, d, n);
-        blocks = openThreadLoop(var, "get_local_id(" + dim + ")", plan_.lcl[ud], n);
+        blocks = openThreadLoop(var, thread(ThreadIndex::Local), plan_.lcl[ud], n);
         inner.lcl[ud] = true;
         ++inner.lclDepth;
         views_.setLocalIndex(d, oneEach(n, d) ? std::optional<Size>(idx) : std::nullopt);
@@ -238,10 +237,7 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
         if (n == Size(1)) {
             idx = 0; // control-flow simplification: a single iteration needs no loop
         } else {
-            if (d == lift::kUnrolled) {
-                code_.line("#pragma unroll"); // MapSeqUnroll
-            }
-            code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
+            code_.openFor(var, 0, n, 1, d == lift::kUnrolled); // unrolled: MapSeqUnroll
             blocks = 1;
         }
         break;
@@ -277,10 +273,8 @@ void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const
     Size idx = Size::var(var);
     bool loop = n != Size(1);
     if (loop) {
-        if (program_.node(fun).ival == lift::kUnrolled) {
-            code_.line("#pragma unroll"); // ReduceSeqUnroll
-        }
-        code_.open("for (int " + var + " = 0; " + var + " < " + n.toC() + "; ++" + var + ")");
+        // Unrolled: ReduceSeqUnroll.
+        code_.openFor(var, 0, n, 1, program_.node(fun).ival == lift::kUnrolled);
         env_.setRange(var, 0, n - 1);
     } else {
         idx = 0;
@@ -411,9 +405,9 @@ ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* 
     };
     BufferId in = pointer(a, "it_in"), out = pointer(b, "it_out");
     std::string len = fresh("len");
-    code_.line("int " + len + " = " + types.lengthOf(ts[1]).toC() + ";");
+    code_.intVar(len, types.lengthOf(ts[1]), true);
     std::string it = fresh("it");
-    code_.open("for (int " + it + " = 1; " + it + " < " + std::to_string(k) + "; ++" + it + ")");
+    code_.openFor(it, 1, k, 1);
     env_.setRange(len, minLen, maxLen);
     TypeId inT = types.array(elem, Size::var(len));
     std::array<TypeId, 1> inArg{inT};
@@ -423,12 +417,13 @@ ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* 
     if (!wrote) {
         copyValue(body.view, r, outT);
     }
-    code_.line(len + " = " + types.lengthOf(outT).toC() + ";");
+    code_.intVar(len, types.lengthOf(outT), false);
     std::string sp = spaceKeyword(space);
     std::string ptr = (sp.empty() ? "" : sp + " ") + ctype(buffers_[in].elemType) + "*";
     code_.line(ptr + " " + "swap_" + buffers_[in].name + " = " + buffers_[in].name + "; " +
-               buffers_[in].name + " = " + buffers_[out].name + "; " + buffers_[out].name +
-               " = swap_" + buffers_[in].name + ";");
+                   buffers_[in].name + " = " + buffers_[out].name + "; " + buffers_[out].name +
+                   " = swap_" + buffers_[in].name + ";",
+               3);
     code_.close();
     ViewId result = views_.mem(in, ts.back());
     if (dest) {

@@ -30,6 +30,9 @@ SizeMap toSizeMap(const arith::Bindings& b) {
 Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan)
     : program_(program), infer_(program, toSizeMap(sizes)), plan_(std::move(plan)),
       views_(program.types, buffers_) {
+    if (plan_.known) {
+        views_.setLog(&code_.log()); // the first pass only chooses the launch: no facts needed
+    }
     // Unbound sizes stay symbolic: kernel arguments, at least 1 (index simplification).
     for (const std::string& v : program.sizeVars) {
         if (!sizes.contains(v)) {
@@ -376,7 +379,9 @@ ViewId Generator::callUserFun(NodeId fun, int userFun, int width, std::vector<Vi
         }
     }
     useUserFun(userFun, width);
-    std::string call = decl.name + (width ? "_v" + std::to_string(width) : "") + "(";
+    std::string name = decl.name + (width ? "_v" + std::to_string(width) : "");
+    code_.log().calls.push_back(name);
+    std::string call = name + "(";
     for (size_t i = 0; i < argText.size(); ++i) {
         call += (i ? ", " : "") + argText[i];
     }
@@ -408,7 +413,7 @@ void Generator::copyValue(ViewId dst, ViewId src, TypeId type) {
     Size n = types.lengthOf(type);
     std::string i = fresh("c");
     env_.setRange(i, 0, n - 1);
-    code_.open("for (int " + i + " = 0; " + i + " < " + n.toC() + "; ++" + i + ")");
+    code_.openFor(i, 0, n, 1);
     copyValue(views_.access(dst, Size::var(i)), views_.access(src, Size::var(i)),
               types.elemOf(type));
     code_.close();

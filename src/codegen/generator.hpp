@@ -66,31 +66,44 @@ struct KernelSpec {
     std::vector<std::pair<lift::NodeId, lift::NodeId>> lets; // let parameter -> argument
 };
 
+// The kernel body being generated: its text, one statement or block header per line, and its
+// facts (codegen::KernelNode), built side by side so that the facts describe exactly the text.
 class Code {
 public:
-    void line(const std::string& s) { text_ += std::string(2 * depth_, ' ') + s + "\n"; }
-    void open(const std::string& header) {
-        line(header + " {");
-        ++depth_;
-    }
-    void close() {
-        --depth_;
-        line("}");
-    }
+    Code() : open_{&body_} {}
+    Code(const Code&) = delete;
+    Code& operator=(const Code&) = delete;
+
+    // A line of `statements` C statements (more when the views logged more stores); its facts
+    // are the accesses and calls the views logged since the previous line (log()).
+    void line(const std::string& s, int statements = 1);
+    // `int var = value;` (declare) or `var = value;`.
+    void intVar(const std::string& var, const arith::Size& value, bool declare);
+    void barrier(const std::string& s);
+    // `for (int var = init; var < bound; ++var | var += step) {`, after `#pragma unroll` if asked.
+    void openFor(const std::string& var, const arith::Size& init, const arith::Size& bound,
+                 const arith::Size& step, bool unrolled = false);
+    // `if (lhs < rhs) {`.
+    void openIf(const arith::Size& lhs, const arith::Size& rhs);
+    void close();
+    // Removes the last line when it is `s` (at the current depth), with its facts; whether it did.
+    bool dropLast(const std::string& s);
+
     const std::string& text() const { return text_; }
-    // Removes the last line when it is `s` (at the current depth); whether it did.
-    bool dropLast(const std::string& s) {
-        std::string line = std::string(2 * depth_, ' ') + s + "\n";
-        if (!text_.ends_with(line)) {
-            return false;
-        }
-        text_.resize(text_.size() - line.size());
-        return true;
-    }
+    std::vector<KernelNode> takeFacts() { return std::move(body_); }
+    StatementLog& log() { return log_; }
 
 private:
+    void emit(const std::string& s) { text_ += std::string(2 * depth_, ' ') + s + "\n"; }
+    KernelNode& add(KernelNode node);
+
     std::string text_;
     int depth_ = 1;
+    std::vector<KernelNode> body_;
+    // The blocks open for appending, innermost last (each the body of the last node of the one
+    // before, which grows no more while it is open: the pointers stay valid).
+    std::vector<std::vector<KernelNode>*> open_;
+    StatementLog log_;
 };
 
 class Generator {
@@ -110,6 +123,8 @@ public:
     const std::vector<std::pair<BufferId, int>>& inputs() const { return inputs_; }
     const std::vector<BufferId>& locals() const { return locals_; }
     const std::string& body() const { return code_.text(); }
+    // The body's facts and the index functions its accesses use, moved out once generated.
+    KernelFacts takeFacts() { return {code_.takeFacts(), views_.indexFunctions()}; }
     const Extents& extents() const { return extents_; }
     int barriers() const { return barriers_; }
     // Bytes of private memory declared per work-item (every private allocation counted once,
@@ -158,8 +173,8 @@ private:
     ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     void checkLowered(lift::NodeId fun, const Ctx& ctx) const;
     // Opens the loop, `if` or nothing that runs index `var` over [0, n) on `threads` threads
-    // starting at `first`; returns the number of blocks opened.
-    int openThreadLoop(const std::string& var, const std::string& first, const arith::Size& threads,
+    // starting at `first` (a thread index); returns the number of blocks opened.
+    int openThreadLoop(const std::string& var, const arith::Size& first, const arith::Size& threads,
                        const arith::Size& n);
     Dest allocate(lift::NodeId at, lift::TypeId type, AddrSpace space, const Ctx& ctx);
 

@@ -190,12 +190,18 @@ Size ViewArena::padIndex(const View& v, const Size& i, const arith::RangeEnv& en
         return mod(j + n, n);
     }
     // An opaque index: a variable whose name is the C expression (printed verbatim by toC).
-    std::string fn = boundary == lift::PadBoundary::Clamp ? "clamp" : "egopt_mirror";
-    std::string c = boundary == lift::PadBoundary::Clamp
-                        ? "clamp((int)(" + j.toC() + "), 0, " + (n - 1).toC() + ")"
-                    : boundary == lift::PadBoundary::Mirror
-                        ? "egopt_mirror((int)(" + j.toC() + "), " + n.toC() + ")"
-                        : "egopt_wrap((int)(" + j.toC() + "), " + n.toC() + ")";
+    using Fn = IndexFunction::Kind;
+    Fn kind = boundary == lift::PadBoundary::Clamp    ? Fn::Clamp
+              : boundary == lift::PadBoundary::Mirror ? Fn::Mirror
+                                                      : Fn::Wrap;
+    std::string c = kind == Fn::Clamp    ? "clamp((int)(" + j.toC() + "), 0, " + (n - 1).toC() + ")"
+                    : kind == Fn::Mirror ? "egopt_mirror((int)(" + j.toC() + "), " + n.toC() + ")"
+                                         : "egopt_wrap((int)(" + j.toC() + "), " + n.toC() + ")";
+    if (kind != Fn::Clamp) {
+        // clamp is an OpenCL builtin; the others are the generator's helpers (FunctionDef).
+        logCall(kind == Fn::Mirror ? "egopt_mirror" : "egopt_wrap");
+    }
+    indexFunctions_[c] = {kind, j, n};
     return Size::var(c);
 }
 
@@ -353,8 +359,9 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         case ViewKind::Filter: {
             // The index is read from memory: an opaque variable printed verbatim by toC.
             Size i = popIndex(path, "Filter");
-            pushIndex(path,
-                      Size::var("(int)(" + read(v.kids.at(1), Path{Step{false, i, 0}}, env) + ")"));
+            std::string loaded = "(int)(" + read(v.kids.at(1), Path{Step{false, i, 0}}, env) + ")";
+            indexFunctions_[loaded] = {IndexFunction::Kind::Loaded, i, 0};
+            pushIndex(path, Size::var(loaded));
             break;
         }
         case ViewKind::AsScalar: {

@@ -5,10 +5,12 @@
 #pragma once
 
 #include "egopt/arith/size.hpp"
+#include "egopt/codegen/codegen.hpp"
 #include "egopt/lift/ir.hpp"
 
 #include <array>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ namespace egopt::codegen::detail {
 using ViewId = uint32_t;
 using BufferId = uint32_t;
 
-enum class AddrSpace : uint8_t { Global, Local, Private };
+using AddrSpace = MemorySpace; // Global, Local, Private
 
 std::string spaceKeyword(AddrSpace s); // "__global", "__local", "" (private)
 
@@ -90,12 +92,21 @@ struct Step {
 };
 using Path = std::deque<Step>;
 
+// The facts of the line of code being built (KernelNode): the memory accesses and function calls
+// the views resolved since the previous line, and the C statements their stores form.
+struct StatementLog {
+    std::vector<MemoryAccess> accesses;
+    std::vector<std::string> calls;
+    int statements = 0; // stores (one C statement each) and temporaries the views emitted
+};
+
 // A resolved leaf: either a plain lvalue (`buf[i]`, `acc`, `x._0`) or a vector in scalar memory
 // that needs vloadN/vstoreN at `pointer`.
 struct Location {
     std::string lvalue;
     std::string pointer;
     int vectorWidth = 0;
+    MemoryAccess access; // its facts (write false)
     std::string read() const;
     std::string write(const std::string& value) const; // a statement without the newline
 };
@@ -132,6 +143,11 @@ public:
     std::optional<arith::Size> localIndex(int dim) const {
         return localIndex_.at(static_cast<size_t>(dim));
     }
+
+    // Where read() and write() log the accesses and calls they emit (none when null).
+    void setLog(StatementLog* log) { log_ = log; }
+    // The opaque index variables created so far (padded boundaries, Filter), by name.
+    const std::map<std::string, IndexFunction>& indexFunctions() const { return indexFunctions_; }
 
 private:
     // An element a MapOf view entered: a Hole continues at element `index` of `array`
@@ -175,6 +191,8 @@ private:
                          const arith::RangeEnv& env) const;
     Location memLocation(const Resolved& r, const arith::RangeEnv& env) const;
     std::string fieldSuffix(lift::TypeId type, Path& path) const;
+    // The byte offset and size of the field or lane `path` reaches inside a `type` element.
+    std::pair<int64_t, int64_t> fieldPlace(lift::TypeId type, const Path& path) const;
     arith::Size padIndex(const View& v, const arith::Size& i, const arith::RangeEnv& env) const;
     // The index into a divided buffer's part of its element `flat`; throws BadInput when the
     // element belongs to another work-item.
@@ -191,6 +209,11 @@ private:
     std::vector<Buffer>& buffers_;
     std::vector<View> views_;
     std::array<std::optional<arith::Size>, 3> localIndex_;
+    StatementLog* log_ = nullptr;
+    // Filled while resolving (const member functions): the record of what was emitted.
+    mutable std::map<std::string, IndexFunction> indexFunctions_;
+    void logAccess(const Location& loc, bool write) const;
+    void logCall(const std::string& name) const;
 };
 
 // Access-path helpers shared by views.cpp and views_access.cpp: BadInput for a path a view cannot

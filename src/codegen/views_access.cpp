@@ -66,6 +66,8 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         flat = ownPart(b, flat, env);
     }
     Location loc;
+    loc.access.buffer = b.name;
+    loc.access.space = b.space;
     if (!r.lanes.empty()) {
         // A scalar lane of vector memory: the buffer seen as scalars.
         const lift::TypeNode& n = types_.at(t);
@@ -78,24 +80,75 @@ Location ViewArena::memLocation(const Resolved& r, const arith::RangeEnv& env) c
         std::string scalars = "((" + space + (space.empty() ? "" : " ") +
                               types_.cName(types_.scalar(n.scalar)) + "*)" +
                               (b.scalarVar ? "&" : "") + b.name + ")";
+        auto scalarBytes = static_cast<int64_t>(types_.byteSize(types_.scalar(n.scalar)));
+        loc.access.index = idx;
+        loc.access.elementBytes = static_cast<uint32_t>(scalarBytes);
+        loc.access.bytes = static_cast<uint32_t>(scalarBytes);
         if (r.vectorWidth > 0) { // asVector(w) of asScalar: w consecutive lanes
             loc.pointer = scalars + " + " + idx.toC();
             loc.vectorWidth = r.vectorWidth;
+            loc.access.bytes = static_cast<uint32_t>(scalarBytes * r.vectorWidth);
+            loc.access.vectorWidth = static_cast<uint32_t>(r.vectorWidth);
             return loc;
         }
         loc.lvalue = scalars + "[" + idx.toC() + "]";
         return loc;
     }
     flat = arith::simplify(flat, env);
+    // C indexes and offsets pointers in elements of the buffer's declared type.
+    auto elemBytes = static_cast<int64_t>(types_.byteSize(b.elemType));
     if (r.vectorWidth > 0) {
         auto c = flat.constant();
         loc.pointer = (c && *c == 0) ? b.name : b.name + " + " + flat.toC();
         loc.vectorWidth = r.vectorWidth;
+        loc.access.index = flat;
+        loc.access.elementBytes = static_cast<uint32_t>(elemBytes);
+        loc.access.bytes = static_cast<uint32_t>(elemBytes * r.vectorWidth);
+        loc.access.vectorWidth = static_cast<uint32_t>(r.vectorWidth);
         return loc;
     }
+    auto [offset, bytes] = fieldPlace(t, path);
+    loc.access.index = b.scalarVar ? Size(0) : flat;
+    loc.access.elementBytes = static_cast<uint32_t>(elemBytes);
+    loc.access.offset = static_cast<uint32_t>(offset);
+    loc.access.bytes = static_cast<uint32_t>(bytes);
     loc.lvalue = b.scalarVar ? b.name : b.name + "[" + flat.toC() + "]";
     loc.lvalue += fieldSuffix(t, path);
     return loc;
+}
+
+std::pair<int64_t, int64_t> ViewArena::fieldPlace(lift::TypeId type, const Path& path) const {
+    int64_t offset = 0;
+    for (const Step& s : path) {
+        const lift::TypeNode& n = types_.at(type);
+        if (!s.isField || (n.kind != TypeKind::Vector && n.kind != TypeKind::Tuple)) {
+            break; // fieldSuffix reports the bad path
+        }
+        if (n.kind == TypeKind::Vector) {
+            type = types_.scalarBase(type);
+            offset += s.field * static_cast<int64_t>(types_.byteSize(type));
+            continue;
+        }
+        for (int f = 0; f < s.field; ++f) {
+            offset += static_cast<int64_t>(types_.byteSize(n.elems.at(static_cast<size_t>(f))));
+        }
+        type = n.elems.at(static_cast<size_t>(s.field));
+    }
+    return {offset, static_cast<int64_t>(types_.byteSize(type))};
+}
+
+void ViewArena::logAccess(const Location& loc, bool write) const {
+    if (log_) {
+        log_->accesses.push_back(loc.access);
+        log_->accesses.back().write = write;
+        log_->statements += write ? 1 : 0;
+    }
+}
+
+void ViewArena::logCall(const std::string& name) const {
+    if (log_) {
+        log_->calls.push_back(name);
+    }
 }
 
 std::string ViewArena::read(ViewId view, Path path, const arith::RangeEnv& env) const {
@@ -127,9 +180,13 @@ std::string ViewArena::readResolved(Resolved& r, const arith::RangeEnv& env) con
     }
     const View& leaf = at(r.leaf);
     switch (leaf.kind) {
-    case ViewKind::Mem:
-        return memLocation(r, env).read();
+    case ViewKind::Mem: {
+        Location loc = memLocation(r, env);
+        logAccess(loc, false);
+        return loc.read();
+    }
     case ViewKind::Generate: {
+        logCall(leaf.text);
         std::string call = leaf.text + "(";
         for (size_t d = 0; d < leaf.dims.size(); ++d) {
             call += (d ? ", " : "") + arith::simplify(popIndex(r.path, "generator"), env).toC();
@@ -176,6 +233,9 @@ std::string ViewArena::readResolved(Resolved& r, const arith::RangeEnv& env) con
 std::string ViewArena::writeByLanes(const Resolved& r, const std::string& value,
                                     const arith::RangeEnv& env) const {
     const Resolved::LaneRead& lr = *r.laneRead;
+    if (log_) {
+        ++log_->statements; // the temporary
+    }
     std::string s = "{ " + types_.cName(lr.vectorType) + " lanes_ = " + value + ";";
     for (int l = 0; l < lr.width; ++l) {
         Path lane;
@@ -196,7 +256,9 @@ std::string ViewArena::write(ViewId view, Path path, const std::string& value,
     }
     const View& leaf = at(r.leaf);
     if (leaf.kind == ViewKind::Mem) {
-        return memLocation(r, env).write(value);
+        Location loc = memLocation(r, env);
+        logAccess(loc, true);
+        return loc.write(value);
     }
     if (leaf.kind == ViewKind::Expr || leaf.kind == ViewKind::Generate) {
         badPath("writing to an expression");

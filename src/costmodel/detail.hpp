@@ -18,4 +18,8 @@ std::vector<Calibration> calibrationsFromJson(const nlohmann::json& j, const std
 KernelFeatures featuresFromJson(const nlohmann::json& j, const std::string& where);
 nlohmann::json featuresToJson(const KernelFeatures& k);
 
+// C operations of a user-function body, counted on the interpreter's C AST (loops with constant
+// trip counts multiply their bodies; a branch counts its larger arm); `lanes` scales vector code.
+double countOps(const std::string& name, const std::string& body, double lanes);
+
 } // namespace egopt::costmodel::detail

@@ -1,20 +1,16 @@
-// Features of generated code: each kernel's text is walked once for a representative work-item,
-// with execution weights (how often a statement runs per work-item, on average and on the busiest
-// work-item), then scaled by the NDRange. See docs/cost-models.md for the definitions.
+// Features of generated code: each kernel's facts (codegen::KernelFacts) are walked once for a
+// representative work-item, with execution weights (how often a statement runs per work-item, on
+// average and on the busiest work-item), then scaled by the NDRange. See docs/cost-models.md for
+// the definitions.
+#include "detail.hpp"
 #include "egopt/costmodel/costmodel.hpp"
-#include "egopt/support/diagnostic.hpp"
-#include "kernel_text.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 namespace egopt::costmodel {
-
-using detail::CEnv;
-using detail::CExpr;
-using detail::MemAccess;
-using detail::Space;
-using detail::TextNode;
 
 const std::vector<std::string>& featureNames() {
     static const std::vector<std::string> names{"global_read_coalesced",
@@ -76,17 +72,60 @@ void KernelFeatures::setValues(const std::vector<double>& v) {
 
 namespace {
 
+using codegen::KernelNode;
+using codegen::MemoryAccess;
+using codegen::MemorySpace;
+using codegen::ThreadIndex;
+using Env = arith::Bindings;
+
 // Loops up to this many iterations are walked iteration by iteration (iterate loops change
 // their lengths), within a budget of walked iterations per kernel.
 constexpr int64_t kExpandTrips = 16;
 constexpr int64_t kExpandBudget = 20000;
 constexpr int64_t kIfSamples = 4096;
 
+// The value of an index function (codegen::IndexFunction) at an index already evaluated.
+std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t i, int64_t n) {
+    using Kind = codegen::IndexFunction::Kind;
+    if (n <= 0) {
+        return std::nullopt;
+    }
+    switch (kind) {
+    case Kind::Clamp:
+        return std::clamp<int64_t>(i, 0, n - 1);
+    case Kind::Wrap:
+        return ((i % n) + n) % n;
+    case Kind::Mirror: {
+        int64_t p = 2 * n, m = ((i % p) + p) % p;
+        return m < n ? m : p - 1 - m;
+    }
+    case Kind::Loaded:
+        return std::nullopt; // data-dependent
+    }
+    return std::nullopt;
+}
+
+// The thread-index variables (codegen::threadIndexVar) of dimension d: global, local, group.
+const std::array<std::string, 3>& threadVars(int d) {
+    static const auto vars = [] {
+        std::array<std::array<std::string, 3>, 3> v;
+        for (int dim = 0; dim < 3; ++dim) {
+            v[static_cast<size_t>(dim)] = {codegen::threadIndexVar(ThreadIndex::Global, dim),
+                                           codegen::threadIndexVar(ThreadIndex::Local, dim),
+                                           codegen::threadIndexVar(ThreadIndex::Group, dim)};
+        }
+        return v;
+    }();
+    return vars.at(static_cast<size_t>(d));
+}
+
 struct Walker {
-    explicit Walker(const detail::SourceText& s) : src(s) {}
-    const detail::SourceText& src;
+    Walker(const codegen::KernelFacts& k, const std::map<std::string, double>& ops)
+        : facts(k), userFunOps(ops) {}
+    const codegen::KernelFacts& facts;
+    const std::map<std::string, double>& userFunOps;
     std::array<int64_t, 3> global{1, 1, 1}, local{1, 1, 1};
-    CEnv base, next; // the representative work-item, and its neighbour in dimension 0
+    Env base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
     bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
     std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
@@ -95,41 +134,72 @@ struct Walker {
     KernelFeatures avg;
     double maxStmts = 0, maxTrips = 0, maxBarriers = 0;
 
-    void setThreads(CEnv& env, int64_t gid0) const {
+    void setThreads(Env& env, int64_t gid0) const {
         for (int d = 0; d < 3; ++d) {
-            std::string s = std::to_string(d);
+            auto ud = static_cast<size_t>(d);
             int64_t g = d == 0 ? gid0 : 0;
-            env["gid" + s] = g;
-            env["lid" + s] = g % local[d];
-            env["grp" + s] = g / local[d];
-            env["gsz" + s] = global[d];
-            env["lsz" + s] = local[d];
-            env["ngrp" + s] = global[d] / local[d];
+            const auto& [gid, lid, grp] = threadVars(d);
+            env[gid] = g;
+            env[lid] = g % local[ud];
+            env[grp] = g / local[ud];
         }
+    }
+
+    // An expression's value, the index functions it mentions evaluated first (into `env`, then
+    // removed again).
+    std::optional<int64_t> eval(const arith::Size& e, Env& env) const {
+        if (facts.indexFunctions.empty()) {
+            return e.evaluate(env);
+        }
+        std::vector<std::string> bound;
+        for (const std::string& v : e.variables()) {
+            auto f = facts.indexFunctions.find(v);
+            if (f == facts.indexFunctions.end() || env.contains(v)) {
+                continue;
+            }
+            auto i = eval(f->second.index, env);
+            auto n = eval(f->second.length, env);
+            auto value = i && n ? indexFunction(f->second.kind, *i, *n) : std::nullopt;
+            if (value) {
+                env[v] = *value;
+                bound.push_back(v);
+            }
+        }
+        auto result = e.evaluate(env);
+        for (const std::string& v : bound) {
+            env.erase(v);
+        }
+        return result;
     }
 
     // Consecutive accesses in the order the device runs them: on a GPU the neighbouring
     // work-item's (lanes of a warp); on a CPU the innermost enclosing loop's next iteration (a
     // work-item runs its loops by itself; only loop-free code is vectorised across work-items),
     // else the neighbouring work-item's.
-    bool coalesced(const MemAccess& a) const {
-        auto x = detail::evalCExpr(a.address, base);
+    bool coalesced(const MemoryAccess& a) {
+        auto x = eval(a.index, base);
         std::optional<int64_t> y;
         bool alongLoop = singleItem || (sequentialItems && !loops.empty());
         if (!alongLoop) {
-            y = detail::evalCExpr(a.address, next);
+            y = eval(a.index, next);
         } else if (!loops.empty()) {
-            CEnv e = base; // the innermost loop's next iteration
+            Env e = base; // the innermost loop's next iteration
             e[loops.back().first] += loops.back().second;
-            y = detail::evalCExpr(a.address, e);
+            y = eval(a.index, e);
         } else {
             return true; // one access by one work-item
         }
-        return x && y && std::abs(static_cast<double>(*y - *x)) <= a.bytes;
+        // The offset is the same in both: the byte addresses differ by whole elements.
+        return x && y &&
+               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <=
+                   a.bytes;
     }
 
-    void access(const MemAccess& a, double w) {
-        if (a.space == Space::Local) {
+    void access(const MemoryAccess& a, double w) {
+        if (a.space == MemorySpace::Private) {
+            return; // registers: counted as statements
+        }
+        if (a.space == MemorySpace::Local) {
             avg.localBytes += w * a.bytes;
             return;
         }
@@ -139,56 +209,64 @@ struct Walker {
         slot += w * a.bytes;
     }
 
-    void assign(const std::string& var, const CExpr& value) {
-        auto a = detail::evalCExpr(value, base);
-        auto b = detail::evalCExpr(value, next);
+    void assign(const std::string& var, const arith::Size& value) {
+        auto a = eval(value, base);
+        auto b = eval(value, next);
         a ? void(base[var] = *a) : void(base.erase(var));
         b ? void(next[var] = *b) : void(next.erase(var));
     }
 
-    void stmt(const TextNode& n, double w, double wmax) {
+    void stmt(const KernelNode& n, double w, double wmax) {
         if (!n.intVar.empty()) {
             assign(n.intVar, n.intValue);
         }
-        double work = n.idRead ? 0.0 : 1.0;
+        double work = n.threadIndexRead ? 0.0 : static_cast<double>(n.statements);
         avg.privateAccesses += w * work;
         maxStmts += wmax * work;
         maxBarriers += n.barrier ? wmax : 0;
         for (const auto& c : n.calls) {
+            auto ops = userFunOps.find(c);
             avg.userFunCalls += w;
-            avg.arithOps += w * src.userFunOps.at(c);
+            avg.arithOps += w * (ops == userFunOps.end() ? 0.0 : ops->second);
         }
         for (const auto& a : n.accesses) {
             access(a, w);
         }
     }
 
-    // The fraction of work-items (sampled along dimension 0) for which `cond` holds.
-    double fraction(const CExpr& cond) {
-        static const std::vector<std::string> ids{"gid0", "lid0", "grp0"};
-        if (!detail::mentions(cond, ids) || singleItem) {
-            auto v = detail::evalCExpr(cond, base);
-            return v ? (*v ? 1.0 : 0.0) : 1.0;
+    // The fraction of work-items (sampled along dimension 0) for which `lhs < rhs` holds.
+    double fraction(const KernelNode& n) {
+        auto holds = [&](Env& env) {
+            auto a = eval(n.lhs, env), b = eval(n.rhs, env);
+            return !a || !b || *a < *b;
+        };
+        auto byThread = [](const arith::Size& e) {
+            const auto& ids = threadVars(0);
+            auto vars = e.variables();
+            return std::any_of(vars.begin(), vars.end(), [&](const std::string& v) {
+                return std::find(ids.begin(), ids.end(), v) != ids.end();
+            });
+        };
+        if ((!byThread(n.lhs) && !byThread(n.rhs)) || singleItem) {
+            return holds(base) ? 1.0 : 0.0;
         }
         // Whole work-groups (consecutive ids), so conditions on local ids are not aliased.
         int64_t samples = std::min(global[0], std::max(kIfSamples, local[0])), on = 0;
-        CEnv env = base;
+        Env env = base;
         int64_t groups = std::max<int64_t>(1, samples / local[0]);
         int64_t groupStride = std::max<int64_t>(1, global[0] / local[0] / groups);
         for (int64_t s = 0; s < samples; ++s) {
             int64_t g =
                 std::min(s / local[0] * groupStride * local[0] + s % local[0], global[0] - 1);
             setThreads(env, g);
-            auto v = detail::evalCExpr(cond, env);
-            on += (!v || *v) ? 1 : 0;
+            on += holds(env) ? 1 : 0;
         }
         return static_cast<double>(on) / static_cast<double>(samples);
     }
 
-    void loop(const TextNode& n, double w, double wmax) {
-        auto a = detail::evalCExpr(n.init, base), b = detail::evalCExpr(n.bound, base),
-             s = detail::evalCExpr(n.step, base);
-        auto an = detail::evalCExpr(n.init, next);
+    void loop(const KernelNode& n, double w, double wmax) {
+        auto a = eval(n.init, base), b = eval(n.bound, base), s = eval(n.step, base);
+        auto an = eval(n.init, next);
         int64_t step = s && *s > 0 ? *s : 1;
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
@@ -211,16 +289,15 @@ struct Walker {
         next.erase(n.var);
     }
 
-    void walk(const std::vector<TextNode>& nodes, double w, double wmax) {
+    void walk(const std::vector<KernelNode>& nodes, double w, double wmax) {
         for (const auto& n : nodes) {
-            if (n.kind == TextNode::Kind::Stmt) {
+            if (n.kind == KernelNode::Kind::Statement) {
                 stmt(n, w, wmax);
-            } else if (n.kind == TextNode::Kind::For) {
+            } else if (n.kind == KernelNode::Kind::Loop) {
                 loop(n, w, wmax);
             } else {
-                double f = fraction(n.cond);
+                double f = fraction(n);
                 walk(n.body, w * f, f > 0 ? wmax : 0);
-                walk(n.elseBody, w * (1 - f), f < 1 ? wmax : 0);
             }
         }
     }
@@ -246,11 +323,11 @@ bool smallRange(const std::array<int64_t, 3>& global, const DeviceProfile& profi
     return items < 2 * kMinSplitItems && static_cast<double>(items) <= profile.maxWorkGroupSize;
 }
 
-KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::KernelText& text,
-                              const codegen::KernelInfo& info, const arith::Bindings& sizes,
-                              const DeviceProfile& profile) {
+KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
+                              const std::map<std::string, double>& userFunOps,
+                              const arith::Bindings& sizes, const DeviceProfile& profile) {
     codegen::LaunchConfig lc = info.launch.bind(sizes);
-    Walker wk(src);
+    Walker wk(info.facts, userFunOps);
     for (uint32_t d = 0; d < lc.dims; ++d) {
         wk.global[d] = static_cast<int64_t>(std::max<size_t>(1, lc.global[d]));
         wk.local[d] = lc.driverLocal ? 1 : static_cast<int64_t>(std::max<size_t>(1, lc.local[d]));
@@ -275,7 +352,7 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
     wk.setThreads(wk.base, 0);
     wk.next = wk.base;
     wk.setThreads(wk.next, wk.global[0] > 1 ? 1 : 0);
-    wk.walk(text.body, 1, 1);
+    wk.walk(info.facts.body, 1, 1);
 
     double items = static_cast<double>(wk.global[0] * wk.global[1] * wk.global[2]);
     double groupSize = static_cast<double>(wk.local[0] * wk.local[1] * wk.local[2]);
@@ -285,7 +362,7 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
     }
     KernelFeatures k;
     k.setValues(v);
-    k.name = text.name;
+    k.name = info.name;
     k.workItems = items;
     k.workGroupSize = groupSize;
     k.workGroups = std::ceil(items / groupSize);
@@ -300,17 +377,15 @@ KernelFeatures kernelFeatures(const detail::SourceText& src, const detail::Kerne
 
 Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindings& sizes,
                          const DeviceProfile& profile) {
-    detail::SourceText src = detail::parseSource(code.source);
+    std::map<std::string, double> userFunOps;
+    for (const auto& fun : code.functions) {
+        userFunOps[fun.name] = detail::countOps(fun.name, fun.body, fun.lanes);
+    }
     Features f;
     f.total.name = "total";
     f.total.launches = 0;
     for (const auto& info : code.kernels) {
-        auto it = std::find_if(src.kernels.begin(), src.kernels.end(),
-                               [&](const detail::KernelText& k) { return k.name == info.name; });
-        if (it == src.kernels.end()) {
-            throw Error(ErrorKind::Internal, "costmodel: kernel " + info.name + " not in source");
-        }
-        KernelFeatures k = kernelFeatures(src, *it, info, sizes, profile);
+        KernelFeatures k = kernelFeatures(info, userFunOps, sizes, profile);
         std::vector<double> sum = f.total.values(), add = k.values();
         for (size_t i = 0; i < sum.size(); ++i) {
             sum[i] += add[i];

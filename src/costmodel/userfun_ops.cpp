@@ -5,7 +5,7 @@
 #include "../interp/c_error.hpp"
 #include "../interp/c_lexer.hpp"
 #include "../interp/c_parser.hpp"
-#include "kernel_text.hpp"
+#include "detail.hpp"
 
 #include <algorithm>
 

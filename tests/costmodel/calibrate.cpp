@@ -7,6 +7,8 @@
 //   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.report]"
 //       prints Kendall's tau of the analytic model and of the learned model (held out) on the
 //       mm variants, and writes the learned model fitted on all records to EGOPT_CALIB_MODEL.
+//   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.predictions]"
+//       prints every record's recomputed features and predictions, and tau per group.
 #include "egopt/codegen/validate.hpp"
 #include "egopt/runtime/session.hpp"
 #include "egopt/support/diagnostic.hpp"
@@ -214,5 +216,45 @@ TEST_CASE("calibration report: Kendall's tau on the mm variants", "[.report]") {
         fitted.deviceClass = prof.deviceClass;
         saveModel(fitted, modelOut);
         std::cout << "wrote " << modelOut << "\n";
+    }
+}
+
+// Every record's features and predictions recomputed from its program with the current code
+// generator and cost model, and Kendall's tau per group (mm at each size, the other programs):
+//   EGOPT_CALIB_IN=costmodel/data/pocl-cpu.jsonl test_costmodel "[.predictions]"
+// Comparing the output of two builds shows which predictions a change moved.
+TEST_CASE("predictions of the current model on recorded runs", "[.predictions]") {
+    auto records = readRecords(envOr("EGOPT_CALIB_IN", "calibration.jsonl"));
+    auto analytic = loadModel("analytic");
+    auto learned = loadModel("learned");
+    DeviceProfile prof = analytic->profile(runtime::selectDevice(""));
+    std::map<std::string, std::vector<Record>> groups;
+    std::cout.precision(17);
+    for (auto& r : records) {
+        refresh(r, prof);
+        std::string group = "other";
+        if (r.label.starts_with("mm/")) {
+            group = "mm " + std::to_string(r.sizes.at("M")) + "x" +
+                    std::to_string(r.sizes.at("N")) + "x" + std::to_string(r.sizes.at("K"));
+        }
+        groups[group].push_back(r);
+        std::cout << r.label << " " << group << " analytic "
+                  << analytic->predictSeconds(r.features, prof) << " learned "
+                  << learned->predictSeconds(r.features, prof) << " measured " << r.measuredSeconds
+                  << " features";
+        for (double v : r.features.total.values()) {
+            std::cout << " " << v;
+        }
+        std::cout << "\n";
+    }
+    groups["all"] = records;
+    for (const auto& [group, rs] : groups) {
+        std::cout
+            << "tau " << group << " (" << rs.size() << "): analytic "
+            << tauOf(rs,
+                     [&](const Record& r) { return analytic->predictSeconds(r.features, prof); })
+            << " learned "
+            << tauOf(rs, [&](const Record& r) { return learned->predictSeconds(r.features, prof); })
+            << "\n";
     }
 }

@@ -40,16 +40,19 @@ TEST_CASE("a copy kernel reads and writes N floats coalesced", "[features]") {
     CHECK(k.launches == 1);
 }
 
-TEST_CASE("row-per-work-item reads are strided; through a transpose they coalesce", "[features]") {
-    // Work-item i reads a[i][j]: consecutive work-items are a row (M floats) apart.
-    Features rows = featuresOf(kRows, {{"M", 64}, {"N", 32}});
+TEST_CASE("row-per-work-item reads are strided on a GPU; through a transpose they coalesce",
+          "[features]") {
+    // Work-item i reads a[i][j]: consecutive work-items (a GPU's lanes) are a row (M floats)
+    // apart.
+    arith::Bindings sizes{{"M", 64}, {"N", 32}};
+    Features rows = computeFeatures(generateText(kRows, sizes), sizes, testGpuProfile());
     CHECK(rows.total.globalReadStrided == 64 * 32 * 4);
     CHECK(rows.total.globalReadCoalesced == 0);
     CHECK(rows.total.globalWriteStrided == 64 * 32 * 4);
     CHECK(rows.total.loopTrips == 64);
     // Work-item i reads a[j][i] (a transposed view): consecutive addresses; its writes out[i][j]
     // are N floats apart.
-    Features f = featuresOf(kTranspose, {{"M", 64}, {"N", 32}});
+    Features f = computeFeatures(generateText(kTranspose, sizes), sizes, testGpuProfile());
     const KernelFeatures& k = f.total;
     CHECK(k.globalReadCoalesced == 64 * 32 * 4);
     CHECK(k.globalReadStrided == 0);

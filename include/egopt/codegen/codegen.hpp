@@ -24,10 +24,78 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace egopt::codegen {
+
+// ---------------------------------------------------------------------------------------------
+// Kernel facts (docs/codegen.md, "Kernel facts"): the structure of each generated kernel as the
+// generator built it, beside the text, for analyses such as the cost model. Expressions are
+// arith::Size over the size variables, the kernel's loop and `int` variables and the thread
+// indices; a thread index is the variable named by its OpenCL call (threadIndexVar).
+enum class ThreadIndex : uint8_t { Global, Local, Group };
+// "get_global_id(0)", "get_local_id(1)", "get_group_id(2)".
+std::string threadIndexVar(ThreadIndex kind, int dim);
+
+enum class MemorySpace : uint8_t { Global, Local, Private };
+
+// An index variable whose value arith::Size cannot express: a boundary function of a padded
+// array (clamp, mirror, wrap of `index` into [0, length)) or an index read from memory (Filter).
+struct IndexFunction {
+    enum class Kind : uint8_t { Clamp, Mirror, Wrap, Loaded };
+    Kind kind = Kind::Loaded;
+    arith::Size index;
+    arith::Size length;
+};
+
+// One load or store of a statement.
+struct MemoryAccess {
+    std::string buffer;
+    MemorySpace space = MemorySpace::Global;
+    // The byte address from the start of the buffer is index * elementBytes + offset.
+    arith::Size index;         // in elements of the buffer's declared C type
+    uint32_t elementBytes = 4; // that type's size
+    uint32_t offset = 0;       // bytes into the element (a tuple field, a vector lane)
+    uint32_t bytes = 4;        // bytes moved by one execution
+    uint32_t vectorWidth = 0;  // vloadN / vstoreN width; 0 for an element access
+    bool write = false;
+};
+
+struct KernelNode {
+    enum class Kind : uint8_t { Statement, Loop, If };
+    Kind kind = Kind::Statement;
+    // Statement: the C statements of one line of text (a tuple stored field by field is several).
+    int statements = 1;
+    std::vector<MemoryAccess> accesses;
+    std::vector<std::string> calls; // functions called (FunctionDef::name), once per call
+    bool barrier = false;
+    std::string intVar;           // an `int` variable declared or assigned ...
+    arith::Size intValue;         // ... to this value
+    bool threadIndexRead = false; // the value is a thread index (no work: a register or hoisted)
+    // Loop: `var` from `init` while var < bound, var += step.
+    std::string var;
+    arith::Size init, bound, step;
+    bool unrolled = false; // `#pragma unroll`
+    // If: lhs < rhs.
+    arith::Size lhs, rhs;
+    std::vector<KernelNode> body; // Loop and If
+};
+
+struct KernelFacts {
+    std::vector<KernelNode> body;
+    // The opaque index variables the indices mention (see IndexFunction), by name.
+    std::map<std::string, IndexFunction> indexFunctions;
+};
+
+// A C function defined before the kernels: a user function as the kernels call it, or one of the
+// generator's index helpers (egopt_mirror, egopt_wrap).
+struct FunctionDef {
+    std::string name;   // f, or f_v4 for its 4-lane vectorised form
+    std::string body;   // the C body, braces included
+    uint32_t lanes = 1; // vector width of the result (1 for scalars and tuples)
+};
 
 // One kernel argument, in argument order.
 struct KernelArg {
@@ -68,7 +136,8 @@ struct KernelInfo {
     // Private memory declared per work-item (arrays and variables the generator allocates;
     // accumulators and user-function results of scalar type not counted).
     size_t privateBytes = 0;
-    int barriers = 0; // barrier() calls emitted
+    int barriers = 0;  // barrier() calls emitted
+    KernelFacts facts; // the body's structure
 };
 
 // A top-level result passed from one kernel to later ones, in a buffer the host allocates.
@@ -96,6 +165,7 @@ struct GeneratedCode {
     KernelInfo kernel;
     std::vector<Intermediate> intermediates;
     std::vector<std::string> sizeParams; // unbound size variables, passed as `int` arguments
+    std::vector<FunctionDef> functions;  // defined before the kernels, in source order
     lift::TypeId outputType = 0;
     // The host-side plan as JSON (written beside the .cl): kernels with launch configurations and
     // arguments, intermediate buffers, symbolic size parameters.

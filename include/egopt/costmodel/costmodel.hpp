@@ -87,10 +87,10 @@ struct DeviceProfile {
 DeviceProfile queryProfile(const runtime::Device& device, DeviceProfile base = {});
 
 // Features of generated code at concrete sizes (every size variable of the code bound).
-// Analyses each kernel's OpenCL text: loops, ifs, buffer accesses and their index expressions
-// (coalescing by differencing w.r.t. the work-item id in dimension 0), user-function calls (C
-// operations counted on the interpreter's AST of their bodies), barriers. Throws egopt::Error
-// (BadInput) when a size is missing.
+// Walks each kernel's facts (codegen::KernelFacts, not its text): loops, ifs, memory accesses and
+// their byte addresses (coalescing by differencing w.r.t. the work-item id in dimension 0 or the
+// innermost loop), function calls (C operations counted on the interpreter's AST of the bodies in
+// GeneratedCode::functions), barriers. Throws egopt::Error (BadInput) when a size is missing.
 Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindings& sizes,
                          const DeviceProfile& profile);
 
