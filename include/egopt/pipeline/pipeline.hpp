@@ -30,6 +30,8 @@
 
 namespace egopt::pipeline {
 
+class Remote; // remote.hpp: device work in other processes (MPI ranks)
+
 // A request to stop early, safe to set from a signal handler: a lock-free atomic flag and
 // nothing else (setting it is async-signal-safe; the pipeline polls it between steps).
 class StopToken {
@@ -84,6 +86,9 @@ struct Options {
     // sameModel). `device`, when given, must be among them and is the reference device (the
     // first of the list otherwise): it confirms the early candidates and cross-checks the best.
     std::string devices;
+    // Worker processes (docs/distributed.md): device jobs are handed out to them as well as to
+    // the devices above; nullptr: this process only.
+    Remote* remote = nullptr;
     // Saturation phases; empty: defaultPhases(). nodeLimit/timeLimit, when set, override every
     // phase's node limit and split the time over the phases.
     std::vector<Phase> phases;
@@ -145,12 +150,24 @@ struct Measurement {
     double seconds = 0;     // median of the timed runs
     double predicted = 0;   // model's seconds (0 if it could not predict)
     size_t device = 0;      // the OpenCL index (runtime::Device::index) of the device it ran on
+    int rank = 0;           // the MPI rank whose device it was (0: this process)
 };
 
 // A device the run used: its OpenCL index and runtime::Device::describe().
 struct UsedDevice {
     size_t index = 0;
     std::string description;
+    int rank = 0; // the MPI rank (process) that used it
+};
+
+// An MPI rank of a distributed run (docs/distributed.md): its host, its devices (OpenCL indices
+// on that host), the device jobs it completed, and why it was given up on, if it was.
+struct RankResult {
+    int rank = 0;
+    std::string host;
+    std::vector<size_t> devices;
+    size_t jobs = 0;
+    std::string lost; // empty: it worked to the end
 };
 
 struct CandidateResult {
@@ -203,6 +220,7 @@ struct Result {
     arith::Bindings sizes;
     std::string device;              // the reference device, described
     std::vector<UsedDevice> devices; // every device used, the reference first
+    std::vector<RankResult> ranks;   // with Options::remote: every MPI rank, the coordinator first
     std::string costModel;
     std::string tuner;
     size_t tuneBudget = 0, tuneUsed = 0;
