@@ -3,11 +3,10 @@
 // of a process calls MPI (MPI_THREAD_FUNNELED); every wait is bounded by a time-out.
 #pragma once
 
-#include <mpi.h>
-
 #include <chrono>
 #include <cstdint>
 #include <list>
+#include <mpi.h>
 #include <optional>
 #include <string>
 

@@ -33,13 +33,12 @@ MpiRemote::MpiRemote(int size)
 MpiRemote::~MpiRemote() = default;
 
 std::vector<pipeline::Remote::Worker> MpiRemote::start(const std::string& setup,
-                                                        std::chrono::milliseconds wait) {
+                                                       std::chrono::milliseconds wait) {
     started_ = true;
     auto deadline = Clock::now() + wait;
     auto allHeard = [&] {
-        return std::all_of(workers_.begin(), workers_.end(), [](const WorkerState& w) {
-            return w.hello || !w.lostWhy.empty();
-        });
+        return std::all_of(workers_.begin(), workers_.end(),
+                           [](const WorkerState& w) { return w.hello || !w.lostWhy.empty(); });
     };
     while (!allHeard() && Clock::now() < deadline) {
         drain();
@@ -77,8 +76,8 @@ void MpiRemote::send(uint64_t id, const std::string& job, double seconds) {
     WorkerState* best = nullptr;
     for (WorkerState& w : workers_) {
         if (w.live && w.devices.size() > w.inFlight.size() &&
-            (!best || w.devices.size() - w.inFlight.size() >
-                          best->devices.size() - best->inFlight.size())) {
+            (!best ||
+             w.devices.size() - w.inFlight.size() > best->devices.size() - best->inFlight.size())) {
             best = &w;
         }
     }
@@ -90,8 +89,9 @@ void MpiRemote::send(uint64_t id, const std::string& job, double seconds) {
         best->lastHeard = std::max(best->lastHeard, Clock::now()); // silence counts from now
     }
     double limit = jobSeconds_ > 0 ? jobSeconds_ : seconds;
-    best->inFlight[id] = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(limit));
+    best->inFlight[id] = {Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(limit)),
+                          limit};
     outbox_.post(best->rank, kJob, withId(id, job));
 }
 
@@ -178,8 +178,8 @@ void MpiRemote::checkTimes() {
             continue;
         }
         for (const auto& [id, deadline] : w.inFlight) {
-            if (now > deadline) {
-                lose(w, "job " + std::to_string(id) + " passed its time-out");
+            if (now > deadline.first) {
+                lose(w, "a job ran past its time-out of " + secondsText(deadline.second) + " s");
                 break;
             }
         }
@@ -189,9 +189,9 @@ void MpiRemote::checkTimes() {
 void MpiRemote::lose(WorkerState& w, std::string why) {
     w.live = false;
     w.lostWhy = std::move(why);
-    for (const auto& [id, deadline] : w.inFlight) {
-        events_.push_back({id, w.rank, true, "", "rank " + std::to_string(w.rank) + ": " +
-                                                     w.lostWhy});
+    for (const auto& [id, job] : w.inFlight) {
+        events_.push_back(
+            {id, w.rank, true, "", "rank " + std::to_string(w.rank) + ": " + w.lostWhy});
     }
     w.inFlight.clear();
 }
@@ -202,9 +202,8 @@ bool MpiRemote::stop(std::chrono::milliseconds wait) {
     }
     auto deadline = Clock::now() + wait;
     auto answered = [&] {
-        return std::all_of(workers_.begin(), workers_.end(), [](const WorkerState& w) {
-            return w.bye || !w.lostWhy.empty();
-        });
+        return std::all_of(workers_.begin(), workers_.end(),
+                           [](const WorkerState& w) { return w.bye || !w.lostWhy.empty(); });
     };
     while (!answered() && Clock::now() < deadline) {
         outbox_.progress();

@@ -34,19 +34,20 @@ private:
         bool hello = false, live = false, bye = false;
         std::string lostWhy;
         Clock::time_point lastHeard{};
-        std::map<uint64_t, Clock::time_point> inFlight; // job id -> its deadline
+        std::map<uint64_t, std::pair<Clock::time_point, double>>
+            inFlight; // id -> deadline, seconds
     };
 
-    void drain();             // takes every message that has arrived
-    void take(Message m);     // one of them
-    void checkTimes();        // silent workers and jobs past their deadline
+    void drain();         // takes every message that has arrived
+    void take(Message m); // one of them
+    void checkTimes();    // silent workers and jobs past their deadline
     void lose(WorkerState& w, std::string why);
 
     std::vector<WorkerState> workers_; // ranks 1 .. size-1
     Outbox outbox_;
     std::vector<Event> events_;
-    double silence_;     // seconds without a message from a worker with jobs: lost
-    double jobSeconds_;  // > 0: every job's time-out (tests), in place of the pipeline's
+    double silence_;    // seconds without a message from a worker with jobs: lost
+    double jobSeconds_; // > 0: every job's time-out (tests), in place of the pipeline's
     bool started_ = false;
 };
 

@@ -1,6 +1,5 @@
 // Joining and leaving the MPI job (session.hpp), and each rank's share of its host's devices.
 #include "egopt/distribute/session.hpp"
-
 #include "egopt/runtime/device.hpp"
 #include "launch.hpp"
 #include "mpi_coordinator.hpp"
@@ -15,7 +14,7 @@ bool available() {
 struct Session::State {
     bool joined = false; // MPI_Init was called
     int rank = 0, size = 1;
-    int localRank = 0, localSize = 1; // among the ranks on this host
+    int localRank = 0, localSize = 1;  // among the ranks on this host
     std::unique_ptr<MpiRemote> remote; // rank 0 of several
 };
 

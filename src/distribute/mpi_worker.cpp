@@ -53,10 +53,10 @@ public:
         if (server_) {
             devices = server_->devices();
         }
-        outbox_.post(0, kHello, hostName() + '\0' + pipeline::encodeDevices(devices));
         if (!failure_.empty()) {
-            outbox_.post(0, kFailed, failure_);
+            outbox_.post(0, kFailed, failure_); // first, so that it is the reason given
         }
+        outbox_.post(0, kHello, hostName() + '\0' + pipeline::encodeDevices(devices));
         std::thread(&Worker::watch, this).detach();
         loop();
         // Stopping: what is still to send goes first, then the goodbye.

@@ -1,7 +1,6 @@
 // A build without MPI (cmake -DEGOPT_MPI=OFF): every Session is a world of one. Started by
 // mpirun anyway, rank 0 runs alone and the other ranks say why they do nothing.
 #include "egopt/distribute/session.hpp"
-
 #include "launch.hpp"
 
 #include <cstdio>

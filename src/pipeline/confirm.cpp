@@ -315,35 +315,35 @@ void Work::validate(const std::vector<Key>& configs) {
     };
     std::optional<RemoteJobs> remote;
     if (options.remote) {
-        remote.emplace(RemoteJobs{
-            *options.remote,
-            [&](size_t k) -> std::optional<RemoteJobs::Message> {
-                if (!mayStart()) {
-                    return std::nullopt;
-                }
-                auto small = smallSizes(*this, todo[k].first, todo[k].second);
-                if (!small) {
-                    done[k] = Validation{kNoSmallSizes, {}, 0, {}};
-                    return std::nullopt;
-                }
-                JobSpec spec;
-                spec.kind = JobSpec::Kind::Validate;
-                spec.candidate = candidates[todo[k].first].program;
-                spec.values = todo[k].second;
-                spec.small = *small;
-                spec.timeout = timeout;
-                // The interpreter's run is bounded by validationSizes' work limit.
-                return RemoteJobs::Message{encodeJob(spec), kRemoteGrace + 3 * timeout};
-            },
-            [&](size_t k, const std::string& bytes, int rank) {
-                JobReply reply = decodeReply(bytes);
-                done[k] = std::move(reply.validation);
-                seconds[k] = reply.seconds;
-                ranOn[k] = rank;
-            },
-            [&](size_t k, const std::string& why) {
-                done[k] = Validation{"validation lost twice: " + why, {}, 0, {}};
-            }});
+        remote.emplace(
+            RemoteJobs{*options.remote,
+                       [&](size_t k) -> std::optional<RemoteJobs::Message> {
+                           if (!mayStart()) {
+                               return std::nullopt;
+                           }
+                           auto small = smallSizes(*this, todo[k].first, todo[k].second);
+                           if (!small) {
+                               done[k] = Validation{kNoSmallSizes, {}, 0, {}};
+                               return std::nullopt;
+                           }
+                           JobSpec spec;
+                           spec.kind = JobSpec::Kind::Validate;
+                           spec.candidate = candidates[todo[k].first].program;
+                           spec.values = todo[k].second;
+                           spec.small = *small;
+                           spec.timeout = timeout;
+                           // The interpreter's run is bounded by validationSizes' work limit.
+                           return RemoteJobs::Message{encodeJob(spec), kRemoteGrace + 3 * timeout};
+                       },
+                       [&](size_t k, const std::string& bytes, int rank) {
+                           JobReply reply = decodeReply(bytes);
+                           done[k] = std::move(reply.validation);
+                           seconds[k] = reply.seconds;
+                           ranOn[k] = rank;
+                       },
+                       [&](size_t k, const std::string& why) {
+                           done[k] = Validation{"validation lost twice: " + why, {}, 0, {}};
+                       }});
     }
     forEachJob(
         todo.size(), benches.size(),

@@ -281,8 +281,8 @@ void finishWorkers(const Work& w, Result& result) {
             it = result.ranks.insert(result.ranks.end(), RankResult{rank, "", {}, 0, ""});
         }
         it->lost = why;
-        result.notes.push_back(fmt("MPI rank %d lost: %s; its jobs were handed out again", rank,
-                                   why.c_str()));
+        result.notes.push_back(
+            fmt("MPI rank %d lost: %s; its jobs were handed out again", rank, why.c_str()));
     }
     for (RankResult& r : result.ranks) {
         auto it = w.rankJobs.find(r.rank);

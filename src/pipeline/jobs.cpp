@@ -232,10 +232,10 @@ void JobServer::setup(const std::string& bytes) {
     s.setup = decodeSetup(bytes);
     s.benches.clear();
     for (const runtime::Device& d : s.devices) {
-        s.benches.push_back(s.benches.empty()
-                                ? std::make_unique<Bench>(d, s.setup->original, s.setup->sizes,
-                                                          s.setup->seed)
-                                : std::make_unique<Bench>(d, *s.benches.front()));
+        s.benches.push_back(
+            s.benches.empty()
+                ? std::make_unique<Bench>(d, s.setup->original, s.setup->sizes, s.setup->seed)
+                : std::make_unique<Bench>(d, *s.benches.front()));
     }
 }
 
@@ -252,8 +252,8 @@ std::string JobServer::run(const std::string& bytes, size_t slot) {
     JobSpec job = decodeJob(bytes);
     Bench& bench = *s.benches.at(slot);
     if (job.kind == JobSpec::Kind::Validate) {
-        reply.validation = runValidation(bench, job.candidate, job.values, job.small,
-                                         setup.codegen, setup.assumed, setup.seed, job.timeout);
+        reply.validation = runValidation(bench, job.candidate, job.values, job.small, setup.codegen,
+                                         setup.assumed, setup.seed, job.timeout);
     } else {
         try {
             auto built =

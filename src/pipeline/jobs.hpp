@@ -31,8 +31,7 @@ void runTiming(Bench& bench, Built& built, int runs, const RunLimits& limits, Wo
 Validation runValidation(Bench& bench, const lift::Program& candidate,
                          const arith::Bindings& values, const arith::Bindings& small,
                          const codegen::Options& codegen,
-                         const std::vector<SizeAssumption>& assumed, uint64_t seed,
-                         double timeout);
+                         const std::vector<SizeAssumption>& assumed, uint64_t seed, double timeout);
 
 // What every job of a run needs, sent once to each worker: the program whose random inputs the
 // benches time on, its real sizes and the seed, the code generator's options and saturation's

@@ -177,7 +177,8 @@ struct Job {
         run.device = bench.device().index;
         if (std::optional<RunLimits> l = begin(w, shared)) {
             runTiming(bench, *built, w.options.runs, *l, run);
-            account(w, shared, std::chrono::duration<double>(Budget::Clock::now() - started).count());
+            account(w, shared,
+                    std::chrono::duration<double>(Budget::Clock::now() - started).count());
         }
     }
 
@@ -235,7 +236,7 @@ struct Job {
 
 std::string describeRun(const Work& w, const Job& j) {
     const Work::Run& run = j.run;
-    std::string where = w.options.remote ? fmt(" on rank %d device %zu", run.rank, run.device)
+    std::string where = w.options.remote       ? fmt(" on rank %d device %zu", run.rank, run.device)
                         : w.benches.size() > 1 ? fmt(" on device %zu", run.device)
                                                : "";
     if (!run.timing) {
@@ -282,18 +283,17 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
     };
     std::optional<RemoteJobs> remote;
     if (options.remote) {
-        remote.emplace(RemoteJobs{
-            *options.remote,
-            [&](size_t k) { return jobs[toRun[k]].remote(*this, shared); },
-            [&](size_t k, const std::string& reply, int rank) {
-                jobs[toRun[k]].takeReply(*this, shared, reply, rank);
-                show(jobs[toRun[k]]);
-            },
-            [&](size_t k, const std::string& why) {
-                jobs[toRun[k]].lost = true;
-                jobs[toRun[k]].run.error = "lost twice: " + why;
-                show(jobs[toRun[k]]);
-            }});
+        remote.emplace(RemoteJobs{*options.remote,
+                                  [&](size_t k) { return jobs[toRun[k]].remote(*this, shared); },
+                                  [&](size_t k, const std::string& reply, int rank) {
+                                      jobs[toRun[k]].takeReply(*this, shared, reply, rank);
+                                      show(jobs[toRun[k]]);
+                                  },
+                                  [&](size_t k, const std::string& why) {
+                                      jobs[toRun[k]].lost = true;
+                                      jobs[toRun[k]].run.error = "lost twice: " + why;
+                                      show(jobs[toRun[k]]);
+                                  }});
     }
     forEachJob(
         toRun.size(), benches.size(),

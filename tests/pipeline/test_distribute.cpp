@@ -32,12 +32,14 @@ struct TempDir {
     ~TempDir() { std::filesystem::remove_all(path); }
 };
 
-// asum at a small size, its candidates extracted only (no exploration), each measured at its
-// model seed (a budget of one configuration per candidate: the same configurations whatever
-// the times), no deadline.
+// asum at a small size after two iterations of each rule phase, its candidates extracted only
+// (no exploration), each measured at its model seed (a budget of one configuration per
+// candidate: the same configurations whatever the times), no deadline.
 std::string asumArgs(const std::filesystem::path& out) {
-    return std::string(EGOPT_SHARED_DIR) +
-           "/examples/asum.lift --size N=4096 --candidates 4 --explore 0 --tune-budget 4 "
+    std::string root = EGOPT_SOURCE_DIR;
+    return root + "/examples/asum.lift --size N=4096 --rules " + root + "/rules/core.rules," +
+           root + "/rules/algorithmic.rules --rules " + root +
+           "/rules/opencl.rules --iterations 2 --candidates 4 --explore 0 --tune-budget 4 "
            "--runs 2 --time-budget 0 --no-derivation --output-dir " +
            out.string();
 }
@@ -91,7 +93,7 @@ bool anyNote(const json& r, const std::string& part) {
 
 } // namespace
 
-TEST_CASE("mpirun -np 2: both ranks measure, with the candidates and verdicts of one process",
+TEST_CASE("mpirun -np 2: both ranks measure and the candidates and verdicts are those of one process",
           "[.mpi]") {
     TempDir one, two;
     REQUIRE(run(std::string(EGOPT_CLI) + " " + asumArgs(one.path)) == 0);

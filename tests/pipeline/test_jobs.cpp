@@ -52,8 +52,8 @@ TEST_CASE("sizes read back equal from their Lift text", "[pipeline]") {
 TEST_CASE("every lowered test program travels as bytes and generates the same kernel",
           "[pipeline]") {
     size_t checked = 0;
-    for (const auto& entry :
-         std::filesystem::directory_iterator(std::string(EGOPT_SOURCE_DIR) + "/tests/codegen/programs")) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(EGOPT_SOURCE_DIR) +
+                                                                 "/tests/codegen/programs")) {
         if (entry.path().extension() != ".lift") {
             continue;
         }
@@ -82,7 +82,7 @@ TEST_CASE("every lowered test program travels as bytes and generates the same ke
     CHECK(checked >= 20);
 }
 
-TEST_CASE("a truncated job message is an error, not a crash", "[pipeline]") {
+TEST_CASE("a truncated job message is an error and not a crash", "[pipeline]") {
     JobSpec spec;
     spec.candidate = lift::parseFile(lowered("glb_1d"));
     spec.values = {{"v", 4}};
@@ -132,9 +132,7 @@ namespace {
 class FakeRemote : public Remote {
 public:
     FakeRemote(size_t slots, size_t lose) : slots_(slots), lose_(lose) {}
-    std::vector<Worker> start(const std::string&, std::chrono::milliseconds) override {
-        return {};
-    }
+    std::vector<Worker> start(const std::string&, std::chrono::milliseconds) override { return {}; }
     size_t room() const override { return slots_ - inFlight_.size(); }
     void send(uint64_t id, const std::string& job, double) override {
         CHECK(job == "job " + std::to_string(id));
@@ -162,7 +160,7 @@ private:
 
 } // namespace
 
-TEST_CASE("lost jobs are handed out again, and a job lost twice is abandoned", "[pipeline]") {
+TEST_CASE("lost jobs are handed out again and a job lost twice is abandoned", "[pipeline]") {
     for (size_t lose : {0, 1, 3}) {
         INFO("lose " << lose);
         FakeRemote remote(2, lose);
@@ -192,14 +190,13 @@ TEST_CASE("lost jobs are handed out again, and a job lost twice is abandoned", "
 }
 
 TEST_CASE("the pool ends with the first exception of a job", "[pipeline]") {
-    FakeRemote remote(1, 0);
+    FakeRemote remote(0, 0); // no worker has room: the local threads run every job
     RemoteJobs r{remote,
                  [](size_t k) {
                      return std::optional<RemoteJobs::Message>({"job " + std::to_string(k), 1});
                  },
                  [](size_t, const std::string&, int) {}, [](size_t, const std::string&) {}};
     CHECK_THROWS_AS(forEachJob(
-                        6, 2, [](size_t, size_t) { throw Error(ErrorKind::Internal, "boom"); },
-                        &r),
+                        6, 2, [](size_t, size_t) { throw Error(ErrorKind::Internal, "boom"); }, &r),
                     Error);
 }
