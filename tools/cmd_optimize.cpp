@@ -177,9 +177,11 @@ int runOptimize(const Args& args) {
             std::cerr << "  candidate " << c.index << ": " << pipeline::statusName(c.status) << ": "
                       << c.reason << "\n";
         }
+        mpi.exitCode(kExitNoCandidate);
         return kExitNoCandidate;
     }
     std::cout << "kernel: " << paths.kernel << "\n";
+    mpi.exitCode(kExitOk);
     return kExitOk;
 }
 

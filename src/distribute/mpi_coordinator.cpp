@@ -222,7 +222,8 @@ bool MpiRemote::stop(std::chrono::milliseconds wait) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     outbox_.flush(std::min(deadline, Clock::now() + std::chrono::seconds(1)));
-    return answered();
+    return std::all_of(workers_.begin(), workers_.end(),
+                       [](const WorkerState& w) { return w.bye; });
 }
 
 } // namespace egopt::distribute

@@ -23,7 +23,7 @@ public:
     std::string host() const override { return hostName(); }
 
     // Tells every worker to stop and waits up to `wait` for each one that was not lost to say
-    // goodbye; false when one did not (it may still be running).
+    // goodbye; false unless every worker did (a lost one may be dead, or still running).
     bool stop(std::chrono::milliseconds wait);
 
 private:

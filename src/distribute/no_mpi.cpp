@@ -34,6 +34,8 @@ int Session::size() const {
 
 void Session::shareDevices(pipeline::Options&) const {}
 
+void Session::exitCode(int) {}
+
 pipeline::Remote* Session::remote() {
     return nullptr;
 }

@@ -40,6 +40,9 @@ public:
     pipeline::Remote* remote();
     // Ranks > 0: runs the coordinator's device jobs until it says stop; the exit code.
     int serve(const pipeline::Options& options);
+    // Rank 0: the exit code the process returns, for when it must end without waiting for
+    // MPI_Finalize (a lost worker; internal error until set).
+    void exitCode(int code);
 
     struct State;
 
