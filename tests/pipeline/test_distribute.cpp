@@ -97,7 +97,8 @@ TEST_CASE("mpirun -np 2: both ranks measure and the candidates and verdicts are 
           "[.mpi]") {
     TempDir one, two;
     REQUIRE(run(std::string(EGOPT_CLI) + " " + asumArgs(one.path)) == 0);
-    REQUIRE(run(mpirun(2, "") + asumArgs(two.path)) == 0);
+    std::filesystem::path records = two.path / "records.jsonl";
+    REQUIRE(run(mpirun(2, "") + asumArgs(two.path) + " --record " + records.string()) == 0);
     json a = report(one.path), b = report(two.path);
     CHECK(a["ranks"].empty());
     REQUIRE(b["ranks"].size() == 2);
@@ -115,6 +116,18 @@ TEST_CASE("mpirun -np 2: both ranks measure and the candidates and verdicts are 
         CHECK(a["candidates"][i]["status"] == b["candidates"][i]["status"]);
     }
     CHECK(configs(a) == configs(b));
+    // --record: rank 0 writes one record per successful measurement, whichever rank made it.
+    size_t ok = 0, lines = 0;
+    for (const auto& c : b["candidates"]) {
+        for (const auto& m : c["measurements"]) {
+            ok += m["ok"].get<bool>();
+        }
+    }
+    std::ifstream in(records);
+    for (std::string line; std::getline(in, line);) {
+        lines += !line.empty();
+    }
+    CHECK(lines == ok);
     REQUIRE(!b["chosen"].is_null());
     CHECK(a["candidates"][b["chosen"]["index"].get<size_t>()]["valid"] == true);
 }
