@@ -93,8 +93,9 @@ bool anyNote(const json& r, const std::string& part) {
 
 } // namespace
 
-TEST_CASE("mpirun -np 2: both ranks measure and the candidates and verdicts are those of one process",
-          "[.mpi]") {
+TEST_CASE(
+    "mpirun -np 2: both ranks measure and the candidates and verdicts are those of one process",
+    "[.mpi]") {
     TempDir one, two;
     REQUIRE(run(std::string(EGOPT_CLI) + " " + asumArgs(one.path)) == 0);
     std::filesystem::path records = two.path / "records.jsonl";
@@ -160,4 +161,17 @@ TEST_CASE("mpirun: a worker whose job hangs is given up at the job's time-out", 
     CHECK(r["ranks"][1]["lost"].get<std::string>().find("time-out") != std::string::npos);
     CHECK(anyNote(r, "reassigned"));
     REQUIRE(!r["chosen"].is_null());
+}
+
+TEST_CASE("mpirun: a worker whose device is another model is bad input (exit 2)", "[.mpi]") {
+    TempDir dir;
+    // PoCL's pthread device on rank 0 and its basic device on rank 1: their timings do not
+    // compare. Checked before saturation.
+    std::string args = asumArgs(dir.path);
+    std::string command = std::string(EGOPT_MPIEXEC) +
+                          " --oversubscribe --allow-run-as-root -np 1 -x POCL_DEVICES=pthread " +
+                          EGOPT_CLI + " " + args + " : -np 1 -x POCL_DEVICES=basic " + EGOPT_CLI +
+                          " " + args;
+    CHECK(run(command) == 2);
+    CHECK_FALSE(std::filesystem::exists(dir.path / "asum.report.json"));
 }
