@@ -2,6 +2,7 @@
 // phases, extraction, tuning and confirmation on a device — writing PROGRAM.cl and
 // PROGRAM.report.json and printing the table of candidates. Exit 4 when no candidate validates.
 #include "cli.hpp"
+#include "egopt/distribute/session.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/pipeline/report.hpp"
 #include "options.hpp"
@@ -105,6 +106,13 @@ pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
 int runOptimize(const Args& args) {
     ProgressDisplay display(::isatty(STDERR_FILENO) != 0, args.has("verbose"));
     pipeline::Options options = optionsFrom(args, display);
+    // Under mpirun (docs/distributed.md): rank 0 runs the pipeline, the others its device jobs.
+    distribute::Session mpi;
+    mpi.shareDevices(options);
+    if (mpi.rank() > 0) {
+        return mpi.serve(options);
+    }
+    options.remote = mpi.remote();
     installInterruptHandler();
     pipeline::Result result = pipeline::run(options);
     display.clearStatus();
@@ -131,9 +139,11 @@ int runOptimize(const Args& args) {
             std::cerr << "  candidate " << c.index << ": " << pipeline::statusName(c.status) << ": "
                       << c.reason << "\n";
         }
+        mpi.exitCode(kExitNoCandidate);
         return kExitNoCandidate;
     }
     std::cout << "kernel: " << paths.kernel << "\n";
+    mpi.exitCode(kExitOk);
     return kExitOk;
 }
 

@@ -2,6 +2,7 @@
 // configurations are validated against the interpreter at small sizes; the fastest valid candidate
 // wins after a cross-check of its output at the real sizes against another valid candidate's.
 #include "egopt/egraph/explain.hpp"
+#include "jobs.hpp"
 #include "stages.hpp"
 
 #include <algorithm>
@@ -49,7 +50,8 @@ CandidateResult describe(const Work& w, size_t c) {
         if (key.first == c) {
             Measurement m{key.second,    run.timing.has_value(),
                           run.error,     run.timing ? run.timing->seconds : 0,
-                          run.predicted, run.device};
+                          run.predicted, run.device,
+                          run.rank};
             cr.measured.push_back(std::move(m));
             if (!run.timing && cr.reason.empty()) {
                 cr.reason = firstLine(run.error);
@@ -70,43 +72,25 @@ CandidateResult describe(const Work& w, size_t c) {
     return cr;
 }
 
+// The small sizes at which configuration (c, values) validates (nullopt: none).
+std::optional<arith::Bindings> smallSizes(const Work& w, size_t c, const arith::Bindings& values) {
+    WorkEstimate calls = [&w](const Built& b) {
+        return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
+    };
+    return validationSizes(w.candidates[c].program, w.candidates[c].tuning, values, w.sizes,
+                           w.options.codegen, w.assumed, double(1 << 22), calls);
+}
+
 // Validates one configuration at small sizes on `bench`'s device, its kernels abandoned after
 // `timeout` seconds. Reads `w` only, so that the devices' threads can run it at once.
 Validation validateAt(const Work& w, size_t c, const arith::Bindings& values, double timeout,
                       Bench& bench) {
-    const lift::Program& p = w.candidates[c].program;
-    WorkEstimate calls = [&w](const Built& b) {
-        return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
-    };
-    auto small = validationSizes(p, w.candidates[c].tuning, values, w.sizes, w.options.codegen,
-                                 w.assumed, double(1 << 22), calls);
+    auto small = smallSizes(w, c, values);
     if (!small) {
         return {kNoSmallSizes, {}, 0, {}};
     }
-    Validation v;
-    try {
-        auto b = buildAt(p, values, *small, w.options.codegen, w.assumed);
-        codegen::RunOptions ro;
-        ro.seed = w.options.seed;
-        ro.warmup = 0;
-        ro.runs = 1;
-        ro.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1e3) + 1);
-        ro.drain = ro.timeout;
-        codegen::RunResult r =
-            codegen::runAndValidate(bench.session(), b->program, b->info, *small, b->code, ro);
-        v.sizes = *small;
-        v.maxError = r.maxError;
-        v.why = r.ok ? "" : "wrong result at small sizes: " + r.summary();
-    } catch (const runtime::KernelTimeout& e) {
-        // The bench opens a fresh session for its next use.
-        v.why = std::string("validation timed out: ") + e.what();
-    } catch (const runtime::BuildError& e) {
-        v.buildLog = buildLogExcerpt(e.log());
-        v.why = "validation failed: " + firstLine(e.what());
-    } catch (const std::exception& e) {
-        v.why = "validation failed: " + firstLine(e.what());
-    }
-    return v;
+    return runValidation(bench, w.candidates[c].program, values, *small, w.options.codegen,
+                         w.assumed, w.options.seed, timeout);
 }
 
 // Fills the chosen configuration's numbers (time, rates, source, plan).
@@ -308,6 +292,9 @@ const Validation& Work::validate(size_t c, const arith::Bindings& values) {
     auto started = Budget::Clock::now();
     double timeout = std::clamp(window(Stage::Validate), 1e-3, 10.0);
     Validation v = validateAt(*this, c, values, timeout, bench());
+    if (options.remote) {
+        ++rankJobs[0];
+    }
     validateSeconds = std::max(
         validateSeconds, std::chrono::duration<double>(Budget::Clock::now() - started).count());
     return validated[key] = std::move(v);
@@ -321,16 +308,60 @@ void Work::validate(const std::vector<Key>& configs) {
     double timeout = std::clamp(window(Stage::Validate), 1e-3, 10.0);
     std::vector<std::optional<Validation>> done(todo.size());
     std::vector<double> seconds(todo.size(), 0.0);
-    forEachJob(todo.size(), benches.size(), [&](size_t k, size_t device) {
-        // Started only while the longest validation before this batch still fits.
-        if (stopped() || (budget.limited() && window(Stage::Validate) <= validateSeconds)) {
-            return;
-        }
-        auto started = Budget::Clock::now();
-        done[k] = validateAt(*this, todo[k].first, todo[k].second, timeout, *benches[device]);
-        seconds[k] = std::chrono::duration<double>(Budget::Clock::now() - started).count();
-    });
+    std::vector<int> ranOn(todo.size(), -1); // the rank that validated it (-1: nobody)
+    // Started only while the longest validation before this batch still fits.
+    auto mayStart = [&] {
+        return !stopped() && !(budget.limited() && window(Stage::Validate) <= validateSeconds);
+    };
+    std::optional<RemoteJobs> remote;
+    if (options.remote) {
+        remote.emplace(
+            RemoteJobs{*options.remote,
+                       [&](size_t k) -> std::optional<RemoteJobs::Message> {
+                           if (!mayStart()) {
+                               return std::nullopt;
+                           }
+                           auto small = smallSizes(*this, todo[k].first, todo[k].second);
+                           if (!small) {
+                               done[k] = Validation{kNoSmallSizes, {}, 0, {}};
+                               return std::nullopt;
+                           }
+                           JobSpec spec;
+                           spec.kind = JobSpec::Kind::Validate;
+                           spec.candidate = candidates[todo[k].first].program;
+                           spec.values = todo[k].second;
+                           spec.small = *small;
+                           spec.timeout = timeout;
+                           // The interpreter's run is bounded by validationSizes' work limit.
+                           return RemoteJobs::Message{encodeJob(spec), kRemoteGrace + 3 * timeout};
+                       },
+                       [&](size_t k, const std::string& bytes, int rank) {
+                           JobReply reply = decodeReply(bytes);
+                           done[k] = std::move(reply.validation);
+                           seconds[k] = reply.seconds;
+                           ranOn[k] = rank;
+                       },
+                       [&](size_t k, const std::string& why) {
+                           done[k] = Validation{"validation lost twice: " + why, {}, 0, {}};
+                       }});
+    }
+    forEachJob(
+        todo.size(), benches.size(),
+        [&](size_t k, size_t device) {
+            if (!mayStart()) {
+                return;
+            }
+            auto started = Budget::Clock::now();
+            done[k] = validateAt(*this, todo[k].first, todo[k].second, timeout, *benches[device]);
+            seconds[k] = std::chrono::duration<double>(Budget::Clock::now() - started).count();
+            ranOn[k] = 0;
+        },
+        remote ? &*remote : nullptr);
+    reassignedJobs += remote ? remote->reassigned : 0;
     for (size_t k = 0; k < todo.size(); ++k) {
+        if (ranOn[k] >= 0 && options.remote) {
+            ++rankJobs[ranOn[k]];
+        }
         if (done[k]) {
             validateSeconds = std::max(validateSeconds, seconds[k]);
             validated[todo[k]] = std::move(*done[k]);
@@ -352,7 +383,7 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
-    if (w.benches.size() > 1 && !w.stopped()) {
+    if ((w.benches.size() > 1 || w.options.remote) && !w.stopped()) {
         // Every candidate's fastest configuration at once, over the devices; the loop below
         // finds them validated and goes on to slower ones only where one is invalid.
         std::vector<Work::Key> first;

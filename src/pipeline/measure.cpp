@@ -1,6 +1,7 @@
 // The device runs of tuning (stages.hpp: Work::measure) and the guards that keep them within the
 // time budget: a run that cannot end before its deadline is not started, one that overruns it is
 // abandoned, and a kernel already timed under another candidate is not timed again.
+#include "jobs.hpp"
 #include "stages.hpp"
 
 #include <algorithm>
@@ -81,10 +82,6 @@ namespace {
 // exceeds `slowFactor` times the best so far (or a third of what is left), and the timed runs
 // stop once they add up to a third of it, so a measurement ends within `left` even when every
 // run is as slow as the time-out allows.
-struct RunLimits {
-    double slow, budget, timeout;
-};
-
 RunLimits limitsFor(const Options& o, double best, double left) {
     double slow = 1.0;
     if (best > 0) {
@@ -125,6 +122,7 @@ struct Job {
     std::optional<size_t> sameJob; // an earlier job of the batch with the same kernel
     bool toRun = false;
     bool interrupted = false; // not started: the run was interrupted
+    bool lost = false;        // lost twice with its worker processes (RemoteJobs::abandon)
 
     void prepare(Work& w, std::map<std::string, size_t>& inBatch, size_t index) {
         try {
@@ -134,11 +132,12 @@ struct Job {
             run.predicted = w.model->predictSeconds(features, w.profile);
             run.arithOps = features.total.arithOps;
             run.launchJson = built->code.launchJson();
-            kernel = built->code.source + '\n' + run.launchJson;
+            kernel = kernelKey(*built);
             if (auto it = w.kernelRuns.find(kernel); it != w.kernelRuns.end()) {
                 const Work::Run& timed = w.runs.at(it->second); // the same kernel, timed already
                 run.timing = timed.timing;
                 run.device = timed.device;
+                run.rank = timed.rank;
                 run.sameAs = it->second;
             } else if (auto same = inBatch.find(kernel); same != inBatch.end()) {
                 sameJob = same->second;
@@ -151,8 +150,9 @@ struct Job {
         }
     }
 
-    void time(const Work& w, Bench& bench, Shared& shared) {
-        auto started = Budget::Clock::now();
+    // The limits of the job about to start, or nullopt when it does not start (interrupted, or
+    // not enough time left: run.notStarted).
+    std::optional<RunLimits> begin(const Work& w, Shared& shared) {
         double left = w.window(Stage::Tune);
         double overhead = 0, best = 0;
         {
@@ -160,29 +160,57 @@ struct Job {
             overhead = shared.overhead;
             best = shared.best;
         }
-        run.device = bench.device().index;
         if (w.stopped()) {
             interrupted = true; // left out of the batch's outcome (Work::measure)
-            return;
+            return std::nullopt;
         }
         run.error = notStarted(w.budget, overhead, run.predicted, left);
         if (!run.error.empty()) {
             run.notStarted = true;
-            return;
+            return std::nullopt;
         }
-        try {
-            RunLimits l = limitsFor(w.options, best, left);
-            run.timing = bench.time(*built, w.options.tune.runs, false, l.slow, l.budget, l.timeout);
-        } catch (const runtime::KernelTimeout& e) {
-            run.error = std::string("timed out: ") + e.what();
-        } catch (const runtime::BuildError& e) {
-            run.error = e.what();
-            run.buildLog = e.log();
-        } catch (const std::exception& e) {
-            run.error = e.what();
+        return limitsFor(w.options, best, left);
+    }
+
+    void time(const Work& w, Bench& bench, Shared& shared) {
+        auto started = Budget::Clock::now();
+        run.device = bench.device().index;
+        if (std::optional<RunLimits> l = begin(w, shared)) {
+            runTiming(bench, *built, w.options.tune.runs, *l, run);
+            account(w, shared,
+                    std::chrono::duration<double>(Budget::Clock::now() - started).count());
         }
+    }
+
+    // A job another process ran: its message, and its reply.
+    std::optional<RemoteJobs::Message> remote(const Work& w, Shared& shared) {
+        std::optional<RunLimits> l = begin(w, shared);
+        if (!l) {
+            return std::nullopt;
+        }
+        JobSpec spec;
+        spec.candidate = w.candidates.at(key.first).program;
+        spec.values = key.second;
+        spec.kernel = kernel;
+        spec.runs = w.options.tune.runs;
+        spec.limits = *l;
+        // A warm-up and the timed runs, each bounded by the time-out, and as long again for the
+        // abandoned kernel to drain; the build and upload are bounded by kRemoteGrace.
+        double seconds = kRemoteGrace + l->timeout * (w.options.tune.runs + 3);
+        return RemoteJobs::Message{encodeJob(spec), seconds};
+    }
+    void takeReply(const Work& w, Shared& shared, const std::string& bytes, int rank) {
+        JobReply reply = decodeReply(bytes);
+        run.timing = std::move(reply.run.timing);
+        run.error = std::move(reply.run.error);
+        run.buildLog = std::move(reply.run.buildLog);
+        run.device = reply.device;
+        run.rank = rank;
+        account(w, shared, reply.seconds);
+    }
+
+    void account(const Work& w, Shared& shared, double wall) {
         if (run.timing) {
-            double wall = std::chrono::duration<double>(Budget::Clock::now() - started).count();
             // What the measurement cost beyond its kernel runs (at most runs + 1 of them).
             double kernels = run.timing->seconds * (w.options.tune.runs + 1);
             std::lock_guard lock(shared.m);
@@ -196,6 +224,7 @@ struct Job {
     void takeFrom(const Job& other) {
         run.timing = other.run.timing;
         run.device = other.run.device;
+        run.rank = other.run.rank;
         if (run.timing) {
             run.sameAs = other.key;
         } else {
@@ -207,7 +236,9 @@ struct Job {
 
 std::string describeRun(const Work& w, const Job& j) {
     const Work::Run& run = j.run;
-    std::string where = w.benches.size() > 1 ? fmt(" on device %zu", run.device) : "";
+    std::string where = w.options.remote       ? fmt(" on rank %d device %zu", run.rank, run.device)
+                        : w.benches.size() > 1 ? fmt(" on device %zu", run.device)
+                                               : "";
     if (!run.timing) {
         return "FAILED: " + run.error.substr(0, run.error.find('\n'));
     }
@@ -244,14 +275,35 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
     };
     // A device run's line is shown as it ends (one thread at a time); the others' below.
     std::mutex shown;
-    forEachJob(toRun.size(), benches.size(), [&](size_t k, size_t device) {
-        Job& j = jobs[toRun[k]];
-        j.time(*this, *benches[device], shared);
+    auto show = [&](const Job& j) {
         if (!j.interrupted) {
             std::lock_guard lock(shown);
             progress(line(j));
         }
-    });
+    };
+    std::optional<RemoteJobs> remote;
+    if (options.remote) {
+        remote.emplace(RemoteJobs{*options.remote,
+                                  [&](size_t k) { return jobs[toRun[k]].remote(*this, shared); },
+                                  [&](size_t k, const std::string& reply, int rank) {
+                                      jobs[toRun[k]].takeReply(*this, shared, reply, rank);
+                                      show(jobs[toRun[k]]);
+                                  },
+                                  [&](size_t k, const std::string& why) {
+                                      jobs[toRun[k]].lost = true;
+                                      jobs[toRun[k]].run.error = "lost twice: " + why;
+                                      show(jobs[toRun[k]]);
+                                  }});
+    }
+    forEachJob(
+        toRun.size(), benches.size(),
+        [&](size_t k, size_t device) {
+            Job& j = jobs[toRun[k]];
+            j.time(*this, *benches[device], shared);
+            show(j);
+        },
+        remote ? &*remote : nullptr);
+    reassignedJobs += remote ? remote->reassigned : 0;
     overheadSeconds = shared.overhead;
     std::vector<std::optional<double>> out;
     for (Job& j : jobs) {
@@ -262,6 +314,9 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
             j.takeFrom(jobs[*j.sameJob]);
         } else if (j.toRun && j.run.timing) {
             kernelRuns.emplace(j.kernel, j.key);
+        }
+        if (j.toRun && !j.run.notStarted && !j.lost) {
+            ++rankJobs[j.run.rank];
         }
         if (!j.toRun) {
             progress(line(j));

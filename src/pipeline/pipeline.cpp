@@ -79,7 +79,7 @@ TuneResult tuneStage(Work& w, Result& result) {
         }
         return times;
     };
-    obj.parallel = w.benches.size();
+    obj.parallel = w.benches.size() + w.remoteDevices;
     obj.stop = [&w, &result] {
         if (w.stopped()) {
             return true;
@@ -209,6 +209,9 @@ Result run(const Options& options) {
             w.benches.push_back(std::make_unique<Bench>(d, w.bench()));
         }
     }
+    if (options.remote) {
+        startWorkers(w, result); // the workers make their inputs while this rank saturates
+    }
     if (devices.size() > 1) {
         result.notes.push_back(fmt("%zu devices of one model (timings compare across them); "
                                    "reference device %s",
@@ -255,6 +258,9 @@ Result run(const Options& options) {
     auto inOutput = w.clock.enter(Stage::Output);
     if (result.best && options.explain) {
         result.derivation = derivation(g, ins, w.candidates[*result.best]);
+    }
+    if (options.remote) {
+        finishWorkers(w, result);
     }
     result.interrupted = w.stopped();
     result.stageSeconds = w.clock.seconds();

@@ -28,7 +28,28 @@ json bindings(const arith::Bindings& b) {
 json devicesJson(const Result& r) {
     json out = json::array();
     for (const auto& d : r.devices) {
-        out.push_back({{"index", d.index}, {"description", d.description}});
+        json e = {{"index", d.index}, {"description", d.description}};
+        if (!r.ranks.empty()) {
+            e["rank"] = d.rank;
+        }
+        out.push_back(e);
+    }
+    return out;
+}
+
+// The MPI ranks of a distributed run (docs/distributed.md); empty for one process.
+json ranksJson(const Result& r) {
+    json out = json::array();
+    for (const auto& k : r.ranks) {
+        json e = {{"rank", k.rank},
+                  {"role", k.rank == 0 ? "coordinator" : "worker"},
+                  {"host", k.host},
+                  {"devices", k.devices},
+                  {"jobs", k.jobs}};
+        if (!k.lost.empty()) {
+            e["lost"] = k.lost;
+        }
+        out.push_back(e);
     }
     return out;
 }
@@ -55,7 +76,7 @@ json phaseJson(const PhaseResult& p) {
             {"rules", rules}};
 }
 
-json candidateJson(const CandidateResult& c) {
+json candidateJson(const CandidateResult& c, bool ranks) {
     json tuning = json::array();
     for (const auto& v : c.tuning) {
         json divides = json::array();
@@ -70,6 +91,9 @@ json candidateJson(const CandidateResult& c) {
                   {"ok", m.ok},
                   {"predicted_seconds", m.predicted},
                   {"device", m.device}};
+        if (ranks) {
+            e["rank"] = m.rank;
+        }
         e[m.ok ? "seconds" : "error"] = m.ok ? json(m.seconds) : json(m.error);
         measured.push_back(e);
     }
@@ -152,7 +176,7 @@ std::string reportJson(const Result& r) {
     }
     json candidates = json::array();
     for (const auto& c : r.candidates) {
-        candidates.push_back(candidateJson(c));
+        candidates.push_back(candidateJson(c, !r.ranks.empty()));
     }
     json rejected = json::array();
     for (const auto& x : r.rejected) {
@@ -170,6 +194,7 @@ std::string reportJson(const Result& r) {
           {"assumptions", assumptions}}},
         {"device", r.device},
         {"devices", devicesJson(r)},
+        {"ranks", ranksJson(r)},
         {"cost_model", r.costModel},
         {"rule_phases", phases},
         {"egraph", {{"nodes", r.nodes}, {"classes", r.classes}}},

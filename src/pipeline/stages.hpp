@@ -7,12 +7,14 @@
 #include "egopt/egraph/runner.hpp"
 #include "egopt/pipeline/budget.hpp"
 #include "egopt/pipeline/pipeline.hpp"
+#include "egopt/pipeline/remote.hpp"
 #include "egopt/pipeline/tuner.hpp"
 
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace egopt::pipeline {
@@ -74,6 +76,7 @@ struct Work {
         std::optional<std::pair<size_t, arith::Bindings>> sameAs;
         bool notStarted = false; // not enough time left for it
         size_t device = 0;       // the OpenCL index of the device that ran it
+        int rank = 0;            // the MPI rank whose device it was (0: this process)
     };
     std::map<std::pair<size_t, arith::Bindings>, Run> runs{};
     // Runs by kernel (source and launch): a configuration whose kernel was timed already, under
@@ -88,6 +91,12 @@ struct Work {
     // longest validation.
     double overheadSeconds = 0;
     double validateSeconds = 0;
+
+    // Device jobs completed per MPI rank, and the devices of the worker processes (with
+    // Options::remote: startWorkers).
+    std::map<int, size_t> rankJobs{};
+    size_t remoteDevices = 0;
+    size_t reassignedJobs = 0;
 
     // The reference device's bench: early validations and the real-size cross-check run there.
     Bench& bench() const { return *benches.front(); }
@@ -129,6 +138,33 @@ struct Work {
 // The first exception a job throws is rethrown once every worker has stopped.
 std::vector<runtime::Device> selectDevices(const Options& options);
 void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job);
+
+// Jobs that worker processes take too (docs/distributed.md): the pool hands job k to a worker
+// when one has room (its message from `encode`, nullopt when `encode` settled the job here: not
+// started), and gives its reply to `finish`, on the calling thread. A job whose worker dies or
+// passes its time-out is handed out again, to whichever device or worker is free first; one
+// lost twice goes to `abandon` instead (a kernel that kills its process is not tried on a third).
+struct RemoteJobs {
+    Remote& remote;
+    struct Message {
+        std::string bytes;
+        double seconds = 0; // how long the worker may take before the job counts as lost
+    };
+    std::function<std::optional<Message>(size_t)> encode;
+    std::function<void(size_t, const std::string& reply, int rank)> finish;
+    std::function<void(size_t, const std::string& why)> abandon;
+    size_t reassigned = 0; // jobs handed out again after their worker was lost
+};
+// forEachJob with worker processes as well as the local device threads; the same as
+// forEachJob when `remote` is null.
+void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job,
+                RemoteJobs* remote);
+
+// devices.cpp, with Options::remote: sends the workers the run's setup and adds their devices
+// to the result (BadInput when one is not the reference device's model); at the end, the
+// result's ranks with the jobs each completed and why any was lost.
+void startWorkers(Work& w, Result& result);
+void finishWorkers(const Work& w, Result& result);
 
 // measure.cpp: the device run of one configuration (Work::measure) and its guards.
 std::string showValues(const arith::Bindings& b);

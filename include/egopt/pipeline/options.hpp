@@ -17,6 +17,8 @@
 
 namespace egopt::pipeline {
 
+class Remote; // remote.hpp: device work in other processes (MPI ranks)
+
 // A request to stop early, safe to set from a signal handler: a lock-free atomic flag and
 // nothing else (setting it is async-signal-safe; the pipeline polls it between steps).
 class StopToken {
@@ -94,6 +96,9 @@ struct Options {
     // sameModel). `device`, when given, must be among them and is the reference device (the
     // first of the list otherwise): it confirms the early candidates and cross-checks the best.
     std::string devices;
+    // Worker processes (docs/distributed.md): device jobs are handed out to them as well as to
+    // the devices above; nullptr: this process only.
+    Remote* remote = nullptr;
     SaturationOptions saturation;
     // Size assumptions: for each size variable, the largest power of two up to this cap that
     // divides its real value and every companion combination's value; < 2: none.

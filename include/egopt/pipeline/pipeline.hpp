@@ -48,12 +48,24 @@ struct Measurement {
     double seconds = 0;     // median of the timed runs
     double predicted = 0;   // model's seconds (0 if it could not predict)
     size_t device = 0;      // the OpenCL index (runtime::Device::index) of the device it ran on
+    int rank = 0;           // the MPI rank whose device it was (0: this process)
 };
 
 // A device the run used: its OpenCL index and runtime::Device::describe().
 struct UsedDevice {
     size_t index = 0;
     std::string description;
+    int rank = 0; // the MPI rank (process) that used it
+};
+
+// An MPI rank of a distributed run (docs/distributed.md): its host, its devices (OpenCL indices
+// on that host), the device jobs it completed, and why it was given up on, if it was.
+struct RankResult {
+    int rank = 0;
+    std::string host;
+    std::vector<size_t> devices;
+    size_t jobs = 0;
+    std::string lost; // empty: it worked to the end
 };
 
 struct CandidateResult {
@@ -98,6 +110,7 @@ struct Result {
     arith::Bindings sizes;
     std::string device;              // the reference device, described
     std::vector<UsedDevice> devices; // every device used, the reference first
+    std::vector<RankResult> ranks;   // with Options::remote: every MPI rank, the coordinator first
     std::string costModel;
     TunerKind tuner = TunerKind::Guided;
     size_t tuneBudget = 0, tuneUsed = 0;
