@@ -40,6 +40,8 @@ struct Command {
     int (*run)(const Args&);
 };
 
+// The non-empty items of a comma-separated list ("a,,b" -> a, b).
+std::vector<std::string> splitCommas(const std::string& list);
 // Throws egopt::Error (BadInput) for unknown options, missing values or wrong arity.
 Args parseArgs(const Command& command, const std::vector<std::string>& argv);
 // `topic`: "" (the main options, a line per other section), a section's name, or "all".

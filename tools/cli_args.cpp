@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -175,6 +176,17 @@ arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
         badInput("no value for size variable(s) " + names + ": pass --size NAME=VALUE", file);
     }
     return resolved.bindings;
+}
+
+std::vector<std::string> splitCommas(const std::string& list) {
+    std::vector<std::string> out;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) {
+        if (!item.empty()) {
+            out.push_back(item);
+        }
+    }
+    return out;
 }
 
 double nonNegativeNumber(const Args& args, const std::string& name, double fallback) {

@@ -12,17 +12,6 @@ namespace egopt::cli {
 
 namespace {
 
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) {
-        if (!item.empty()) {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
 double parseRidge(const std::string& s) {
     try {
         size_t used = 0;
@@ -62,7 +51,7 @@ int runFit(const Args& args) {
         opt.ridge = parseRidge(*r);
     }
     if (auto f = args.value("features")) {
-        opt.features = splitComma(*f);
+        opt.features = splitCommas(*f);
     }
     costmodel::LearnedModel model = costmodel::fitLearned(records, opt);
     costmodel::saveModel(model, *output);

@@ -18,17 +18,6 @@ std::string number(double v) {
     return out.str();
 }
 
-std::vector<std::string> splitCommas(const std::string& list) {
-    std::vector<std::string> out;
-    std::stringstream ss(list);
-    for (std::string f; std::getline(ss, f, ',');) {
-        if (!f.empty()) {
-            out.push_back(f);
-        }
-    }
-    return out;
-}
-
 template <typename T>
 std::optional<T> optionalNumber(const Args& args, const std::string& name, double scale = 1) {
     if (!args.has(name)) {
