@@ -38,8 +38,9 @@ TEST_CASE("the default action on a .lift file is the pipeline", "[cli]") {
     auto dir = std::filesystem::temp_directory_path() /
                ("egopt-cli-default-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
-    auto r = runCli(kExamples + "scal.lift --size N=256 --candidates 1 --tune.budget 1 --tune.runs 1 " +
-                    "--output-dir " + dir.string());
+    auto r =
+        runCli(kExamples + "scal.lift --size N=256 --candidates 1 --tune.budget 1 --tune.runs 1 " +
+               "--output-dir " + dir.string());
     CHECK(r.exitCode == 0);
     CHECK(std::filesystem::exists(dir / "scal.cl"));
     CHECK(std::filesystem::exists(dir / "scal.report.json"));

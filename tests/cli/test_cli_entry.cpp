@@ -51,7 +51,8 @@ TEST_CASE("egopt --version prints the project version and the commit", "[cli]") 
 TEST_CASE("a program file without the .lift extension runs the pipeline", "[cli]") {
     auto program = writeTempFile("scal_program", readFile(kExamples + "scal.lift"));
     auto dir = std::filesystem::path(program).parent_path() / "scal-out";
-    auto r = runCli(program + " --size N=256 --candidates 1 --search.draws 0 --tune.budget 1 --tune.runs 1 " +
+    auto r = runCli(program +
+                    " --size N=256 --candidates 1 --search.draws 0 --tune.budget 1 --tune.runs 1 " +
                     "--output-dir " + dir.string());
     INFO(r.err);
     CHECK(r.exitCode == 0);
@@ -89,7 +90,8 @@ TEST_CASE("a candidate that fails to build shows the OpenCL compiler's log", "[c
                                  "Float, Float)\n"
                                  "fun(ArrayType(Float, N), xs => Map(f) $ xs)\n");
     auto dir = std::filesystem::path(program).parent_path() / "build-log-out";
-    auto r = runCli(program + " --size N=64 --candidates 1 --search.draws 0 --tune.budget 1 --tune.runs 1 " +
+    auto r = runCli(program +
+                    " --size N=64 --candidates 1 --search.draws 0 --tune.budget 1 --tune.runs 1 " +
                     "--output-dir " + dir.string());
     INFO(r.out + r.err);
     CHECK(r.exitCode == 4);

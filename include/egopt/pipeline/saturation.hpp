@@ -70,7 +70,7 @@ struct SaturationHooks {
     std::function<void(const Phase&, const egraph::IterationReport&)> iteration;
     // Checked after every iteration: true ends the phase (StopReason::GoalReached) and the run.
     std::function<bool(const egraph::EGraph&)> goal;
-    const StopToken* stop = nullptr;   // checked between phases
+    const StopToken* stop = nullptr; // checked between phases
     // Where the runner records the applications of composite rules (egraph::Runner::
     // applications), for exploration's guided draws; null: not recorded.
     egraph::Applications* applications = nullptr;
