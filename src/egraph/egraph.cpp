@@ -274,6 +274,11 @@ size_t EGraph::memoryBytes() const {
 }
 
 arith::Size EGraph::tuningVar(const std::string& key, const arith::Size& dividesLength) {
+    return tuningVar(key, std::span<const arith::Size>(&dividesLength, 1));
+}
+
+arith::Size EGraph::tuningVar(const std::string& key,
+                              std::span<const arith::Size> dividesLengths) {
     auto it = tuning_.find(key);
     if (it != tuning_.end()) {
         return it->second;
@@ -281,7 +286,9 @@ arith::Size EGraph::tuningVar(const std::string& key, const arith::Size& divides
     std::string name = "v__" + std::to_string(tuning_.size() + 1);
     arith::Size v = arith::Size::var(name);
     tuning_.emplace(key, v);
-    constraints_.push_back({name, dividesLength});
+    for (const arith::Size& length : dividesLengths) {
+        constraints_.push_back({name, length});
+    }
     return v;
 }
 

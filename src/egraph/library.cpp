@@ -184,6 +184,20 @@ Library Library::standard() {
         [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
             return splitVar(g, a[0].size);
         }};
+    // A size that several splits share must divide each of their lengths: a work-group's side
+    // splits the matrix and also the tile copies' elements (macro-mm-local-tiles). One variable
+    // per combination of lengths.
+    lib.generators["commonTuningOf"] = {
+        {"s+", "a tuning variable that divides every one of the sizes"},
+        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+            std::vector<arith::Size> lengths;
+            std::string key = "split all";
+            for (const ArgValue& v : a) {
+                lengths.push_back(v.size);
+                key += " " + v.size.toString();
+            }
+            return g.tuningVar(key, lengths);
+        }};
     lib.generators["cotuningOf"] = {{"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
                                     [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
                                         return exactDiv(a[0].size, splitVar(g, a[0].size));

@@ -149,7 +149,7 @@ TEST_CASE("a work-group's accumulator divided among its work-items", "[codegen]"
 }
 
 TEST_CASE("matrix multiplication with tiles of A and B in local memory", "[codegen]") {
-    // bench/programs' tiled kernels (rules/gpu.rules' macro-mm-local-tiles-*): A's tile stored
+    // bench/programs' tiled kernels (rules/gpu.rules' macro-mm-local-tiles): A's tile stored
     // transposed through TransposeW, written lane by lane; the accumulator divided among the
     // work-items (without the division each would hold the work-group's 128 x 128 floats).
     auto program = [](const std::string& name) {

@@ -126,11 +126,13 @@ TEST_CASE("asum: a macro with a high-level Reduce on top is replayed with its lo
     validateAtTwo(*it, sizes);
 }
 
-TEST_CASE("mm: guided draws replay macro-mm-local-tiles-w8x4's local tiles exactly", "[extract]") {
-    // The smallest sizes the rule applies to: one work-group's 128 x 64 tile, one slice of K.
-    arith::Bindings sizes{{"M", 128}, {"N", 64}, {"K", 16}};
+TEST_CASE("mm: guided draws replay macro-mm-local-tiles' local tiles exactly", "[extract]") {
+    // At tuning value 2 everywhere a work-group of 2 x 2 work-items has blocks of 8 rows by two
+    // float4 columns (16 x 16 tiles of C) and slices of 8 along K: two tiles and two slices in
+    // each dimension.
+    arith::Bindings sizes{{"M", 32}, {"N", 32}, {"K", 16}};
     Replay r;
-    replay(r, "gpu.rules", "macro-mm-local-tiles-w8x4", sizes, "mm");
+    replay(r, "gpu.rules", "macro-mm-local-tiles", sizes, "mm");
     INFO(test::listing(r.result));
     auto it = std::find_if(r.result.explored.begin(), r.result.explored.end(),
                            [](const Candidate& c) { return c.guided; });
@@ -138,9 +140,10 @@ TEST_CASE("mm: guided draws replay macro-mm-local-tiles-w8x4's local tiles exact
     INFO(it->text);
     // The rule's e-nodes in place (an e-node the right-hand side uses twice counts twice): the
     // tiles' copies into local memory with MapLcl in both dimensions, not a sequential copy the
-    // class also holds.
+    // class also holds, and every tile size a tuning variable.
     CHECK(it->guideHits >= r.guideSize);
-    CHECK(contains(it->text, "TransposeW $ (Split(16)"));
+    CHECK(contains(it->text, "TransposeW $ (Split(4*v__"));
     CHECK(contains(it->text, "toLocal(MapLcl(MapLcl(MapSeq(VectorizeUserFun(id, 4)), 0), 1))"));
+    CHECK(it->tuning.size() == 5);
     validateAtTwo(*it, sizes);
 }

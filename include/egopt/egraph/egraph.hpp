@@ -152,6 +152,8 @@ public:
 
     // Fresh tuning variables (docs/design.md §6): memoized per key so repeated matches reuse them.
     arith::Size tuningVar(const std::string& key, const arith::Size& dividesLength);
+    // The same for a variable that must divide every one of the lengths (one constraint each).
+    arith::Size tuningVar(const std::string& key, std::span<const arith::Size> dividesLengths);
     struct Constraint {
         std::string var;
         arith::Size divides; // var divides this length
