@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace egopt::costmodel {
 
@@ -17,6 +18,9 @@ constexpr double kOverlap = 0.25;
 // completely (LLVM's full unrolling of short constant-trip loops), leaving a loop-free
 // work-item body that the loop over work-items can vectorise.
 constexpr double kUnrolledTrips = 32;
+// Registers every GPU work-item holds besides its private arrays (indices, addresses, loop
+// counters): 32 four-byte registers.
+constexpr double kBaseRegisterBytes = 128;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -75,9 +79,17 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         // Loops of at most kUnrolledTrips iterations are unrolled completely first.
         laneUse = k.loopTrips > kUnrolledTrips ? 1.0 / lanes : laneUse;
     }
-    // Enough work-items in flight per compute unit to hide latency.
-    double saturation =
-        std::clamp(k.workItems / (usedCus * std::max(1.0, p.saturationItems)), 0.0, 1.0);
+    // Enough work-items in flight per compute unit to hide latency. On a GPU their registers
+    // bound how many a compute unit holds at once (occupancy), and a work-item whose private
+    // data exceeds what registers hold spills it to memory: such kernels are not worth running.
+    double inFlight = k.workItems / usedCus;
+    if (p.gpu && p.registerFileBytes > 0) {
+        if (p.privateBytesMax > 0 && k.privateBytes > p.privateBytesMax) {
+            return std::numeric_limits<double>::infinity();
+        }
+        inFlight = std::min(inFlight, p.registerFileBytes / (k.privateBytes + kBaseRegisterBytes));
+    }
+    double saturation = std::clamp(inFlight / std::max(1.0, p.saturationItems), 0.0, 1.0);
     double memShare = std::max(usedCus / cus * std::max(saturation, 0.1), 1.0 / cus);
     double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
                          p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);

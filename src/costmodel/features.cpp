@@ -370,6 +370,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.loopTrips = wk.maxTrips;
     k.barriers = wk.maxBarriers;
     k.launches = 1;
+    k.privateBytes = static_cast<double>(info.privateBytes);
     return k;
 }
 
@@ -393,6 +394,7 @@ Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindin
         double groupSize = std::max(f.total.workGroupSize, k.workGroupSize);
         f.total.setValues(sum);
         f.total.workGroupSize = groupSize; // a sum of group sizes means nothing
+        f.total.privateBytes = std::max(f.total.privateBytes, k.privateBytes);
         f.kernels.push_back(std::move(k));
     }
     return f;

@@ -27,7 +27,9 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"lanes", &DeviceProfile::lanes},
             {"driver_local_size", &DeviceProfile::driverLocalSize},
             {"group_overhead", &DeviceProfile::groupOverhead},
-            {"saturation_items", &DeviceProfile::saturationItems}};
+            {"saturation_items", &DeviceProfile::saturationItems},
+            {"register_file_bytes", &DeviceProfile::registerFileBytes},
+            {"private_bytes_max", &DeviceProfile::privateBytesMax}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

@@ -35,6 +35,14 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
     for (size_t i = 0; i < r.explored.size(); ++i) {
         auto p = predicted(r.explored[i]);
+        if (const auto& c = r.explored[i]; !p && c.guided) {
+            // A macro's open sizes at their defaults may not fit the device at all (register
+            // blocks of 64 rows): judge the replay at the model's best values instead.
+            p = modelDescent(
+                    Space(c.tuning, w.sizes), [&](const auto& v) { return w.predict(c, v); },
+                    kGuidedPredictions, kDefaultTuningValue)
+                    .second;
+        }
         if (!p) {
             continue;
         }

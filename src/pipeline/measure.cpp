@@ -4,6 +4,7 @@
 #include "jobs.hpp"
 #include "stages.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -66,7 +67,12 @@ std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bi
         if (!codegen::resourceProblem(b->code, sizes, bench().device()).empty()) {
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }
-        return model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
+        double t =
+            model->predictSeconds(costmodel::computeFeatures(b->code, sizes, profile), profile);
+        if (!std::isfinite(t)) {
+            return std::nullopt; // the model rules it out (registers spilled on a GPU)
+        }
+        return t;
     } catch (const Error&) {
         return std::nullopt;
     }
@@ -130,6 +136,9 @@ struct Job {
                             w.options.codegen, w.assumed);
             features = costmodel::computeFeatures(built->code, w.sizes, w.profile);
             run.predicted = w.model->predictSeconds(features, w.profile);
+            if (!std::isfinite(run.predicted)) {
+                run.predicted = 0; // ruled out by the model: no prediction to compare with
+            }
             run.arithOps = features.total.arithOps;
             run.launchJson = built->code.launchJson();
             kernel = kernelKey(*built);

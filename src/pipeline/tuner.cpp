@@ -166,28 +166,91 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
 
 } // namespace
 
+namespace {
+
+// The variable in which `to` differs from `from` and in which direction (+1 larger, -1
+// smaller), if exactly the first differing variable in the space's order moved.
+std::optional<std::pair<std::string, int>> moveOf(const Space& space, const arith::Bindings& from,
+                                                  const arith::Bindings& to) {
+    for (const auto& v : space.vars()) {
+        int64_t a = from.at(v.name), b = to.at(v.name);
+        if (a != b) {
+            return std::make_pair(v.name, b > a ? 1 : -1);
+        }
+    }
+    return std::nullopt;
+}
+
+// Budgeted predictions for one descent.
+struct Predictions {
+    const std::function<std::optional<double>(const arith::Bindings&)>& predict;
+    size_t limit;
+    size_t used = 0;
+    bool left() const { return used < limit; }
+    double at(const arith::Bindings& v) {
+        ++used;
+        return predict(v).value_or(kUnknown);
+    }
+};
+
+// Starting points at several scales: each variable the largest allowed value <= t, for t =
+// target, target / 4, ..., 2. Tile sizes that are good together are often far apart in the
+// space (a work-group side of 16 with blocks of 2), and at one scale everything may be too
+// large for the device (registers spilled, local memory exceeded): the best-predicted start
+// wins.
+std::pair<arith::Bindings, double> bestStart(const Space& space, Predictions& p, int64_t target) {
+    std::pair<arith::Bindings, double> best{space.initial(target), kUnknown};
+    std::set<arith::Bindings> seen;
+    for (int64_t t = target; t >= 2 && p.left(); t /= 4) {
+        arith::Bindings x = space.initial(t);
+        if (seen.insert(x).second) {
+            if (double px = p.at(x); px < best.second || seen.size() == 1) {
+                best = {std::move(x), px};
+            }
+        }
+    }
+    return best;
+}
+
+} // namespace
+
 std::pair<arith::Bindings, std::optional<double>>
 modelDescent(const Space& space,
              const std::function<std::optional<double>(const arith::Bindings&)>& predict,
              size_t limit, int64_t target) {
-    auto at = [&](const arith::Bindings& v) { return predict(v).value_or(kUnknown); };
-    arith::Bindings x = space.initial(target);
-    double px = at(x);
-    size_t used = 1;
-    while (used < limit) {
+    Predictions p{predict, limit};
+    auto [x, px] = bestStart(space, p, target);
+    while (p.left()) {
         arith::Bindings next;
         double best = px;
         for (const auto& n : space.neighbours(x)) {
-            if (used++ >= limit) {
+            if (!p.left()) {
                 break;
             }
-            if (double p = at(n); p < best) {
-                best = p;
+            if (double pn = p.at(n); pn < best) {
+                best = pn;
                 next = n;
             }
         }
         if (next.empty()) {
             break;
+        }
+        // Keep moving the same variable the same way while it improves (one prediction a
+        // step instead of a whole neighbourhood).
+        for (auto move = moveOf(space, x, next); move && p.left();) {
+            std::vector<arith::Bindings> around = space.neighbours(next);
+            auto further = std::find_if(around.begin(), around.end(), [&](const auto& n) {
+                return moveOf(space, next, n) == move;
+            });
+            if (further == around.end()) {
+                break;
+            }
+            double pf = p.at(*further);
+            if (pf >= best) {
+                break;
+            }
+            best = pf;
+            next = *further;
         }
         x = next;
         px = best;

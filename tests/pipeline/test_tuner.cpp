@@ -101,3 +101,27 @@ TEST_CASE("the search stops when asked", "[pipeline]") {
     g.budget = 50;
     CHECK(tuneGuided(spaces, {0}, o, g).used == 3);
 }
+
+TEST_CASE("the model's descent starts where the device fits and follows a line", "[pipeline]") {
+    // Three independent splits of N = 2^12; the model rules out every configuration whose
+    // product exceeds 2^9 (registers spilled), so each variable's default, 64, does not fit;
+    // the optimum (2, 16, 16) has its variables far apart.
+    arith::Size n = arith::Size::var("N");
+    Space s({{"v__1", {n}}, {"v__2", {n}}, {"v__3", {n}}}, {{"N", 1 << 12}});
+    size_t calls = 0;
+    auto predict = [&](const arith::Bindings& v) -> std::optional<double> {
+        ++calls;
+        int64_t a = v.at("v__1"), b = v.at("v__2"), c = v.at("v__3");
+        if (a * b * c > 512) {
+            return std::nullopt;
+        }
+        double x = std::log2(double(a)) - 1, y = std::log2(double(b)) - 4,
+               z = std::log2(double(c)) - 4;
+        return 1e-3 * (1 + x * x + y * y + z * z);
+    };
+    auto [best, p] = modelDescent(s, predict, 40, 64);
+    CHECK(calls <= 40);
+    REQUIRE(p);
+    CHECK(best == arith::Bindings{{"v__1", 2}, {"v__2", 16}, {"v__3", 16}});
+    CHECK(*p == Approx(1e-3));
+}

@@ -43,6 +43,11 @@ struct KernelFeatures {
     double barriers = 0;             // barrier() executions per work-group
     double loopTrips = 0;            // sequential loop iterations of the busiest work-item
     double launches = 1;             // kernel launches (1 per kernel)
+    // Private memory per work-item (KernelInfo::privateBytes): the registers a GPU work-item
+    // holds, which bound how many work-items a compute unit keeps in flight. A property of the
+    // launch the analytic model reads, not one of the features above (the learned model's
+    // inputs and the recorded feature vectors stay as they are).
+    double privateBytes = 0;
 
     // The features as a vector, in featureNames() order.
     std::vector<double> values() const;
@@ -81,6 +86,10 @@ struct DeviceProfile {
     double groupOverhead = 1e-7;   // seconds per work-group scheduled on a compute unit
     // Work-items per compute unit needed to reach full throughput (latency hiding on GPUs).
     double saturationItems = 1;
+    // Register file per compute unit and the most private bytes a work-item keeps in registers
+    // (GPUs; 0 = not modelled): beyond the second a compiler spills to slow memory.
+    double registerFileBytes = 0;
+    double privateBytesMax = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
