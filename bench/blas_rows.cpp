@@ -169,22 +169,27 @@ Row blasGemv(Timer& timer, size_t n) {
 }
 
 Row blasGemm(Timer& timer, size_t n) {
+    return blasGemm(timer, n, n, n);
+}
+
+Row blasGemm(Timer& timer, size_t m, size_t n, size_t k) {
     Session& session = timer.session();
-    Buffer a = uploadPattern(session, n * n, 5);
-    Buffer b = uploadPattern(session, n * n, 6);
-    Buffer c = session.allocate(n * n * sizeof(float));
+    Buffer a = uploadPattern(session, m * k, 5);
+    Buffer b = uploadPattern(session, k * n, 6);
+    Buffer c = session.allocate(m * n * sizeof(float));
     auto enqueue = [&](cl_command_queue queue) {
         return blastCall(queue, "CLBlastSgemm", [&](cl_command_queue* q, cl_event* e) {
-            return CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n,
-                                n, 1.0f, a.get(), 0, n, b.get(), 0, n, 0.0f, c.get(), 0, n, q, e);
+            return CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n,
+                                k, 1.0f, a.get(), 0, k, b.get(), 0, n, 0.0f, c.get(), 0, n, q, e);
         });
     };
-    const double flops = 2.0 * double(n) * double(n) * double(n);
+    const double flops = 2.0 * double(m) * double(n) * double(k);
     // Bytes are the compulsory traffic, (MK + KN + MN) * 4, for reference in the CSV only.
-    const double bytes = 3.0 * double(n) * double(n) * 4;
-    Row row{"sgemm", "clblast", square(n) + "x" + std::to_string(n), "", {bytes, flops, true}, {}};
+    const double bytes = (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) * 4;
+    std::string label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    Row row{"sgemm", "clblast", label, "", {bytes, flops, true}, {}};
     row.samples = timer.measure(enqueue);
-    row.check = checkClose(downloadFirst(session, c), firstDot(n, 5, 6, n));
+    row.check = checkClose(downloadFirst(session, c), firstDot(k, 5, 6, n));
     return row;
 }
 

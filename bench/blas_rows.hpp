@@ -51,6 +51,8 @@ Row blasAxpy(Timer& timer, const VectorData& data);
 Row blasGemv(Timer& timer, size_t n);
 // C = A B, all row-major n x n, beta 0. Computes 2MNK flops.
 Row blasGemm(Timer& timer, size_t n);
+// C = A B with A: m x k and B: k x n, row-major.
+Row blasGemm(Timer& timer, size_t m, size_t n, size_t k);
 // B = A^T with CLBlastSomatcopy, n x n row-major. Moves 2N^2*4 bytes; checked in full.
 Row blasTranspose(Timer& timer, size_t n);
 

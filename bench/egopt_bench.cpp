@@ -211,8 +211,8 @@ std::optional<Row> blastRow(Timer& timer, const Case& c) {
     if (p == "gesummv") {
         return blasGesummv(timer, size(c, "N"), size(c, "K"));
     }
-    if (p == "mm" && size(c, "M") == size(c, "N") && size(c, "N") == size(c, "K")) {
-        return blasGemm(timer, size(c, "N"));
+    if (p == "mm") {
+        return blasGemm(timer, size(c, "M"), size(c, "N"), size(c, "K"));
     }
     return std::nullopt;
 }
