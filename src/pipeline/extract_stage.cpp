@@ -11,7 +11,7 @@ namespace egopt::pipeline {
 
 namespace {
 
-constexpr size_t kGuidedPredictions = 24; // the model's descent per guided replay
+constexpr size_t kGuidedPredictions = 64; // the model's descent per guided replay
 
 // Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
 // guided slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest

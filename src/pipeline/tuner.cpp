@@ -194,14 +194,14 @@ struct Predictions {
 };
 
 // Starting points at several scales: each variable the largest allowed value <= t, for t =
-// target, target / 4, ..., 2. Tile sizes that are good together are often far apart in the
+// target, target / 2, ..., 1. Tile sizes that are good together are often far apart in the
 // space (a work-group side of 16 with blocks of 2), and at one scale everything may be too
 // large for the device (registers spilled, local memory exceeded): the best-predicted start
 // wins.
 std::pair<arith::Bindings, double> bestStart(const Space& space, Predictions& p, int64_t target) {
     std::pair<arith::Bindings, double> best{space.initial(target), kUnknown};
     std::set<arith::Bindings> seen;
-    for (int64_t t = target; t >= 2 && p.left(); t /= 4) {
+    for (int64_t t = target; t >= 1 && p.left(); t /= 2) {
         arith::Bindings x = space.initial(t);
         if (seen.insert(x).second) {
             if (double px = p.at(x); px < best.second || seen.size() == 1) {

@@ -95,7 +95,7 @@ modelDescent(const Space& space,
 // sits at a local minimum.
 struct GuidedOptions {
     size_t budget = 48;
-    size_t predictionsPerCandidate = 24;
+    size_t predictionsPerCandidate = 64;
     int64_t target = 64; // the descent's starting point (extraction's default values)
 };
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
