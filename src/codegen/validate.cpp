@@ -143,24 +143,34 @@ void timeSequence(runtime::Session& session, std::vector<Launch>& launches,
     for (Launch& l : launches) {
         sequence.push_back({&l.kernel, l.global, l.local});
     }
-    for (int run = 0; run < options.warmup + runs; ++run) {
+    // The warm-up: `warmup` runs, then more while they have kept the device busy less than
+    // warmupNs (a slow run ends it: it has warmed up the device, and it is kept as a time).
+    int warmup = options.warmup;
+    uint64_t warming = 0;
+    for (int run = 0; run < warmup + runs; ++run) {
         runtime::SequenceResult s = session.launchSequence(sequence, options.timeout);
         const std::vector<uint64_t>& times = s.kernelNs;
         uint64_t total = s.spanNs;
         bool slow = options.slowRunNs > 0 && total > options.slowRunNs;
-        if (run >= options.warmup || slow) {
-            totals.push_back(total);
-            for (size_t k = 0; k < launches.size(); ++k) {
-                perKernel[k].push_back(times[k]);
+        if (run < warmup && !slow) {
+            warming += total;
+            if (run == warmup - 1 && warming < options.warmupNs && warmup < kMaxWarmupRuns) {
+                ++warmup; // not warm yet: one more untimed run
             }
+            continue;
         }
-        if (run >= options.warmup) {
+        totals.push_back(total); // a timed run, or a slow warm-up
+        for (size_t k = 0; k < launches.size(); ++k) {
+            perKernel[k].push_back(times[k]);
+        }
+        if (run >= warmup) {
             timed += total;
         }
         if (slow || (options.budgetNs > 0 && timed >= options.budgetNs)) {
             break;
         }
     }
+    r.warmupRuns = warmup;
     r.medianNs = runtime::medianOf(totals);
     for (size_t k = 0; k < launches.size(); ++k) {
         r.kernelMedianNs.emplace_back(launches[k].kernel.name(), runtime::medianOf(perKernel[k]));

@@ -50,6 +50,21 @@ TEST_CASE("runTimed times a kernel sequence and returns its output", "[codegen]"
     }
 }
 
+TEST_CASE("runTimed warms the device up for RunOptions::warmupNs before timing", "[codegen]") {
+    Generated g = generateFile(testProgram("mk_asum_final"), {{"N", 1024}});
+    RunOptions o;
+    o.runs = 1;
+    o.warmupNs = 0;
+    CHECK(runTimed(session(), g.program, g.sizes, g.code, o).warmupRuns == 1);
+    // A sequence of microseconds needs many runs to fill 5 ms, and stops at the cap.
+    o.warmupNs = 5'000'000;
+    TimedResult r = runTimed(session(), g.program, g.sizes, g.code, o);
+    CHECK(r.warmupRuns > 1);
+    CHECK(r.warmupRuns <= kMaxWarmupRuns);
+    o.warmup = 0; // none asked for: none run
+    CHECK(runTimed(session(), g.program, g.sizes, g.code, o).warmupRuns == 0);
+}
+
 TEST_CASE("runTimed shares uploaded inputs between runs", "[codegen]") {
     Generated g = generateFile(testProgram("mk_asum_final"), {{"N", 1024}});
     auto values =

@@ -49,9 +49,16 @@ public:
     explicit ResourceError(const std::string& why);
 };
 
+inline constexpr int kMaxWarmupRuns = 64;
+
 struct RunOptions {
     uint64_t seed = 1; // of the random inputs, where the entry point makes them
     int warmup = 1;
+    // After those, untimed runs go on until the warm-up has kept the device busy this long (at
+    // most kMaxWarmupRuns runs): a GPU raises its clocks only under load, and a kernel of a few
+    // milliseconds timed right after an idle pause (the tuner generates and builds code between
+    // measurements) runs slower than it does in steady use.
+    uint64_t warmupNs = 20'000'000;
     int runs = 5;
     // An element matches when |got - want| <= tolerance * max(1, |want|) (float reassociation).
     double tolerance = 1e-3;
@@ -75,6 +82,7 @@ struct TimedResult {
     std::vector<std::pair<std::string, uint64_t>> kernelMedianNs;
     size_t bytes = 0; // inputs + output moved by one run (intermediates excluded)
     double gbPerSec = 0.0;
+    int warmupRuns = 0; // untimed runs before the timed ones (RunOptions::warmupNs)
     // The output's scalars in memory order, when RunOptions::keepOutput.
     std::vector<double> output;
 };
