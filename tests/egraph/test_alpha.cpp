@@ -1,9 +1,13 @@
 // measureShiftDuplication (alpha.hpp) on small hand-made e-graphs whose duplicates are counted
 // by hand: classes that are the same term under a different number of binders.
+#include "cli_helper.hpp"
 #include "egopt/egraph/alpha.hpp"
+#include "egopt/egraph/runner.hpp"
+#include "egopt/rules/loader.hpp"
 #include "test_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <regex>
 
 using namespace egopt;
 using namespace egopt::egraph;
@@ -71,4 +75,35 @@ TEST_CASE("EGraph::shift makes the duplicates that the measure counts", "[egraph
     CHECK(after.groups == 3);
     CHECK(after.duplicateClasses == 3 + 1 + 1);
     CHECK(after.duplicateNodes == 5);
+}
+
+TEST_CASE("egopt saturate --shift-duplicates prints the measure of its saturated e-graph",
+          "[egraph]") {
+    const std::string ruleFile = std::string(EGOPT_SOURCE_DIR) + "/rules/core.rules";
+    auto r = test::egopt("saturate " + test::example("nbody.lift") + " --rules " + ruleFile +
+                         " --iterations 3 --shift-duplicates");
+    INFO(r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+    std::smatch m;
+    REQUIRE(
+        std::regex_search(r.out, m,
+                          std::regex(R"(shift duplicates: (\d+) of (\d+) e-classes \([0-9.]+%; )"
+                                     R"((\d+) open\) in (\d+) sets, (\d+) of (\d+) e-nodes)")));
+    // The same saturation through the API.
+    Library lib = Library::standard();
+    lift::Program p = lift::parseFile(test::example("nbody.lift"));
+    EGraph g;
+    insertProgram(g, p);
+    std::vector<Rule> rules = rules::loadRules(ruleFile, lib);
+    Runner runner(g, rules, lib);
+    runner.limits.iterations = 3;
+    runner.run();
+    ShiftDuplication d = measureShiftDuplication(g);
+    CHECK(std::stoul(m[1]) == d.duplicateClasses);
+    CHECK(std::stoul(m[2]) == d.classes);
+    CHECK(std::stoul(m[3]) == d.openClasses);
+    CHECK(std::stoul(m[4]) == d.groups);
+    CHECK(std::stoul(m[5]) == d.duplicateNodes);
+    CHECK(std::stoul(m[6]) == d.nodes);
+    CHECK(d.duplicateClasses > 0); // nbody's variables and the copies its fusions shift
 }
