@@ -2,7 +2,7 @@
 """E-graph engine throughput, egopt next to egglog on the same workloads (scripts/bench-egraph).
 
 Each (workload, system) pair runs in its own process, so peak RSS is that run's alone:
-  egopt   `egopt saturate` on a generated .lift program and rule file (no backoff scheduler,
+  egopt   `egopt saturate` on the workload's .lift program and rule file (no backoff scheduler,
           since egglog's default schedule has none; the saturated e-graph is the same either way)
   egglog  this script with --egglog-worker, in the venv that scripts/bench-egraph sets up
 
@@ -16,9 +16,14 @@ Workloads (docs/egraph.md, "Throughput: egopt next to egglog"):
                   De Bruijn variables and all) over a datatype with one constructor per Lift
                   operator, and the same rules
 
+After each workload both sides ran, a line on stderr says whether they reached the same e-graph
+(the same iterations, e-nodes and e-classes; on arith egopt's two user-function e-nodes more);
+the exit code is 1 if any differs.
+
 Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_enode,peak_rss_mb
+  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts
   seconds         the saturation loop only (egopt: the sum of its iteration times; egglog: the
-                  `run` command), not parsing or start-up
+                  `run` commands), not parsing or start-up
   bytes_per_enode egopt: bytes of e-graph data as EGraph::memoryBytes counts them (container
                   capacities, hash-map entries and buckets) / e-nodes; egglog: the growth of the
                   process's peak RSS over saturation / e-nodes (it exposes no byte count)
@@ -41,8 +46,7 @@ import time
 # The egopt rules are tests/egraph/data/sum.rules (test_search.cpp checks the saturated size
 # against the closed form that egglog reaches with the rules below).
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-with open(os.path.join(ROOT, "tests", "egraph", "data", "sum.rules")) as f:
-    EGOPT_ARITH_RULES = f.read()
+EGOPT_ARITH_RULES = os.path.join(ROOT, "tests", "egraph", "data", "sum.rules")
 
 EGGLOG_ARITH_RULES = """\
 (datatype Math (Add Math Math) (Mul Math Math) (V String))
@@ -295,9 +299,8 @@ def run_egglog(python, program, node_limit, timeout):
 def workloads(args):
     """(name, node limit, egopt: (lift text, rules files), egglog: a function giving its
     program, or None where egopt runs alone)."""
-    arith_rules = os.path.join(ROOT, "tests", "egraph", "data", "sum.rules")
     for n in [8] if args.quick else [8, 10, 12]:
-        yield (f"arith-{n}", args.node_limit, (arith_lift(n), arith_rules),
+        yield (f"arith-{n}", args.node_limit, (arith_lift(n), EGOPT_ARITH_RULES),
                lambda n=n: arith_egglog(n))
     for limit in [100_000] if args.quick else [100_000, 1_000_000]:
         for name, path in LIFT_PROGRAMS:
@@ -336,23 +339,29 @@ def main():
         with open(args.egglog_worker) as f:
             egglog_worker(f.read(), args.node_limit)
         return
+    only = set(filter(None, args.only.split(",")))
+    chosen = [w for w in workloads(args) if not only or w[0] in only]
+    if unknown := only - {w[0] for w in chosen}:
+        print(f"bench-egraph: unknown workload(s) {', '.join(sorted(unknown))}"
+              f"{' (or not in --quick)' if args.quick else ''}", file=sys.stderr)
+        sys.exit(2)
     cols = ["workload", "system", "iterations", "enodes", "eclasses", "seconds", "enodes_per_s",
             "bytes_per_enode", "peak_rss_mb"]
     if args.csv:
         print(",".join(cols), flush=True)
     else:
         print(ROW_FORMAT % (tuple(cols) + ("stop",)), flush=True)
-    only = set(filter(None, args.only.split(",")))
     systems = ("egopt",) if args.egopt_only else ("egopt", "egglog")
-    for name, limit, (lift, rules), egg in workloads(args):
-        if only and name not in only:
-            continue
+    differ = []
+    for name, limit, (lift, rules), egg in chosen:
+        sizes = {}
         for system in systems if egg else ("egopt",):
             print(f"bench-egraph: {name} on {system}...", file=sys.stderr, flush=True)
             if system == "egopt":
                 r = run_egopt(args.egopt, lift, rules, limit, args.threads, args.timeout)
             else:
                 r = run_egglog(args.egglog_python, egg(), limit, args.timeout)
+            sizes[system] = (r["iterations"], r["enodes"], r["eclasses"])
             rate = r["enodes"] / r["seconds"] if r["seconds"] > 0 else 0
             row = [name, system, r["iterations"], r["enodes"], r["eclasses"],
                    f"{r['seconds']:.3f}", f"{rate:.0f}", f"{r['bytes_per_enode']:.0f}",
@@ -361,6 +370,19 @@ def main():
                 print(",".join(map(str, row)), flush=True)
             else:
                 print(ROW_FORMAT % (tuple(row) + (r["stop"],)), flush=True)
+        if len(sizes) == 2:
+            # arith: egopt's user functions add and mult are e-nodes (and classes) of their own
+            extra = (0, 2, 2) if name.startswith("arith-") else (0, 0, 0)
+            want = tuple(a + b for a, b in zip(sizes["egglog"], extra))
+            same = sizes["egopt"] == want
+            print(f"bench-egraph: {name}: (iterations, e-nodes, e-classes) egopt {sizes['egopt']},"
+                  f" egglog {sizes['egglog']}: {'the same e-graph' if same else 'DIFFERENT'}",
+                  file=sys.stderr, flush=True)
+            if not same:
+                differ.append(name)
+    if differ:
+        print(f"bench-egraph: egopt and egglog differ on {', '.join(differ)}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
