@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The egopt side of `scripts/bench-egraph --quick` (no egglog): every workload has its row, the
-numbers are well-formed, and the arithmetic sum saturates at the size its rules determine.
+numbers are well-formed, and the arithmetic sum and mm, asum and nbody under the structural rules
+saturate at the sizes their rules determine.
 
 Usage: bench_egraph_test.py SOURCE_DIR EGOPT
 """
 import csv
 import io
+import json
+import os
 import subprocess
 import sys
+import tempfile
 
 COLUMNS = ["workload", "system", "iterations", "enodes", "eclasses", "seconds", "enodes_per_s",
            "bytes_per_enode", "peak_rss_mb"]
@@ -29,6 +33,25 @@ def arith_size(n):
         nodes += subsets * (2 ** size - 2 if size > 1 else 1)  # X_S
         classes += 2 * subsets
     return nodes + 1 + 2, classes + 1 + 2
+
+
+def structural_size(egopt, program, rules):
+    """(e-nodes, e-classes) of a program without splits, joins, transposes of maps or tuples
+    saturated under bench/egraph/structural.rules, from its initial e-graph: each Map class gains
+    the ten lowered maps (MapGlb, MapWrg, MapLcl in three dimensions, MapSeq), each Reduce class
+    ReduceSeq, and each application of a map gains toGlobal/toLocal/toPrivate of the map (three
+    e-nodes in three new classes) applied to the same argument (three e-nodes in its class)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "initial.json")
+        subprocess.run([egopt, "saturate", program, "--rules", rules, "--iterations", "0",
+                        "--dump-egraph", path], check=True, capture_output=True, timeout=60)
+        with open(path) as f:
+            nodes = json.load(f)["nodes"]
+    op = {key: n["op"] for key, n in nodes.items()}
+    maps = sum(1 for o in op.values() if o == "Map")
+    reduces = sum(1 for o in op.values() if o == "Reduce")
+    map_apps = sum(1 for n in nodes.values() if n["op"] == "$" and op[n["children"][0]] == "Map")
+    return (len(nodes) + 10 * maps + reduces + 6 * map_apps, len(nodes) + 3 * map_apps)
 
 
 def comb(n, k):
@@ -69,6 +92,13 @@ def main():
         got = (int(arith["enodes"]), int(arith["eclasses"]))
         if got != want:
             failures.append(f"arith-8 saturates at {got} (e-nodes, e-classes), expected {want}")
+    rules = f"{source}/bench/egraph/structural.rules"
+    for name in ["mm", "asum", "nbody"]:
+        r = by_name.get(f"lift-{name}-100k")
+        want = structural_size(egopt, f"{source}/examples/{name}.lift", rules)
+        if r and (int(r["enodes"]), int(r["eclasses"])) != want:
+            failures.append(f"lift-{name}-100k saturates at ({r['enodes']}, {r['eclasses']}), "
+                            f"expected {want}")
     if failures:
         sys.exit("\n".join(failures) + "\n--- output:\n" + run.stdout)
     print(run.stdout, end="")
