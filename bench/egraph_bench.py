@@ -2,13 +2,28 @@
 """E-graph engine throughput, egopt next to egglog on the same workloads (scripts/bench-egraph).
 
 Each (workload, system) pair runs in its own process, so peak RSS is that run's alone:
-  egopt   `egopt saturate` on a generated .lift program and rule file (no backoff scheduler,
+  egopt   `egopt saturate` on the workload's .lift program and rule file (no backoff scheduler,
           since egglog's default schedule has none; the saturated e-graph is the same either way)
   egglog  this script with --egglog-worker, in the venv that scripts/bench-egraph sets up
 
+Workloads (docs/egraph.md, "Throughput: egopt next to egglog"):
+  arith-n         commutativity, associativity and distributivity over an n-term sum
+  rules-P-100k    egopt alone: core, algorithmic and OpenCL rules on P (mm, asum, nbody) up to
+                  100k e-nodes (not with --quick)
+  lift-P-L        the Lift rules of bench/egraph/structural.rules on program P (mm, asum, nbody
+                  from examples/, mm_tiled_8x4 from bench/programs/) with node limit L; egglog
+                  gets the same initial e-graph (egopt's --dump-egraph before any iteration,
+                  De Bruijn variables and all) over a datatype with one constructor per Lift
+                  operator, and the same rules
+
+After each workload both sides ran, a line on stderr says whether they reached the same e-graph
+(the same iterations, e-nodes and e-classes; on arith egopt's two user-function e-nodes more);
+the exit code is 1 if any differs.
+
 Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_enode,peak_rss_mb
+  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts
   seconds         the saturation loop only (egopt: the sum of its iteration times; egglog: the
-                  `run` command), not parsing or start-up
+                  `run` commands), not parsing or start-up
   bytes_per_enode egopt: bytes of e-graph data as EGraph::memoryBytes counts them (container
                   capacities, hash-map entries and buckets) / e-nodes; egglog: the growth of the
                   process's peak RSS over saturation / e-nodes (it exposes no byte count)
@@ -31,8 +46,7 @@ import time
 # The egopt rules are tests/egraph/data/sum.rules (test_search.cpp checks the saturated size
 # against the closed form that egglog reaches with the rules below).
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-with open(os.path.join(ROOT, "tests", "egraph", "data", "sum.rules")) as f:
-    EGOPT_ARITH_RULES = f.read()
+EGOPT_ARITH_RULES = os.path.join(ROOT, "tests", "egraph", "data", "sum.rules")
 
 EGGLOG_ARITH_RULES = """\
 (datatype Math (Add Math Math) (Mul Math Math) (V String))
@@ -58,6 +72,118 @@ def arith_egglog(n):
     for i in range(1, n):
         term = f'(Add {term} (Mul (V "x{i}") (V "y")))'
     return EGGLOG_ARITH_RULES + f"(let $e {term})\n"
+
+
+# --- workload (b): Lift programs under the structural subset of the Lift rules
+
+LIFT_PROGRAMS = [("mm", "examples/mm.lift"), ("asum", "examples/asum.lift"),
+                 ("nbody", "examples/nbody.lift"), ("mm_tiled_8x4", "bench/programs/mm_tiled_8x4.lift")]
+STRUCTURAL_RULES = os.path.join(ROOT, "bench", "egraph", "structural.rules")
+
+# The operator names of e-node labels (lift::opName), as --dump-egraph writes them.
+LIFT_OPS = set("""Map MapSeq MapGlb MapWrg MapLcl MapVec Reduce ReduceSeq PartRed Iterate toGlobal
+    toLocal toPrivate Gather Scatter VectorizeUserFun ReorderWithStride reverse shift Split Join
+    Transpose TransposeW Zip Unzip Tuple Get asVector asScalar Slide Pad At Filter id Reorder
+    ArrayFromUserFunGenerator""".split())
+
+# bench/egraph/structural.rules for egglog, rule for rule. A Lift e-node (operator, integer,
+# attribute, children) is the constructor o<operator> with the label's arguments as one String
+# (the sizes and the integer as --dump-egraph prints them: Split "N", MapGlb "0", Get "1") and
+# its child e-classes; an application with k arguments is oAppk.
+EGGLOG_STRUCTURAL_RULES = """\
+(rewrite (oApp1 (oJoin) (oApp1 (oSplit n) x)) x)
+(rewrite (oApp1 (oid) x) x)
+(rewrite (oApp1 (oMap (oid)) x) x)
+(rewrite (oApp1 (oReorder) x) x)
+(rewrite (oApp1 (oTranspose) (oApp1 (oTranspose) x)) x)
+(rewrite (oApp1 (oTransposeW) x) (oApp1 (oTranspose) x))
+(rewrite (oApp1 (oUnzip) (oApp2 (oZip) a b)) (oApp2 (oTuple) a b))
+(rewrite (oApp1 (oGet "0") (oApp2 (oTuple) a b)) a)
+(rewrite (oApp1 (oGet "1") (oApp2 (oTuple) a b)) b)
+(birewrite (oApp1 (oMap f) (oApp1 (oReorder) x)) (oApp1 (oReorder) (oApp1 (oMap f) x)))
+(birewrite (oApp1 (oMap f) (oApp1 (oGather r) x)) (oApp1 (oGather r) (oApp1 (oMap f) x)))
+(birewrite (oApp1 (oMap f) (oApp1 (oScatter r) x)) (oApp1 (oScatter r) (oApp1 (oMap f) x)))
+(rewrite (oApp1 (oJoin) (oApp1 (oMap (oMap f)) (oApp1 (oSplit n) x))) (oApp1 (oMap f) x))
+(birewrite (oApp1 (oSplit n) (oApp1 (oMap f) x)) (oApp1 (oMap (oMap f)) (oApp1 (oSplit n) x)))
+(birewrite (oApp1 (oJoin) (oApp1 (oMap (oMap f)) x)) (oApp1 (oMap f) (oApp1 (oJoin) x)))
+(birewrite (oApp1 (oTranspose) (oApp1 (oMap (oMap f)) x)) (oApp1 (oMap (oMap f)) (oApp1 (oTranspose) x)))
+(birewrite (oMap f) (oMapGlb "0" f))
+(birewrite (oMap f) (oMapGlb "1" f))
+(birewrite (oMap f) (oMapGlb "2" f))
+(birewrite (oMap f) (oMapWrg "0" f))
+(birewrite (oMap f) (oMapWrg "1" f))
+(birewrite (oMap f) (oMapWrg "2" f))
+(birewrite (oMap f) (oMapLcl "0" f))
+(birewrite (oMap f) (oMapLcl "1" f))
+(birewrite (oMap f) (oMapLcl "2" f))
+(birewrite (oMap f) (oMapSeq f))
+(birewrite (oReduce f) (oReduceSeq f))
+(rewrite (oApp1 (oMap f) x) (oApp1 (otoGlobal (oMap f)) x))
+(rewrite (oApp1 (oMap f) x) (oApp1 (otoLocal (oMap f)) x))
+(rewrite (oApp1 (oMap f) x) (oApp1 (otoPrivate (oMap f)) x))
+(rewrite (oApp1 (otoGlobal f) x) (oApp1 f x))
+(rewrite (oApp1 (otoLocal f) x) (oApp1 f x))
+(rewrite (oApp1 (otoPrivate f) x) (oApp1 f x))
+"""
+
+# Constructors the rules use: name -> (String arguments, children).
+EGGLOG_RULE_CONSTRUCTORS = {
+    "oApp1": (0, 2), "oApp2": (0, 3), "oJoin": (0, 0), "oSplit": (1, 0), "oid": (0, 0),
+    "oMap": (0, 1), "oReorder": (0, 0), "oTranspose": (0, 0), "oTransposeW": (0, 0),
+    "oUnzip": (0, 0), "oZip": (0, 0), "oTuple": (0, 0), "oGet": (1, 0), "oGather": (0, 1),
+    "oScatter": (0, 1), "oMapGlb": (1, 1), "oMapWrg": (1, 1), "oMapLcl": (1, 1),
+    "oMapSeq": (0, 1), "oReduce": (0, 1), "oReduceSeq": (0, 1), "otoGlobal": (0, 1),
+    "otoLocal": (0, 1), "otoPrivate": (0, 1)}
+
+
+def egglog_constructor(label, children, type_text):
+    """The egglog constructor and String arguments of an e-node label of --dump-egraph."""
+    if label == "$":
+        return f"oApp{children - 1}", []
+    if m := re.fullmatch(r"%(\d+)", label):
+        return "oParam", [m.group(1), type_text]  # a De Bruijn variable and its type
+    if (m := re.fullmatch(r"fun(\d+)", label)) and children == 1:
+        return "oLam", [m.group(1), type_text]  # arity; the class's signature (parameter types)
+    m = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)(?:\((.*)\))?", label)
+    if m and m.group(1) in LIFT_OPS:
+        return "o" + m.group(1), [] if m.group(2) is None else [m.group(2)]
+    if children == 0:
+        if "->" in type_text:
+            return "oUserFun", [label]
+        return "oLit", [label, type_text]
+    raise ValueError(f"unknown e-node label '{label}' with {children} children")
+
+
+def egglog_lift_program(dump):
+    """The initial e-graph of a --dump-egraph document as an egglog program: the datatype, the
+    rules, and one let per e-class (every class holds one e-node before saturation)."""
+    constructors = dict(EGGLOG_RULE_CONSTRUCTORS)
+    lets = []
+    nodes = sorted(dump["nodes"].items(), key=lambda kv: int(kv[1]["eclass"]))
+    for key, node in nodes:
+        if not key.endswith(".0") or f"{node['eclass']}.1" in dump["nodes"]:
+            raise ValueError("the initial e-graph must have one e-node per class")
+        cls = node["eclass"]
+        kids = [k.split(".")[0] for k in node["children"]]
+        name, strings = egglog_constructor(node["op"], len(kids),
+                                           dump["class_data"][cls]["type"])
+        shape = (len(strings), len(kids))
+        if constructors.setdefault(name, shape) != shape:
+            raise ValueError(f"constructor {name} used with two shapes")
+        args = [json.dumps(a) for a in strings] + [f"$c{k}" for k in kids]
+        lets.append(f"(let $c{cls} ({' '.join([name] + args)}))")
+    sorts = " ".join(f"({name}{' String' * s}{' Expr' * c})"
+                     for name, (s, c) in sorted(constructors.items()))
+    return "\n".join([f"(datatype Expr {sorts})", EGGLOG_STRUCTURAL_RULES] + lets) + "\n"
+
+
+def initial_dump(egopt, program):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "initial.json")
+        run_child([egopt, "saturate", program, "--rules", STRUCTURAL_RULES, "--iterations", "0",
+                   "--dump-egraph", path], 120)
+        with open(path) as f:
+            return json.load(f)
 
 
 # --- runners
@@ -96,18 +222,15 @@ def run_measured(cmd, timeout):
     return r["out"], r["rss"]
 
 
-def run_egopt(egopt, lift_text, rules_text, args, timeout):
+def run_egopt(egopt, lift_text, rules_path, node_limit, threads, timeout):
+    """Saturates in egopt; its own statistics give the sizes, times and bytes."""
     with tempfile.TemporaryDirectory() as d:
         lift = os.path.join(d, "w.lift")
-        rules = os.path.join(d, "w.rules")
         with open(lift, "w") as f:
             f.write(lift_text)
-        with open(rules, "w") as f:
-            f.write(rules_text)
-        cmd = [egopt, "saturate", lift, "--rules", rules, "--iterations", "10000",
-               "--node-limit", str(args.node_limit), "--time-limit", str(timeout),
-               "--memory-limit", "100000", "--match-limit", "0", "--threads",
-               str(args.threads)]
+        cmd = [egopt, "saturate", lift, "--rules", rules_path, "--iterations", "10000",
+               "--node-limit", str(node_limit), "--time-limit", str(timeout),
+               "--memory-limit", "100000", "--match-limit", "0", "--threads", str(threads)]
         out, rss = run_measured(cmd, timeout + 60)
     iters = re.findall(r"iteration (\d+): (\d+) e-nodes, (\d+) e-classes, (\d+) bytes, "
                        r"\d+ applied, ([0-9.]+) s", out)
@@ -121,19 +244,31 @@ def run_egopt(egopt, lift_text, rules_text, args, timeout):
 
 
 def egglog_worker(program, node_limit):
-    """In the venv: runs one egglog saturation and prints its numbers as JSON."""
+    """In the venv: runs one egglog saturation, one iteration at a time as egopt counts them
+    (the last one finds nothing new), and prints its numbers as JSON."""
     import egglog.bindings as eb
 
     g = eb.EGraph()
     g.run_program(*g.parse_program(program))
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    start = time.perf_counter()
-    out = g.run_program(*g.parse_program("(run 10000)"))
-    seconds = time.perf_counter() - start
+    seconds, iterations, stop = 0.0, 0, "iteration limit"
+
+    def size():
+        sizes = g.run_program(*g.parse_program("(print-size)"))[0].sizes
+        return sum(n for name, n in sizes if not name.startswith("$"))
+
+    while iterations < 10000:
+        start = time.perf_counter()
+        out = g.run_program(*g.parse_program("(run 1)"))
+        seconds += time.perf_counter() - start
+        iterations += 1
+        if not out[0].report.updated:
+            stop = "saturated"
+            break
+        if size() >= node_limit:
+            stop = "node limit"
+            break
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    iterations = len(out[0].report.iterations)
-    sizes = g.run_program(*g.parse_program("(print-size)"))[0].sizes
-    nodes = sum(n for name, n in sizes if not name.startswith("$"))
     # E-classes: the distinct output values of the constructors' rows (each row is an e-node;
     # its output is its e-class).
     classes = set()
@@ -142,30 +277,49 @@ def egglog_worker(program, node_limit):
             continue
         for row in fn.rows:
             classes.add(row.output)
-    print(json.dumps({"iterations": iterations, "enodes": nodes, "eclasses": len(classes),
-                      "seconds": seconds, "grown_mb": rss1 - rss0}))
+    print(json.dumps({"iterations": iterations, "enodes": size(), "eclasses": len(classes),
+                      "seconds": seconds, "grown_mb": rss1 - rss0, "stop": stop}))
 
 
-def run_egglog(python, program, args, timeout):
+def run_egglog(python, program, node_limit, timeout):
     with tempfile.NamedTemporaryFile("w", suffix=".egg", delete=False) as f:
         f.write(program)
         path = f.name
     try:
-        out, rss = run_measured([python, os.path.abspath(__file__), "--egglog-worker", path],
-                                timeout)
+        out, rss = run_measured([python, os.path.abspath(__file__), "--egglog-worker", path,
+                                 "--node-limit", str(node_limit)], timeout)
     finally:
         os.unlink(path)
     r = json.loads(out)
     r["bytes_per_enode"] = r.pop("grown_mb") * 1024 * 1024 / max(1, r["enodes"])
     r["peak_rss_mb"] = rss
-    r["stop"] = "saturated"
     return r
 
 
-def workloads(quick):
-    sizes = [8, 10] if quick else [8, 10, 12]
-    for n in sizes:
-        yield f"arith-{n}", arith_lift(n), EGOPT_ARITH_RULES, arith_egglog(n)
+def workloads(args):
+    """(name, node limit, egopt: (lift text, rules files), egglog: a function giving its
+    program, or None where egopt runs alone)."""
+    for n in [8] if args.quick else [8, 10, 12]:
+        yield (f"arith-{n}", args.node_limit, (arith_lift(n), EGOPT_ARITH_RULES),
+               lambda n=n: arith_egglog(n))
+    for limit in [100_000] if args.quick else [100_000, 1_000_000]:
+        for name, path in LIFT_PROGRAMS:
+            with open(os.path.join(ROOT, path)) as f:
+                text = f.read()
+            yield (f"lift-{name}-{limit // 1000}k", limit, (text, STRUCTURAL_RULES),
+                   lambda path=path: egglog_lift_program(
+                       initial_dump(args.egopt, os.path.join(ROOT, path))))
+    if args.quick:
+        return
+    # egopt alone: the pipeline's rules, which grow without bound (no egglog encoding: docs)
+    full = ",".join(os.path.join(ROOT, "rules", f) for f in
+                    ("core.rules", "algorithmic.rules", "opencl.rules"))
+    for name, path in LIFT_PROGRAMS[:3]:
+        with open(os.path.join(ROOT, path)) as f:
+            yield f"rules-{name}-100k", 100_000, (f.read(), full), None
+
+
+ROW_FORMAT = "%-20s %-7s %6s %9s %9s %8s %12s %10s %8s  %s"
 
 
 def main():
@@ -178,29 +332,36 @@ def main():
     ap.add_argument("--node-limit", type=int, default=5_000_000)
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--only", default="", help="comma-separated workload names")
+    ap.add_argument("--egopt-only", action="store_true", help="skip egglog (no venv needed)")
     ap.add_argument("--egglog-worker", metavar="FILE")
     args = ap.parse_args()
     if args.egglog_worker:
         with open(args.egglog_worker) as f:
             egglog_worker(f.read(), args.node_limit)
         return
+    only = set(filter(None, args.only.split(",")))
+    chosen = [w for w in workloads(args) if not only or w[0] in only]
+    if unknown := only - {w[0] for w in chosen}:
+        print(f"bench-egraph: unknown workload(s) {', '.join(sorted(unknown))}"
+              f"{' (or not in --quick)' if args.quick else ''}", file=sys.stderr)
+        sys.exit(2)
     cols = ["workload", "system", "iterations", "enodes", "eclasses", "seconds", "enodes_per_s",
             "bytes_per_enode", "peak_rss_mb"]
     if args.csv:
         print(",".join(cols), flush=True)
     else:
-        print("%-10s %-7s %6s %9s %9s %8s %12s %10s %8s  %s" % (tuple(cols) + ("stop",)),
-              flush=True)
-    only = set(filter(None, args.only.split(",")))
-    for name, lift, rules, egg in workloads(args.quick):
-        if only and name not in only:
-            continue
-        for system in ("egopt", "egglog"):
+        print(ROW_FORMAT % (tuple(cols) + ("stop",)), flush=True)
+    systems = ("egopt",) if args.egopt_only else ("egopt", "egglog")
+    differ = []
+    for name, limit, (lift, rules), egg in chosen:
+        sizes = {}
+        for system in systems if egg else ("egopt",):
             print(f"bench-egraph: {name} on {system}...", file=sys.stderr, flush=True)
             if system == "egopt":
-                r = run_egopt(args.egopt, lift, rules, args, args.timeout)
+                r = run_egopt(args.egopt, lift, rules, limit, args.threads, args.timeout)
             else:
-                r = run_egglog(args.egglog_python, egg, args, args.timeout)
+                r = run_egglog(args.egglog_python, egg(), limit, args.timeout)
+            sizes[system] = (r["iterations"], r["enodes"], r["eclasses"])
             rate = r["enodes"] / r["seconds"] if r["seconds"] > 0 else 0
             row = [name, system, r["iterations"], r["enodes"], r["eclasses"],
                    f"{r['seconds']:.3f}", f"{rate:.0f}", f"{r['bytes_per_enode']:.0f}",
@@ -208,8 +369,20 @@ def main():
             if args.csv:
                 print(",".join(map(str, row)), flush=True)
             else:
-                print("%-10s %-7s %6s %9s %9s %8s %12s %10s %8s  %s"
-                      % (tuple(row) + (r["stop"],)), flush=True)
+                print(ROW_FORMAT % (tuple(row) + (r["stop"],)), flush=True)
+        if len(sizes) == 2:
+            # arith: egopt's user functions add and mult are e-nodes (and classes) of their own
+            extra = (0, 2, 2) if name.startswith("arith-") else (0, 0, 0)
+            want = tuple(a + b for a, b in zip(sizes["egglog"], extra))
+            same = sizes["egopt"] == want
+            print(f"bench-egraph: {name}: (iterations, e-nodes, e-classes) egopt {sizes['egopt']},"
+                  f" egglog {sizes['egglog']}: {'the same e-graph' if same else 'DIFFERENT'}",
+                  file=sys.stderr, flush=True)
+            if not same:
+                differ.append(name)
+    if differ:
+        print(f"bench-egraph: egopt and egglog differ on {', '.join(differ)}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

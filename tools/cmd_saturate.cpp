@@ -1,6 +1,8 @@
 // egopt saturate FILE: equality saturation with rule files, printing the e-graph size per
-// iteration, the stop reason, and with --stats per-rule statistics.
+// iteration, the stop reason, with --stats per-rule statistics and with --shift-duplicates the
+// e-graph's duplication up to shifting (egraph/alpha.hpp).
 #include "cli.hpp"
+#include "egopt/egraph/alpha.hpp"
 #include "egopt/egraph/convert.hpp"
 #include "egopt/egraph/dump.hpp"
 #include "egopt/lift/frontend.hpp"
@@ -22,6 +24,16 @@ void printStats(const egraph::RunReport& report) {
         std::printf("%-22s %9zu %9zu %9zu %6zu %9.3f\n", r.name.c_str(), r.matches, r.applications,
                     r.newNodes, r.timesBanned, r.searchSeconds + r.applySeconds);
     }
+}
+
+void printShiftDuplicates(const egraph::EGraph& g) {
+    egraph::ShiftDuplication d = egraph::measureShiftDuplication(g);
+    auto percent = [](size_t part, size_t whole) { return whole ? 100.0 * part / whole : 0.0; };
+    std::printf("shift duplicates: %zu of %zu e-classes (%.1f%%; %zu open) in %zu sets, "
+                "%zu of %zu e-nodes (%.1f%%)\n",
+                d.duplicateClasses, d.classes, percent(d.duplicateClasses, d.classes),
+                d.openClasses, d.groups, d.duplicateNodes, d.nodes,
+                percent(d.duplicateNodes, d.nodes));
 }
 
 void dump(const egraph::EGraph& g, egraph::EClassId root, const std::string& path) {
@@ -82,6 +94,9 @@ int runSaturate(const Args& args) {
             }
             printStats(p.run);
         }
+    }
+    if (args.has("shift-duplicates")) {
+        printShiftDuplicates(g);
     }
     if (auto path = args.value("dump-egraph")) {
         dump(g, ins.root, *path);
