@@ -174,11 +174,46 @@ std::optional<Size> foldDivModPair(const Size& e, const RangeEnv& env) {
     return std::nullopt;
 }
 
+Size simplifyOnce(const Size& e, const RangeEnv& env);
+
+// Folds one pair k*c*(x/c) + k*r of the sum e into k*x where r is x%c as simplification
+// leaves it (nullopt if there is none): x%c often simplifies to a plain index (lid when x =
+// 16*i + lid and lid < 16), and then the pair no longer shows its modulo. Reading a tile
+// through Split(c) of a Join gives these: lid + 16*((32*i + lid)%64/16) -> (32*i + lid)%64.
+std::optional<Size> foldDivSimplifiedModPair(const Size& e, const RangeEnv& env) {
+    const Node& n = e.node();
+    for (const Term& t : n.terms) {
+        Monomial m = n.monomial(t);
+        for (size_t f = 0; f < m.size(); ++f) {
+            const Atom& a = *m[f].atom;
+            if (a.kind != AtomKind::FloorDiv || m[f].exp != 1 || !positive(a.rhs, env)) {
+                continue;
+            }
+            std::optional<i128> c = a.rhs.constant();
+            if (!c || termSize(t.coeff, {}).constant().value_or(0) % *c != 0) {
+                continue; // k*c*(x/c) with a constant c dividing the coefficient
+            }
+            std::vector<Factor> others(m.begin(), m.end());
+            others.erase(others.begin() + static_cast<std::ptrdiff_t>(f));
+            Size k = exactDiv(termSize(t.coeff, others), a.rhs);
+            Size partner = k * simplifyOnce(mod(a.lhs, a.rhs), env);
+            Size rest = e - termSize(t.coeff, m) - partner;
+            if (rest.node().terms.size() + partner.node().terms.size() + 1 == n.terms.size()) {
+                return rest + k * a.lhs;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 // Each fold removes a modulo atom from the sum and may only bring in those of its (smaller)
 // operand, so this terminates; the cap bounds the work on very large sums.
 Size foldDivMod(Size e, const RangeEnv& env) {
     for (size_t i = 0, cap = 2 * e.node().terms.size(); i < cap; ++i) {
         auto folded = foldDivModPair(e, env);
+        if (!folded) {
+            folded = foldDivSimplifiedModPair(e, env);
+        }
         if (!folded) {
             break;
         }
@@ -187,7 +222,6 @@ Size foldDivMod(Size e, const RangeEnv& env) {
     return e;
 }
 
-Size simplifyOnce(const Size& e, const RangeEnv& env);
 
 Size simplifyAtom(const Atom& a, const RangeEnv& env) {
     if (a.kind == AtomKind::Var) {

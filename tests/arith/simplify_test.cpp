@@ -181,3 +181,19 @@ TEST_CASE("simplify: c*(x/c) + x%c is kept without its exact partner", "[arith]"
     Size byX = x * floorDiv(i, x) + mod(i, x);
     CHECK(simplify(byX, env) == byX);
 }
+
+TEST_CASE("simplify: c*(x/c) + r -> x where r is what x%c simplifies to", "[arith]") {
+    // B's tile read through Split(16) of a Join of 64-float4 rows: with f = 32*k + 16*b + l and
+    // l < 16, f%64%16 simplifies to l, which hides the pair 16*(f%64/16) + f%64%16.
+    RangeEnv env;
+    env.setRange("k", 0, 15);
+    env.setRange("b", 0, 1);
+    env.setRange("l", 0, 15);
+    Size k = Size::var("k"), b = Size::var("b"), l = Size::var("l");
+    Size f = 32 * k + 16 * b + l;
+    Size read = l + 64 * floorDiv(f, Size(64)) + 16 * floorDiv(mod(f, Size(64)), Size(16));
+    CHECK(simplify(read, env) == f);
+    // Without the remainder's simplified form in the sum nothing folds.
+    Size partial = 64 * floorDiv(f, Size(64)) + 16 * floorDiv(mod(f, Size(64)), Size(16));
+    CHECK(simplify(partial, env) != f);
+}
