@@ -131,6 +131,23 @@ bool isLifting(const Rule& r) {
            (right.nodes == left.nodes && right.lowLevel < left.lowLevel);
 }
 
+// The shortest outer length an instance may have: 4, since lengths of 1 or 2 make degenerate
+// instances (a one-element reduction is its element) where rules apply that have nothing to do
+// with the composition; for a rule that vectorises by W (`divides(W, ?x)`), 4W up to
+// detail::kLargestSmallLength, so that the vectorised array is not such a degenerate one too.
+int64_t shortestLength(const Rule& rule) {
+    int64_t shortest = 4;
+    for (const egraph::Call& c : rule.conditions) {
+        if (c.name == "divides" && !c.args.empty()) {
+            const egraph::CallArg& a = c.args[0];
+            int64_t d =
+                a.kind == egraph::CallArg::Kind::Number ? a.number : a.size.constant().value_or(0);
+            shortest = std::max(shortest, std::min(4 * d, detail::kLargestSmallLength));
+        }
+    }
+    return shortest;
+}
+
 bool hasRule(const std::vector<Rule>& rules, const std::string& name) {
     return std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.name == name; });
 }
@@ -233,11 +250,10 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     }
     detail::Rng rng(ruleSeed(options.seed, rule.name));
     std::optional<Setup> setup;
+    const int64_t shortest = shortestLength(rule);
     for (size_t a = 0; a < options.attempts && !setup; ++a) {
         std::optional<detail::Instance> inst = detail::randomInstance(rule, rng);
-        // Lengths of 1 or 2 make degenerate instances (a one-element reduction is its element),
-        // where rules apply that have nothing to do with the composition.
-        if (!inst || inst->n < 4 || inst->m < 2) {
+        if (!inst || inst->n < shortest || inst->m < 2) {
             continue;
         }
         setup.emplace();
