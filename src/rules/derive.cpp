@@ -94,13 +94,13 @@ bool trySetup(const Rule& rule, const egraph::Library& lib, detail::Instance& in
 
 // Pattern nodes that are operators (applications and lambdas included), and how many of them are
 // OpenCL-specific (MapWrg, ReduceSeq, toLocal, ...).
-struct Size {
+struct PatternSize {
     size_t nodes = 0;
     size_t lowLevel = 0;
 };
 
-Size patternSize(const egraph::Pattern& p) {
-    Size s;
+PatternSize patternSize(const egraph::Pattern& p) {
+    PatternSize s;
     for (const egraph::PatNode& n : p.nodes) {
         if (n.kind == egraph::PatNode::Kind::Node) {
             ++s.nodes;
@@ -126,7 +126,7 @@ bool isLifting(const Rule& r) {
                !root.children.empty() &&
                r.lhs.nodes.at(root.children.front()).op == lift::Op::Lambda;
     }
-    Size left = patternSize(r.lhs), right = patternSize(*r.rhs);
+    PatternSize left = patternSize(r.lhs), right = patternSize(*r.rhs);
     return right.nodes < left.nodes ||
            (right.nodes == left.nodes && right.lowLevel < left.lowLevel);
 }
