@@ -92,13 +92,75 @@ bool trySetup(const Rule& rule, const egraph::Library& lib, detail::Instance& in
     return false;
 }
 
+// Pattern nodes that are operators (applications and lambdas included), and how many of them are
+// OpenCL-specific (MapWrg, ReduceSeq, toLocal, ...).
+struct PatternSize {
+    size_t nodes = 0;
+    size_t lowLevel = 0;
+};
+
+PatternSize patternSize(const egraph::Pattern& p) {
+    PatternSize s;
+    for (const egraph::PatNode& n : p.nodes) {
+        if (n.kind == egraph::PatNode::Kind::Node) {
+            ++s.nodes;
+            s.lowLevel += lift::isLowLevel(n.op);
+        }
+    }
+    return s;
+}
+
+// A lifting rule takes a term towards its high-level meaning: it creates no tuning variable and
+// its right-hand side is smaller than its left, or as large with fewer OpenCL-specific patterns
+// (the reverses of the lowerings, copies and address spaces removed, cancellations, beta
+// reduction). Saturating with these alone terminates in practice, and normalises a schedule
+// (a macro's right-hand side) to the high-level form a forward derivation reaches.
+bool isLifting(const Rule& r) {
+    if (!r.generators.empty() || !r.computed.empty()) {
+        return false;
+    }
+    if (!r.rhs) {
+        // beta and beta2: the applier substitutes into a lambda applied to its arguments.
+        const egraph::PatNode& root = r.lhs.nodes.at(r.lhs.root);
+        return r.applier && r.applier->name == "beta" && root.op == lift::Op::Apply &&
+               !root.children.empty() &&
+               r.lhs.nodes.at(root.children.front()).op == lift::Op::Lambda;
+    }
+    PatternSize left = patternSize(r.lhs), right = patternSize(*r.rhs);
+    return right.nodes < left.nodes ||
+           (right.nodes == left.nodes && right.lowLevel < left.lowLevel);
+}
+
+// The shortest outer length an instance may have: 4, since lengths of 1 or 2 make degenerate
+// instances (a one-element reduction is its element) where rules apply that have nothing to do
+// with the composition; for a rule that vectorises by W (`divides(W, ?x)`), 4W up to
+// detail::kLargestSmallLength, so that the vectorised array is not such a degenerate one too.
+int64_t shortestLength(const Rule& rule) {
+    int64_t shortest = 4;
+    for (const egraph::Call& c : rule.conditions) {
+        if (c.name == "divides" && !c.args.empty()) {
+            const egraph::CallArg& a = c.args[0];
+            int64_t d =
+                a.kind == egraph::CallArg::Kind::Number ? a.number : a.size.constant().value_or(0);
+            shortest = std::max(shortest, std::min(4 * d, detail::kLargestSmallLength));
+        }
+    }
+    return shortest;
+}
+
 bool hasRule(const std::vector<Rule>& rules, const std::string& name) {
     return std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.name == name; });
 }
 
-// The stages' rule sets: the stated composition (each step and its reverse), then with every
+struct Stage {
+    const char* name;
+    std::vector<Rule> rules;
+};
+
+// The stages' rule sets: the lifting rules (the right-hand side's schedule normalised towards
+// the composition's result), the stated composition (each step and its reverse), then with every
 // catalogue rule that creates no tuning variable, then the whole catalogue.
-std::vector<std::vector<Rule>> stages(const Rule& rule, const std::vector<Rule>& catalogue) {
+std::vector<Stage> stages(const Rule& rule, const std::vector<Rule>& catalogue) {
     std::set<std::string> named;
     for (const std::string& step : rule.composition) {
         named.insert(step);
@@ -107,8 +169,11 @@ std::vector<std::vector<Rule>> stages(const Rule& rule, const std::vector<Rule>&
             named.insert(step.substr(0, step.size() - 4));
         }
     }
-    std::vector<Rule> composition, closed;
+    std::vector<Rule> lifting, composition, closed;
     for (const Rule& r : catalogue) {
+        if (isLifting(r)) {
+            lifting.push_back(r);
+        }
         if (named.count(r.name)) {
             composition.push_back(r);
             closed.push_back(r);
@@ -116,20 +181,14 @@ std::vector<std::vector<Rule>> stages(const Rule& rule, const std::vector<Rule>&
             closed.push_back(r);
         }
     }
-    std::vector<std::vector<Rule>> out;
+    std::vector<Stage> out;
+    out.push_back({"lifting", std::move(lifting)});
     if (!composition.empty()) {
-        out.push_back(std::move(composition));
+        out.push_back({"composition", std::move(composition)});
     }
-    out.push_back(std::move(closed));
-    out.push_back(catalogue);
+    out.push_back({"without generators", std::move(closed)});
+    out.push_back({"catalogue", catalogue});
     return out;
-}
-
-const char* stageName(size_t stage, size_t stages) {
-    if (stage + 1 == stages) {
-        return "catalogue";
-    }
-    return stage + 2 == stages ? "without generators" : "composition";
 }
 
 void explainInto(const Setup& s, Derivation& d) {
@@ -191,11 +250,10 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     }
     detail::Rng rng(ruleSeed(options.seed, rule.name));
     std::optional<Setup> setup;
+    const int64_t shortest = shortestLength(rule);
     for (size_t a = 0; a < options.attempts && !setup; ++a) {
         std::optional<detail::Instance> inst = detail::randomInstance(rule, rng);
-        // Lengths of 1 or 2 make degenerate instances (a one-element reduction is its element),
-        // where rules apply that have nothing to do with the composition.
-        if (!inst || inst->n < 4 || inst->m < 2) {
+        if (!inst || inst->n < shortest || inst->m < 2) {
             continue;
         }
         setup.emplace();
@@ -219,9 +277,8 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
         explainInto(*setup, d);
         return d;
     }
-    std::vector<std::vector<Rule>> sets = stages(rule, catalogue);
-    for (size_t s = 0; s < sets.size(); ++s) {
-        egraph::Runner runner(g, sets[s], lib);
+    for (const Stage& stage : stages(rule, catalogue)) {
+        egraph::Runner runner(g, stage.rules, lib);
         runner.limits.seconds = options.secondsPerStage;
         runner.limits.nodes = options.nodesPerStage;
         runner.limits.iterations = options.iterationsPerStage;
@@ -230,12 +287,12 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
         try {
             report = runner.run();
         } catch (const Error& e) {
-            d.progress.push_back(std::string("stage ") + stageName(s, sets.size()) +
+            d.progress.push_back(std::string("stage ") + stage.name +
                                  ": a rule failed: " + e.message());
             return d;
         }
         d.progress.push_back(fmt("stage %s (%zu rules): %s after %zu iterations, %zu e-nodes",
-                                 stageName(s, sets.size()), sets[s].size(),
+                                 stage.name, stage.rules.size(),
                                  std::string(egraph::stopReasonName(report.stop)).c_str(),
                                  report.iterations.size(), g.numNodes()));
         if (reached(g)) {
