@@ -92,8 +92,12 @@ private:
                 step(todo);
             }
         } else {
-            for (ENodeId n : g_.eclass(cls).nodes) {
-                tryNode(pid, g_.node(n), todo);
+            // The class's operator summary rules most classes out without a look at a member.
+            const EClass& ec = g_.eclass(cls);
+            if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
+                for (ENodeId n : ec.nodes) {
+                    tryNode(pid, g_.node(n), todo);
+                }
             }
         }
         todo.emplace_back(pid, cls);
