@@ -12,6 +12,7 @@
 #include "egopt/arith/size.hpp"
 #include "egopt/lift/ir.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -98,6 +99,16 @@ public:
         for (; first != last; ++first) {
             push_back(static_cast<EClassId>(*first));
         }
+    }
+    template <typename It>
+    iterator insert(const_iterator pos, It first, It last) {
+        auto at = static_cast<size_t>(pos - begin());
+        size_t before = size_;
+        for (; first != last; ++first) {
+            push_back(static_cast<EClassId>(*first));
+        }
+        std::rotate(begin() + at, begin() + before, end());
+        return begin() + at;
     }
     void clear() {
         release();
