@@ -106,7 +106,7 @@ def run_egopt(egopt, lift_text, rules_text, args, timeout):
             f.write(rules_text)
         cmd = [egopt, "saturate", lift, "--rules", rules, "--iterations", "10000",
                "--node-limit", str(args.node_limit), "--time-limit", str(timeout),
-               "--memory-limit", "100000", "--match-limit", "0", "--threads",
+               "--memory-limit", "100G", "--match-limit", "0", "--threads",
                str(args.threads)]
         out, rss = run_measured(cmd, timeout + 60)
     iters = re.findall(r"iteration (\d+): (\d+) e-nodes, (\d+) e-classes, (\d+) bytes, "

@@ -73,12 +73,12 @@ ClassData EGraph::make(const ENode& n) {
                 d.freeVars.push_back(v - n.ival);
             }
         }
-        d.fun = {FunSig::Kind::Mono, a.types, body.type};
+        d.fun = {a.types, body.type, FunSig::Kind::Mono};
         break;
     }
     case Op::UserFun: {
         const auto& decl = userFuns.at(static_cast<size_t>(n.ival));
-        d.fun = {FunSig::Kind::Mono, decl.paramTypes, decl.returnType};
+        d.fun = {decl.paramTypes, decl.returnType, FunSig::Kind::Mono};
         break;
     }
     default:

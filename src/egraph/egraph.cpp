@@ -282,20 +282,23 @@ std::vector<EClassId> EGraph::classIds() const {
 
 size_t EGraph::memoryBytes() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + vec(canon_) + vec(parent_) + vec(slot_) + vec(classes_) +
+    size_t bytes = vec(orig_) + canon_.bytes() + vec(parent_) + vec(slot_) + classes_.bytes() +
                    vec(freeSlots_) + vec(proof_) + memo_.bytes() + attrs_.bytes();
-    for (const EClass& c : classes_) {
+    for (size_t i = 0; i < classes_.size(); ++i) {
+        const EClass& c = classes_[i];
         bytes += vec(c.nodes) + vec(c.parents) + vec(c.data.freeVars) + vec(c.data.fun.params);
     }
     for (const auto& edges : proof_) {
         bytes += vec(edges);
     }
-    for (const auto* nodes : {&orig_, &canon_}) {
-        for (const ENode& n : *nodes) {
-            if (n.children.size() > 3) { // the children outside the node
-                bytes += n.children.capacity() * sizeof(EClassId);
-            }
-        }
+    auto heapChildren = [](const ENode& n) { // the children outside the node
+        return n.children.size() > 3 ? n.children.capacity() * sizeof(EClassId) : 0;
+    };
+    for (const ENode& n : orig_) {
+        bytes += heapChildren(n);
+    }
+    for (size_t i = 0; i < canon_.size(); ++i) {
+        bytes += heapChildren(canon_[i]);
     }
     return bytes;
 }

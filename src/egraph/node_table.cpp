@@ -13,7 +13,7 @@ size_t NodeTable::home(const ENode& n) const {
     return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
 }
 
-ENodeId NodeTable::find(const ENode& key, const std::vector<ENode>& nodes) const {
+ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
@@ -26,7 +26,7 @@ ENodeId NodeTable::find(const ENode& key, const std::vector<ENode>& nodes) const
     }
 }
 
-void NodeTable::insert(ENodeId id, const std::vector<ENode>& nodes) {
+void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow(nodes);
     }
@@ -39,7 +39,7 @@ void NodeTable::insert(ENodeId id, const std::vector<ENode>& nodes) {
     ++size_;
 }
 
-void NodeTable::erase(ENodeId id, const std::vector<ENode>& nodes) {
+void NodeTable::erase(ENodeId id, const Nodes& nodes) {
     size_t mask = slots_.size() - 1;
     size_t i = home(nodes[id]);
     while (slots_[i] != id) {
@@ -58,7 +58,7 @@ void NodeTable::erase(ENodeId id, const std::vector<ENode>& nodes) {
     --size_;
 }
 
-void NodeTable::grow(const std::vector<ENode>& nodes) {
+void NodeTable::grow(const Nodes& nodes) {
     std::vector<ENodeId> old = std::move(slots_);
     slots_.assign(old.empty() ? 64 : 2 * old.size(), kNone);
     size_t mask = slots_.size() - 1;

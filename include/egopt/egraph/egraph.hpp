@@ -7,6 +7,7 @@
 // called concurrently while nobody writes, which is what the parallel search relies on.
 #pragma once
 
+#include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
 #include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/term.hpp"
@@ -40,20 +41,22 @@ public:
 // What a function-valued class is known to be: a lambda or user function has a monomorphic
 // signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
 struct FunSig {
-    enum class Kind : uint8_t { None, Mono, Poly, Index } kind = Kind::None;
+    enum class Kind : uint8_t { None, Mono, Poly, Index };
     std::vector<TypeId> params;
     TypeId result = lift::kNoType;
+    Kind kind = Kind::None; // last: no padding before the vector
     friend bool operator==(const FunSig&, const FunSig&) = default;
 };
 
+// The fields are ordered largest first, which leaves no padding (88 bytes).
 struct ClassData {
-    TypeId type = lift::kNoType;   // data classes only
     FunSig fun;                    // function classes only
     std::vector<int32_t> freeVars; // sorted De Bruijn indices that some member may use
     std::optional<int64_t>
-        constLength;   // the outer length when the type is an array of constant length
-    uint64_t cost = 0; // size of the smallest member term (saturating)
-    ENodeId best = 0;  // the e-node of that term
+        constLength;             // the outer length when the type is an array of constant length
+    uint64_t cost = 0;           // size of the smallest member term (saturating)
+    TypeId type = lift::kNoType; // data classes only
+    ENodeId best = 0;            // the e-node of that term
     bool isData() const { return fun.kind == FunSig::Kind::None; }
     bool hasFreeVarAtLeast(int32_t index) const {
         return !freeVars.empty() && freeVars.back() >= index;
@@ -206,12 +209,12 @@ private:
 
     AttrTable attrs_;
     std::vector<ENode> orig_;      // by node id, as inserted: only with explanations
-    std::vector<ENode> canon_;     // by node id, canonical as of the last rebuild
+    Chunked<ENode, 12> canon_;     // by node id, canonical as of the last rebuild
     std::vector<EClassId> parent_; // union-find, by id
     // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
     // kNoClass otherwise; a class merged away frees its slot for the next new class.
     std::vector<uint32_t> slot_;
-    std::vector<EClass> classes_;
+    Chunked<EClass> classes_;
     std::vector<uint32_t> freeSlots_;
     NodeTable memo_;                        // canonical node -> its owner id
     std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing

@@ -4,6 +4,7 @@
 // allocation); this stores the id alone and reads the node from the e-graph's array.
 #pragma once
 
+#include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
 
 #include <cstddef>
@@ -14,20 +15,21 @@ namespace egopt::egraph {
 
 class NodeTable {
 public:
+    using Nodes = Chunked<ENode, 12>;
     static constexpr ENodeId kNone = UINT32_MAX;
 
     // The id whose node in `nodes` equals `key`, or kNone.
-    ENodeId find(const ENode& key, const std::vector<ENode>& nodes) const;
+    ENodeId find(const ENode& key, const Nodes& nodes) const;
     // Adds `id` (whose node `nodes[id]` must not be present yet).
-    void insert(ENodeId id, const std::vector<ENode>& nodes);
+    void insert(ENodeId id, const Nodes& nodes);
     // Removes `id`, found by its node `nodes[id]` as it was when inserted.
-    void erase(ENodeId id, const std::vector<ENode>& nodes);
+    void erase(ENodeId id, const Nodes& nodes);
     size_t size() const { return size_; }
     size_t bytes() const { return slots_.capacity() * sizeof(ENodeId); }
 
 private:
     size_t home(const ENode& n) const;
-    void grow(const std::vector<ENode>& nodes);
+    void grow(const Nodes& nodes);
 
     std::vector<ENodeId> slots_; // a power of two of them, kNone where empty
     size_t size_ = 0;
