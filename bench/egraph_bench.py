@@ -230,7 +230,7 @@ def run_egopt(egopt, lift_text, rules_path, node_limit, threads, timeout):
             f.write(lift_text)
         cmd = [egopt, "saturate", lift, "--rules", rules_path, "--iterations", "10000",
                "--node-limit", str(node_limit), "--time-limit", str(timeout),
-               "--memory-limit", "100000", "--match-limit", "0", "--threads", str(threads)]
+               "--memory-limit", "100G", "--match-limit", "0", "--threads", str(threads)]
         out, rss = run_measured(cmd, timeout + 60)
     iters = re.findall(r"iteration (\d+): (\d+) e-nodes, (\d+) e-classes, (\d+) bytes, "
                        r"\d+ applied, ([0-9.]+) s", out)

@@ -50,6 +50,8 @@ std::string commandHelp(const Command& command, const std::string& topic = "");
 bool isHelpTopic(const Command& command, const std::string& topic);
 // The value of --NAME as a non-negative number, or `fallback` when absent; bad input otherwise.
 double nonNegativeNumber(const Args& args, const std::string& name, double fallback);
+// A byte count: a number of bytes or a number with a binary unit (512K, 1.5G, 2GiB).
+std::optional<size_t> byteCount(const Args& args, const std::string& name);
 // Every size variable's value, from --size and the companion .json; missing ones are bad input.
 arith::Bindings requiredSizes(const Args& args, const lift::Program& program,
                               const std::string& file);

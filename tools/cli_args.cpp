@@ -5,6 +5,7 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <sstream>
 #include <string_view>
@@ -200,6 +201,31 @@ double nonNegativeNumber(const Args& args, const std::string& name, double fallb
         badInput("--" + name + " expects a non-negative number, found '" + *text + "'");
     }
     return v;
+}
+
+std::optional<size_t> byteCount(const Args& args, const std::string& name) {
+    auto text = args.value(name);
+    if (!text) {
+        return std::nullopt;
+    }
+    double v = 0;
+    const char* end = text->data() + text->size();
+    auto [ptr, ec] = std::from_chars(text->data(), end, v);
+    std::string unit(ptr, end);
+    if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) {
+        unit.pop_back(); // 2G, 2GB and 2GiB are the same: binary units
+    }
+    if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) {
+        unit.pop_back();
+    }
+    static const std::string kUnits = "KMGT";
+    size_t power = unit.empty() ? 0 : kUnits.find(static_cast<char>(std::toupper(unit[0]))) + 1;
+    if (ec != std::errc() || v < 0 || unit.size() > 1 || (power == 0 && !unit.empty())) {
+        badInput("--" + name +
+                 " expects bytes, or a number with a unit K, M, G or T (2G), found '" + *text +
+                 "'");
+    }
+    return static_cast<size_t>(v * static_cast<double>(size_t(1) << (10 * power)));
 }
 
 } // namespace egopt::cli

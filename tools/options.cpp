@@ -48,8 +48,9 @@ const std::vector<OptionSpec>& saturationOptionSpecs() {
              number(kRunnerLimits.seconds) + " for a --rules phase)",
          "saturation"},
         {"memory-limit", true,
-         "MB of e-graph data per phase (default " +
-             std::to_string(kRunnerLimits.memoryBytes >> 20) + ")",
+         "bytes of e-graph data per phase, or with a unit K, M, G, T (2G); saturation stops "
+         "there with the e-graph so far (default " +
+             std::to_string(kRunnerLimits.memoryBytes >> 30) + "G)",
          "saturation"},
         {"match-limit", true,
          "matches per iteration before the backoff scheduler bans a rule (default " +
@@ -76,7 +77,7 @@ pipeline::SaturationOptions saturationFrom(const Args& args) {
     o.limits.iterations = optionalNumber<size_t>(args, "iterations");
     o.limits.nodes = optionalNumber<size_t>(args, "node-limit");
     o.limits.seconds = optionalNumber<double>(args, "time-limit");
-    o.limits.memoryBytes = optionalNumber<size_t>(args, "memory-limit", 1024.0 * 1024.0);
+    o.limits.memoryBytes = byteCount(args, "memory-limit");
     o.limits.matchLimit = optionalNumber<size_t>(args, "match-limit");
     o.threads = std::max<size_t>(1, static_cast<size_t>(nonNegativeNumber(args, "threads", 1)));
     o.noMacros = args.has("no-macros");

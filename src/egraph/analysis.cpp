@@ -23,7 +23,7 @@ ClassData EGraph::make(const ENode& n) {
     const Attr& a = attrs_.at(n.attr);
     uint64_t cost = 1;
     for (EClassId c : n.children) {
-        const ClassData& cd = classes_[c].data;
+        const ClassData& cd = cls(c).data;
         cost = std::min(kCostCap, cost + cd.cost);
         if (n.op != Op::Lambda) {
             d.freeVars = unite(d.freeVars, cd.freeVars);
@@ -40,7 +40,7 @@ ClassData EGraph::make(const ENode& n) {
         break;
     case Op::Generate: {
         // The generator's user function (the child class) gives the element type.
-        const ClassData& f = classes_[n.children.at(0)].data;
+        const ClassData& f = cls(n.children.at(0)).data;
         d.type = f.fun.result;
         for (size_t i = a.sizes.size(); i-- > 0;) {
             d.type = types.array(d.type, a.sizes[i]);
@@ -50,21 +50,21 @@ ClassData EGraph::make(const ENode& n) {
     case Op::Apply: {
         std::vector<TypeId> args;
         for (size_t i = 1; i < n.children.size(); ++i) {
-            const ClassData& cd = classes_[n.children[i]].data;
+            const ClassData& cd = cls(n.children[i]).data;
             if (!cd.isData()) {
                 throw TypeError("argument " + std::to_string(i) +
                                 " of an application is a function");
             }
             args.push_back(cd.type);
         }
-        if (classes_[n.children.at(0)].data.isData()) {
+        if (cls(n.children.at(0)).data.isData()) {
             throw TypeError("applying a value that is not a function");
         }
         d.type = resultOf(n.children[0], args);
         break;
     }
     case Op::Lambda: {
-        const ClassData& body = classes_[n.children.at(0)].data;
+        const ClassData& body = cls(n.children.at(0)).data;
         if (!body.isData()) {
             throw TypeError("the body of a lambda is a function");
         }
@@ -73,12 +73,12 @@ ClassData EGraph::make(const ENode& n) {
                 d.freeVars.push_back(v - n.ival);
             }
         }
-        d.fun = {FunSig::Kind::Mono, a.types, body.type};
+        d.fun = {a.types, body.type, FunSig::Kind::Mono};
         break;
     }
     case Op::UserFun: {
         const auto& decl = userFuns.at(static_cast<size_t>(n.ival));
-        d.fun = {FunSig::Kind::Mono, decl.paramTypes, decl.returnType};
+        d.fun = {decl.paramTypes, decl.returnType, FunSig::Kind::Mono};
         break;
     }
     default:
@@ -111,8 +111,8 @@ bool EGraph::mergeData(ClassData& into, const ClassData& from) const {
 }
 
 void EGraph::checkCompatible(EClassId a, EClassId b) const {
-    const ClassData& x = classes_[a].data;
-    const ClassData& y = classes_[b].data;
+    const ClassData& x = cls(a).data;
+    const ClassData& y = cls(b).data;
     std::string why;
     if (x.isData() != y.isData()) {
         why = "a value and a function";
@@ -129,12 +129,12 @@ void EGraph::checkCompatible(EClassId a, EClassId b) const {
 
 TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
     fn = find(fn);
-    const ClassData& d = classes_[fn].data;
+    const ClassData& d = cls(fn).data;
     if (d.fun.kind == FunSig::Kind::Index) {
         throw TypeError("an index function is applied to data");
     }
     // Any member gives the same type; the first is the oldest, hence deterministic.
-    ENode n = canonicalize(canon_[classes_[fn].nodes.at(0)]);
+    ENode n = canonicalize(canon_[cls(fn).nodes.at(0)]);
     return patternResult(n, args);
 }
 

@@ -64,53 +64,69 @@ ENode EGraph::canonicalize(const ENode& n) const {
 }
 
 std::optional<EClassId> EGraph::lookup(ENode node) const {
-    auto it = memo_.find(canonicalize(node));
-    if (it == memo_.end()) {
+    ENodeId id = memo_.find(canonicalize(node), canon_);
+    if (id == NodeTable::kNone) {
         return std::nullopt;
     }
-    return findConst(it->second);
+    return findConst(id);
+}
+
+EClassId EGraph::newClass(EClass c) {
+    uint32_t slot = 0;
+    if (!freeSlots_.empty()) {
+        slot = freeSlots_.back();
+        freeSlots_.pop_back();
+        classes_[slot] = std::move(c);
+    } else {
+        slot = static_cast<uint32_t>(classes_.size());
+        classes_.push_back(std::move(c));
+    }
+    return slot;
 }
 
 EClassId EGraph::add(ENode node) {
     ENode c = canonicalize(node);
-    auto it = memo_.find(c);
-    if (it != memo_.end() && recording_) {
-        recording_->push_back(it->second);
+    ENodeId found = memo_.find(c, canon_);
+    if (found != NodeTable::kNone && recording_) {
+        recording_->push_back(found);
     }
-    if (it != memo_.end()) {
-        EClassId existing = find(it->second);
+    if (found != NodeTable::kNone) {
+        EClassId existing = find(found);
         if (!explanations) {
             return existing;
         }
-        if (orig_[it->second] == node) {
-            return it->second; // the exact term (explanations refer to terms by id)
+        if (orig_[found] == node) {
+            return found; // the exact term (explanations refer to terms by id)
         }
         // An alias: the same canonical node spelled with other (equal) children.
-        auto id = static_cast<ENodeId>(orig_.size());
+        auto id = static_cast<ENodeId>(canon_.size());
         orig_.push_back(std::move(node));
         canon_.push_back(std::move(c));
         parent_.push_back(existing);
-        classes_.emplace_back();
+        slot_.push_back(kNoClass);
         proof_.emplace_back();
-        proof_[id].push_back({it->second, {Justification::Kind::Congruence, 0}, true});
-        proof_[it->second].push_back({id, {Justification::Kind::Congruence, 0}, false});
+        proof_[id].push_back({found, {Justification::Kind::Congruence, 0}, true});
+        proof_[found].push_back({id, {Justification::Kind::Congruence, 0}, false});
         return id;
     }
     ClassData data = make(c); // throws TypeError before anything changes
-    auto id = static_cast<ENodeId>(orig_.size());
+    auto id = static_cast<ENodeId>(canon_.size());
     data.best = id;
     for (EClassId child : c.children) {
-        auto& parents = classes_[child].parents;
+        auto& parents = cls(child).parents;
         if (parents.empty() || parents.back() != id) {
             parents.push_back(id);
         }
     }
-    orig_.push_back(std::move(node));
-    canon_.push_back(c);
+    if (explanations) {
+        orig_.push_back(std::move(node));
+        proof_.emplace_back();
+    }
+    uint64_t mask = opBit(c.op);
+    canon_.push_back(std::move(c));
     parent_.push_back(id);
-    classes_.push_back(EClass{{id}, {}, std::move(data)});
-    proof_.emplace_back();
-    memo_.emplace(std::move(c), id);
+    slot_.push_back(newClass(EClass{{id}, {}, std::move(data), mask}));
+    memo_.insert(id, canon_);
     ++numClasses_;
     if (recording_) {
         recording_->push_back(id);
@@ -125,20 +141,25 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         return false;
     }
     checkCompatible(a, b);
-    proof_[a0].push_back({b0, why, true});
-    proof_[b0].push_back({a0, why, false});
+    if (explanations) {
+        proof_[a0].push_back({b0, why, true});
+        proof_[b0].push_back({a0, why, false});
+    }
     // The class with more parents stays root (fewer parents to move); ties keep the older id,
     // which keeps ids deterministic.
-    auto key = [&](EClassId c) { return std::pair(classes_[c].parents.size(), -int64_t(c)); };
+    auto key = [&](EClassId c) { return std::pair(cls(c).parents.size(), -int64_t(c)); };
     if (key(a) < key(b)) {
         std::swap(a, b);
     }
     parent_[b] = a;
-    EClass from = std::move(classes_[b]);
-    classes_[b] = EClass{};
-    EClass& into = classes_[a];
+    EClass from = std::move(cls(b));
+    cls(b) = EClass{};
+    freeSlots_.push_back(slot_[b]);
+    slot_[b] = kNoClass;
+    EClass& into = cls(a);
     into.nodes.insert(into.nodes.end(), from.nodes.begin(), from.nodes.end());
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
+    into.opMask |= from.opMask;
     bool changed = mergeData(into.data, from.data);
     bool fromChanged = from.data.freeVars != into.data.freeVars ||
                        from.data.cost != into.data.cost || from.data.fun != into.data.fun;
@@ -152,29 +173,29 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
 }
 
 void EGraph::repairParents(EClassId c) {
-    std::vector<ENodeId> parents = std::move(classes_[c].parents);
-    classes_[c].parents.clear();
+    std::vector<ENodeId> parents = std::move(cls(c).parents);
+    cls(c).parents.clear();
     for (ENodeId p : parents) {
-        auto it = memo_.find(canon_[p]);
-        if (it == memo_.end() || it->second != p) {
+        if (memo_.find(canon_[p], canon_) != p) {
             // A duplicate: an equal node owns its form (and is in this list too). Giving the
             // duplicate the form back would revive a node that other parent lists dropped.
             continue;
         }
-        memo_.erase(it);
+        memo_.erase(p, canon_); // before its key, canon_[p], changes
         canon_[p] = canonicalize(canon_[p]);
-        auto [slot, inserted] = memo_.try_emplace(canon_[p], p);
-        if (!inserted && find(slot->second) != find(p)) {
-            merge(slot->second, p, {Justification::Kind::Congruence, 0});
+        ENodeId owner = memo_.find(canon_[p], canon_);
+        if (owner == NodeTable::kNone) {
+            memo_.insert(p, canon_);
+        } else if (find(owner) != find(p)) {
+            merge(owner, p, {Justification::Kind::Congruence, 0});
         }
         dirty_.push_back(p); // p's class: a member changed its form or became a duplicate
     }
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
-    auto& out = classes_[c].parents;
+    auto& out = cls(c).parents;
     for (ENodeId p : parents) {
-        auto it = memo_.find(canon_[p]);
-        if (it != memo_.end() && it->second == p) {
+        if (memo_.find(canon_[p], canon_) == p) {
             out.push_back(p);
         }
     }
@@ -186,7 +207,7 @@ void EGraph::propagateAnalysis() {
     while (!analysisPending_.empty()) {
         EClassId c = find(analysisPending_.back());
         analysisPending_.pop_back();
-        for (ENodeId p : classes_[c].parents) {
+        for (ENodeId p : cls(c).parents) {
             ClassData fresh;
             try {
                 fresh = make(canonicalize(canon_[p]));
@@ -195,11 +216,33 @@ void EGraph::propagateAnalysis() {
             }
             fresh.best = p;
             EClassId pc = find(p);
-            if (mergeData(classes_[pc].data, fresh)) {
+            if (mergeData(cls(pc).data, fresh)) {
                 analysisPending_.push_back(pc);
             }
         }
     }
+}
+
+// Members: one node per canonical form, in id order (deterministic matching order).
+void EGraph::dedupMembers(EClassId c) {
+    EClass& k = cls(c);
+    std::vector<ENodeId> kept;
+    kept.reserve(k.nodes.size());
+    k.opMask = 0;
+    for (ENodeId n : k.nodes) {
+        // An owner of its form is canonical already (rebuild re-canonicalized every parent of
+        // a merged class); any other member is a duplicate, outside the hashcons.
+        if (memo_.find(canon_[n], canon_) == n) {
+            kept.push_back(n);
+            k.opMask |= opBit(canon_[n].op);
+        } else {
+            canon_[n] = canonicalize(canon_[n]);
+        }
+    }
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    kept.shrink_to_fit();
+    k.nodes = std::move(kept);
 }
 
 void EGraph::rebuild() {
@@ -213,28 +256,15 @@ void EGraph::rebuild() {
         }
         propagateAnalysis();
     }
-    // Members: one node per canonical form, in id order (deterministic matching order). Only
-    // classes that were merged or had a member re-canonicalized can hold a stale or duplicate
-    // member; every other class is as the last rebuild left it.
+    // Only classes that were merged or had a member re-canonicalized can hold a stale or
+    // duplicate member; every other class is as the last rebuild left it.
     for (EClassId& c : dirty_) {
         c = find(c);
     }
     std::sort(dirty_.begin(), dirty_.end());
     dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
     for (EClassId c : dirty_) {
-        auto& nodes = classes_[c].nodes;
-        std::vector<ENodeId> kept;
-        kept.reserve(nodes.size());
-        for (ENodeId n : nodes) {
-            canon_[n] = canonicalize(canon_[n]);
-            auto it = memo_.find(canon_[n]);
-            if (it != memo_.end() && it->second == n) {
-                kept.push_back(n);
-            }
-        }
-        std::sort(kept.begin(), kept.end());
-        kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-        nodes = std::move(kept);
+        dedupMembers(c);
     }
     dirty_.clear();
 }
@@ -251,24 +281,24 @@ std::vector<EClassId> EGraph::classIds() const {
 }
 
 size_t EGraph::memoryBytes() const {
-    size_t bytes = (orig_.capacity() + canon_.capacity()) * sizeof(ENode) +
-                   parent_.capacity() * sizeof(EClassId) + classes_.capacity() * sizeof(EClass) +
-                   proof_.capacity() * sizeof(proof_[0]) + attrs_.bytes();
-    // Each hash-map entry: the node, the id, and the bucket/next pointers.
-    bytes += memo_.size() * (sizeof(ENode) + sizeof(ENodeId) + 2 * sizeof(void*)) +
-             memo_.bucket_count() * sizeof(void*);
-    for (const EClass& c : classes_) {
-        bytes += (c.nodes.capacity() + c.parents.capacity()) * sizeof(ENodeId) +
-                 c.data.freeVars.capacity() * sizeof(int32_t) +
-                 c.data.fun.params.capacity() * sizeof(TypeId);
+    auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    size_t bytes = vec(orig_) + canon_.bytes() + vec(parent_) + vec(slot_) + classes_.bytes() +
+                   vec(freeSlots_) + vec(proof_) + memo_.bytes() + attrs_.bytes();
+    for (size_t i = 0; i < classes_.size(); ++i) {
+        const EClass& c = classes_[i];
+        bytes += vec(c.nodes) + vec(c.parents) + vec(c.data.freeVars) + vec(c.data.fun.params);
     }
     for (const auto& edges : proof_) {
-        bytes += edges.capacity() * sizeof(ProofEdge);
+        bytes += vec(edges);
     }
+    auto heapChildren = [](const ENode& n) { // the children outside the node
+        return n.children.size() > 3 ? n.children.capacity() * sizeof(EClassId) : 0;
+    };
     for (const ENode& n : orig_) {
-        if (n.children.capacity() > 3) {
-            bytes += 2 * n.children.capacity() * sizeof(EClassId);
-        }
+        bytes += heapChildren(n);
+    }
+    for (size_t i = 0; i < canon_.size(); ++i) {
+        bytes += heapChildren(canon_[i]);
     }
     return bytes;
 }

@@ -10,6 +10,8 @@
 // any loop left in the sequence of whole terms is cut out.
 #include "egopt/egraph/explain.hpp"
 
+#include "egopt/support/diagnostic.hpp"
+
 #include <deque>
 #include <queue>
 #include <unordered_map>
@@ -340,6 +342,9 @@ Explanation explain(const EGraph& g, ENodeId a, ENodeId b,
     out.equal = g.findConst(a) == g.findConst(b);
     if (!out.equal) {
         return out;
+    }
+    if (!g.explanations) { // no union forest was recorded
+        throw Error(ErrorKind::Internal, "explain: the e-graph records no explanations");
     }
     std::vector<RawStep> raw;
     std::vector<size_t> at;

@@ -21,8 +21,8 @@ bool isSizeVar(const arith::Size& s, std::string& name) {
 class Matcher {
 public:
     Matcher(const EGraph& g, const Pattern& p, size_t slots,
-            const std::function<void(const Subst&)>& onMatch)
-        : g_(g), p_(p), onMatch_(onMatch) {
+            const std::function<void(const Subst&)>& onMatch, const BindFilter& keep = {})
+        : g_(g), p_(p), onMatch_(onMatch), keep_(keep) {
         s_.classes.assign(slots, kNoClass);
         binder_.assign(p.nodes.size(), {0, -1});
         lambdaTypes_.assign(p.nodes.size(), nullptr);
@@ -86,14 +86,20 @@ private:
             EClassId& bound = s_.classes[pn.slot];
             if (bound == kNoClass) {
                 bound = cls;
-                step(todo);
+                if (!keep_ || keep_(s_, pn.slot)) {
+                    step(todo);
+                }
                 bound = kNoClass;
             } else if (bound == cls) {
                 step(todo);
             }
         } else {
-            for (ENodeId n : g_.eclass(cls).nodes) {
-                tryNode(pid, g_.node(n), todo);
+            // The class's operator summary rules most classes out without a look at a member.
+            const EClass& ec = g_.eclass(cls);
+            if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
+                for (ENodeId n : ec.nodes) {
+                    tryNode(pid, g_.node(n), todo);
+                }
             }
         }
         todo.emplace_back(pid, cls);
@@ -152,6 +158,7 @@ private:
     const EGraph& g_;
     const Pattern& p_;
     const std::function<void(const Subst&)>& onMatch_;
+    const BindFilter& keep_;
     Subst s_;
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
@@ -249,10 +256,11 @@ std::span<const EClassId> OpIndex::candidates(const Pattern& p) const {
 
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
-                  const std::function<void(EClassId, const Subst&)>& onMatch) {
+                  const std::function<void(EClassId, const Subst&)>& onMatch,
+                  const BindFilter& keep) {
     EClassId current = kNoClass;
     std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
-    Matcher m(g, p, numSlots, forward);
+    Matcher m(g, p, numSlots, forward, keep);
     for (EClassId c : classes) {
         current = c;
         m.run(c);

@@ -3,14 +3,19 @@
 
 #include "egopt/support/diagnostic.hpp"
 
+#include <algorithm>
+
 namespace egopt::egraph {
 
 namespace {
 
-std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
-    std::vector<ArgValue> out;
-    for (const CallArg& a : call.args) {
-        ArgValue v;
+// Into `out`, whose elements (and their strings) are reused from call to call: conditions are
+// resolved once per candidate match.
+void resolveInto(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
+    out.resize(call.args.size());
+    for (size_t i = 0; i < call.args.size(); ++i) {
+        const CallArg& a = call.args[i];
+        ArgValue& v = out[i];
         switch (a.kind) {
         case CallArg::Kind::Class:
             v.eclass = s.classes.at(a.slot);
@@ -25,9 +30,31 @@ std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
             v.text = a.text;
             break;
         }
-        out.push_back(std::move(v));
     }
+}
+
+std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
+    std::vector<ArgValue> out;
+    resolveInto(call, s, out);
     return out;
+}
+
+// The class slots a condition reads, or nullopt when it also reads a size variable (bound by
+// the matched nodes' attributes, not tracked while matching): it is then checked at the end.
+std::optional<std::vector<uint32_t>> earlySlots(const Call& call) {
+    std::vector<uint32_t> slots;
+    for (const CallArg& a : call.args) {
+        if (a.kind == CallArg::Kind::Class) {
+            slots.push_back(a.slot);
+        } else if (a.kind == CallArg::Kind::Size) {
+            for (const auto& v : a.size.variables()) {
+                if (!v.empty() && v[0] == '#') {
+                    return std::nullopt;
+                }
+            }
+        }
+    }
+    return slots;
 }
 
 std::string where(const Rule& rule) {
@@ -68,21 +95,67 @@ void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId
 
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
                    std::span<const EClassId> classes, std::vector<Match>& out) {
+    searchClasses(g, rule, lib, classes, [&](EClassId c, const Subst& s) {
+        out.push_back({c, s});
+    });
+}
+
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+                   std::span<const EClassId> classes,
+                   const std::function<void(EClassId, const Subst&)>& onMatch) {
     // Looked up once, not per match: the library is a map keyed by name.
     std::vector<const Condition*> conds;
     for (const Call& cond : rule.conditions) {
         conds.push_back(&lib.conditions.at(cond.name).second);
     }
-    std::vector<ArgValue> args;
-    matchClasses(g, rule.lhs, rule.vars.names.size(), classes, [&](EClassId c, const Subst& s) {
-        for (size_t i = 0; i < conds.size(); ++i) {
-            args = resolve(rule.conditions[i], s);
-            if (!(*conds[i])(g, args)) {
-                return;
+    // A condition on class variables alone is also tried as soon as its last variable is bound,
+    // and a failure prunes the search below (isFun(?f, "add") at the root of `?f $ (?x, ?y)`).
+    // Conditions are predicates on a const e-graph: evaluating one early changes no match. At
+    // the end all are checked in their order, as before, so one that throws early (a condition
+    // that expects an earlier one to hold) only loses the pruning.
+    size_t numSlots = rule.vars.names.size();
+    std::vector<std::vector<size_t>> bySlot(numSlots);
+    std::vector<std::vector<uint32_t>> slotsOf(rule.conditions.size());
+    for (size_t i = 0; i < rule.conditions.size(); ++i) {
+        if (auto slots = earlySlots(rule.conditions[i]); slots && !slots->empty()) {
+            slotsOf[i] = *slots;
+            for (uint32_t slot : *slots) {
+                bySlot.at(slot).push_back(i);
             }
         }
-        out.push_back({c, s});
-    });
+    }
+    std::vector<ArgValue> args;
+    BindFilter keep = [&](const Subst& s, uint32_t slot) {
+        for (size_t i : bySlot[slot]) {
+            bool ready = std::all_of(slotsOf[i].begin(), slotsOf[i].end(),
+                                     [&](uint32_t v) { return s.classes[v] != kNoClass; });
+            if (!ready) {
+                continue;
+            }
+            resolveInto(rule.conditions[i], s, args);
+            try {
+                if (!(*conds[i])(g, args)) {
+                    return false;
+                }
+            } catch (const std::exception&) {
+                // decided at the end, in order
+            }
+        }
+        return true;
+    };
+    bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
+    matchClasses(
+        g, rule.lhs, numSlots, classes,
+        [&](EClassId c, const Subst& s) {
+            for (size_t i = 0; i < conds.size(); ++i) {
+                resolveInto(rule.conditions[i], s, args);
+                if (!(*conds[i])(g, args)) {
+                    return;
+                }
+            }
+            onMatch(c, s);
+        },
+        anyEarly ? keep : BindFilter{});
 }
 
 namespace {

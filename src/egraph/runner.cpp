@@ -41,7 +41,33 @@ std::string_view stopReasonName(StopReason r) {
 Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib)
     : g_(g), rules_(rules), lib_(lib), state_(rules.size()) {}
 
-std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& report) {
+void Runner::Matches::add(EClassId c, const Subst& s) {
+    classes.push_back(c);
+    classes.insert(classes.end(), s.classes.begin(), s.classes.end());
+    if (!s.sizes.empty()) {
+        sizes.emplace_back(count, s.sizes);
+    }
+    ++count;
+}
+
+void Runner::Matches::append(Matches&& other) {
+    classes.insert(classes.end(), other.classes.begin(), other.classes.end());
+    for (auto& [i, bound] : other.sizes) {
+        sizes.emplace_back(count + i, std::move(bound));
+    }
+    count += other.count;
+}
+
+Match Runner::Matches::at(size_t i, size_t& nextSizes) const {
+    const EClassId* row = classes.data() + i * (width + 1);
+    Match m{row[0], {std::vector<EClassId>(row + 1, row + 1 + width), {}}};
+    if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
+        m.subst.sizes = sizes[nextSizes++].second;
+    }
+    return m;
+}
+
+std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report) {
     OpIndex index(g_);
     // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
     // each task has its own result slot, and the flattening below reads them in task order,
@@ -61,29 +87,36 @@ std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& repo
             tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
         }
     }
-    std::vector<std::vector<Match>> slots(tasks.size());
+    std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
-        searchClasses(g_, rules_[tasks[t].rule], lib_, tasks[t].classes, slots[t]);
+        const Rule& rule = rules_[tasks[t].rule];
+        slots[t].width = rule.vars.names.size();
+        searchClasses(g_, rule, lib_, tasks[t].classes,
+                      [&](EClassId c, const Subst& s) { slots[t].add(c, s); });
         seconds[t] = since(start);
     });
-    std::vector<std::vector<Match>> out(rules_.size());
+    std::vector<Matches> out(rules_.size());
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        out[r].width = rules_[r].vars.names.size();
+    }
     for (size_t t = 0; t < tasks.size(); ++t) {
-        auto& into = out[tasks[t].rule];
-        into.insert(into.end(), std::make_move_iterator(slots[t].begin()),
-                    std::make_move_iterator(slots[t].end()));
+        out[tasks[t].rule].append(std::move(slots[t]));
+        slots[t] = Matches(); // its memory, before the next task's is appended
         report.rules[tasks[t].rule].searchSeconds += seconds[t];
     }
     for (size_t r = 0; r < rules_.size(); ++r) {
         RuleStats& st = report.rules[r];
-        st.matches += out[r].size();
+        st.matches += out[r].count;
         size_t threshold = scheduler.matchLimit << state_[r].timesBanned;
-        if (scheduler.matchLimit > 0 && out[r].size() > threshold) {
+        if (scheduler.matchLimit > 0 && out[r].count > threshold) {
             state_[r].bannedUntil = iteration + (scheduler.banLength << state_[r].timesBanned);
             ++state_[r].timesBanned;
             ++st.timesBanned;
-            out[r].clear();
+            Matches none;
+            none.width = out[r].width;
+            out[r] = std::move(none);
         }
     }
     return out;
@@ -135,15 +168,30 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
-size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report) {
-    size_t applied = 0;
+bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& applied) {
+    bool nodeLimit = false;
+    // The memory limit is checked every kMemoryCheck applications (memoryBytes visits every
+    // class): counted, hence deterministic, as the e-node limit.
+    constexpr size_t kMemoryCheck = 4096;
+    size_t sinceCheck = 0;
     for (size_t r = 0; r < rules_.size(); ++r) {
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
-        for (const Match& m : matches[r]) {
+        bool stopped = false;
+        size_t nextSizes = 0;
+        for (size_t i = 0; i < matches[r].count && !stopped; ++i) {
             if (g_.numNodes() > limits.nodes) {
-                break; // counted, hence deterministic
+                nodeLimit = true; // counted, hence deterministic
+                break;
             }
+            if (++sinceCheck == kMemoryCheck) {
+                sinceCheck = 0;
+                if (g_.memoryBytes() > limits.memoryBytes) {
+                    stopped = true;
+                    break;
+                }
+            }
+            Match m = matches[r].at(i, nextSizes);
             bool record = applications && !rules_[r].composition.empty();
             std::vector<ENodeId> rhs;
             if (applyMatch(g_, rules_[r], lib_, m, record ? &rhs : nullptr)) {
@@ -154,10 +202,17 @@ size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report
                 applications->add(rules_[r], std::move(rhs));
             }
         }
+        matches[r] = Matches(); // applied: its memory goes back
         report.rules[r].newNodes += g_.numNodeIds() - before;
         report.rules[r].applySeconds += since(start);
+        if (stopped) {
+            return false;
+        }
+        if (nodeLimit) {
+            break; // the run stops if rebuilding leaves it above the limit
+        }
     }
-    return applied;
+    return true;
 }
 
 RunReport Runner::run(const std::function<void(const IterationReport&)>& onIteration) {
@@ -180,9 +235,10 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             break;
         }
         auto iterStart = Clock::now();
-        std::vector<std::vector<Match>> matches;
+        std::vector<Matches> matches;
         arena.execute([&] { matches = search(it, report); });
-        size_t applied = apply(matches, report);
+        size_t applied = 0;
+        bool complete = apply(matches, report, applied);
         g_.rebuild();
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
                            g_.memoryBytes(), applied,       since(iterStart)};
@@ -202,7 +258,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             report.stop = StopReason::NodeLimit;
             break;
         }
-        if (ir.bytes > limits.memoryBytes) {
+        if (ir.bytes > limits.memoryBytes || !complete) {
             report.stop = StopReason::MemoryLimit;
             break;
         }

@@ -78,7 +78,9 @@ EClassId EGraph::addTermRec(const TermArena& t, TermId id, std::span<const TypeI
             args.push_back(data(c).type);
         }
         e.children.push_back(addTermRec(t, n.children.at(0), args, env));
-        e.children.insert(e.children.end(), argClasses.begin(), argClasses.end());
+        for (EClassId a : argClasses) {
+            e.children.push_back(a);
+        }
         break;
     }
     default: {
@@ -146,7 +148,7 @@ R foldSmallest(EClassId root, Best best, Make make) {
 TermId EGraph::extract(EClassId c, TermArena& out) const {
     auto best = [this](EClassId cls) {
         cls = findConst(cls);
-        return std::pair{cls, &orig_[data(cls).best]};
+        return std::pair{cls, &originalNode(data(cls).best)};
     };
     return foldSmallest<TermId>(c, best, [&](const ENode& n, std::vector<TermId> kids) {
         TermNode t;
@@ -163,7 +165,7 @@ std::vector<int32_t> EGraph::smallestTermFreeVars(EClassId c) const {
     using Vars = std::vector<int32_t>;
     auto best = [this](EClassId cls) {
         cls = findConst(cls);
-        return std::pair{cls, &orig_[data(cls).best]};
+        return std::pair{cls, &originalNode(data(cls).best)};
     };
     return foldSmallest<Vars>(c, best, [](const ENode& n, std::vector<Vars> kids) {
         Vars fv;

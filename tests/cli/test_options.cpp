@@ -78,6 +78,29 @@ TEST_CASE("bad saturation options are refused the same way by every command", "[
     }
 }
 
+TEST_CASE("the memory limit option takes bytes or a unit and stops saturation at it", "[cli]") {
+    const std::string run = "saturate " + kRoot + "examples/mm.lift --rules " + kRoot +
+                            "rules/algorithmic.rules --iterations 6 --node-limit 1000000";
+    auto low = runCli(run + " --memory-limit 1M");
+    REQUIRE(low.exitCode == 0);
+    CHECK(low.out.find("stop: memory limit") != std::string::npos);
+    auto bytes = runCli(run + " --memory-limit 1048576"); // the same limit in bytes
+    REQUIRE(bytes.exitCode == 0);
+    auto ending = [](const std::string& out) { // the stop reason and final size (no timings)
+        size_t at = out.find("stop: ");
+        return at == std::string::npos ? "" : out.substr(at, out.find("tuning", at) - at);
+    };
+    CHECK(ending(low.out).find("final: ") != std::string::npos);
+    CHECK(ending(bytes.out) == ending(low.out));
+    auto high = runCli(run + " --memory-limit 2G --iterations 2");
+    REQUIRE(high.exitCode == 0);
+    CHECK(high.out.find("stop: iteration limit") != std::string::npos);
+    auto bad = runCli(run + " --memory-limit 2X");
+    CHECK(bad.exitCode == 2);
+    CHECK(bad.err.find("--memory-limit expects bytes, or a number with a unit") !=
+          std::string::npos);
+}
+
 TEST_CASE("optimize --help folds the option groups; --help GROUP lists one", "[cli]") {
     auto brief = runCli("optimize --help");
     REQUIRE(brief.exitCode == 0);

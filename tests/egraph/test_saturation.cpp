@@ -87,6 +87,74 @@ TEST_CASE("saturation is deterministic across thread counts", "[egraph]") {
     CHECK(shapes[0] == shapes[2]);
 }
 
+namespace {
+
+// The whole e-graph as text: every class (canonical id, type) with its member e-nodes (id,
+// operator, integer, attribute, child classes). Equal texts: equal e-graphs, ids included.
+std::string structure(const EGraph& g) {
+    std::string out;
+    for (EClassId c : g.classIds()) {
+        out += std::to_string(c) + ":" + g.showType(c) + "{";
+        for (ENodeId n : g.eclass(c).nodes) {
+            const ENode& e = g.node(n);
+            out += std::to_string(n) + "=" + std::to_string(static_cast<int>(e.op)) + "/" +
+                   std::to_string(e.ival) + "/" + std::to_string(e.attr) + "(";
+            for (EClassId ch : e.children) {
+                out += std::to_string(g.findConst(ch)) + ",";
+            }
+            out += ")";
+        }
+        out += "}\n";
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the parallel search builds the same e-graph on 2 threads as on 1", "[egraph]") {
+    // Rules with conditions (pruned while matching), generators and appliers, on mm, and the
+    // e-node limit cutting an iteration short: every e-node and class must be the same.
+    Library lib = Library::standard();
+    auto rules = rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/algorithmic.rules", lib);
+    for (size_t nodeLimit : {3000u, 8000u}) {
+        std::vector<std::string> graphs;
+        for (size_t threads : {1u, 2u}) {
+            lift::Program p = lift::parseFile(test::example("mm.lift"));
+            EGraph g;
+            insertProgram(g, p);
+            Runner runner(g, rules, lib);
+            runner.threads = threads;
+            runner.limits.iterations = 6;
+            runner.limits.nodes = nodeLimit;
+            RunReport r = runner.run();
+            graphs.push_back(std::string(stopReasonName(r.stop)) + "\n" + structure(g));
+        }
+        INFO("node limit " << nodeLimit);
+        CHECK(graphs[0].size() > 10000); // a real e-graph, not an empty one
+        CHECK(graphs[0] == graphs[1]);
+    }
+}
+
+TEST_CASE("the memory limit stops saturation with the e-graph built so far", "[egraph]") {
+    Library lib = Library::standard();
+    auto rules = coreRules(lib);
+    lift::Program p = lift::parseFile(test::example("mm.lift"));
+    EGraph g;
+    Inserted ins = insertProgram(g, p);
+    size_t start = g.memoryBytes();
+    Runner runner(g, rules, lib);
+    runner.limits.iterations = 100;
+    runner.limits.memoryBytes = start + start / 2;
+    RunReport r = runner.run();
+    CHECK(r.stop == StopReason::MemoryLimit);
+    REQUIRE(!r.iterations.empty());
+    CHECK(r.iterations.back().bytes > runner.limits.memoryBytes);
+    CHECK(g.clean()); // rebuilt: the e-graph so far is usable
+    lift::Program back = extractProgram(g, ins.root, ins.signature);
+    arith::Bindings sizes{{"M", 2}, {"N", 3}, {"K", 4}};
+    CHECK(test::runProgram(p, sizes, 5).toJson() == test::runProgram(back, sizes, 5).toJson());
+}
+
 TEST_CASE("saturated mm still computes matrix multiplication", "[egraph]") {
     Library lib = Library::standard();
     auto rules = coreRules(lib);

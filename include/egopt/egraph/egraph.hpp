@@ -7,7 +7,9 @@
 // called concurrently while nobody writes, which is what the parallel search relies on.
 #pragma once
 
+#include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/term.hpp"
 #include "egopt/lift/type.hpp"
 
@@ -39,30 +41,41 @@ public:
 // What a function-valued class is known to be: a lambda or user function has a monomorphic
 // signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
 struct FunSig {
-    enum class Kind : uint8_t { None, Mono, Poly, Index } kind = Kind::None;
+    enum class Kind : uint8_t { None, Mono, Poly, Index };
     std::vector<TypeId> params;
     TypeId result = lift::kNoType;
+    Kind kind = Kind::None; // last: no padding before the vector
     friend bool operator==(const FunSig&, const FunSig&) = default;
 };
 
+// The fields are ordered largest first, which leaves no padding (88 bytes).
 struct ClassData {
-    TypeId type = lift::kNoType;   // data classes only
     FunSig fun;                    // function classes only
     std::vector<int32_t> freeVars; // sorted De Bruijn indices that some member may use
     std::optional<int64_t>
-        constLength;   // the outer length when the type is an array of constant length
-    uint64_t cost = 0; // size of the smallest member term (saturating)
-    ENodeId best = 0;  // the e-node of that term
+        constLength;             // the outer length when the type is an array of constant length
+    uint64_t cost = 0;           // size of the smallest member term (saturating)
+    TypeId type = lift::kNoType; // data classes only
+    ENodeId best = 0;            // the e-node of that term
     bool isData() const { return fun.kind == FunSig::Kind::None; }
     bool hasFreeVarAtLeast(int32_t index) const {
         return !freeVars.empty() && freeVars.back() >= index;
     }
 };
 
+// One bit per operator (modulo 64) for EClass::opMask.
+inline uint64_t opBit(Op op) {
+    return uint64_t(1) << (static_cast<unsigned>(op) & 63U);
+}
+
 struct EClass {
     std::vector<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
     std::vector<ENodeId> parents; // nodes that have this class as a child
     ClassData data;
+    // opBit of every member's operator (a superset between rebuilds): e-matching skips a class
+    // without scanning its members when the pattern's operator is not among them.
+    uint64_t opMask = 0;
+    bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
 };
 
 // Why two classes were merged (for explanations).
@@ -116,15 +129,20 @@ public:
     EClassId find(EClassId c);
     EClassId findConst(EClassId c) const;
     std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
-    const EClass& eclass(EClassId c) const { return classes_[findConst(c)]; }
+    const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
     const ClassData& data(EClassId c) const { return eclass(c).data; }
     const ENode& node(ENodeId n) const { return canon_[n]; } // canonical (as of last rebuild)
-    const ENode& originalNode(ENodeId n) const { return orig_[n]; } // as inserted
-    std::vector<EClassId> classIds() const;                         // canonical ids, ascending
+    // As inserted with explanations; without them, the node's children may be canonical ids of
+    // the classes it was inserted with (only explanations need the exact spelling).
+    const ENode& originalNode(ENodeId n) const { return explanations ? orig_[n] : canon_[n]; }
+    std::vector<EClassId> classIds() const; // canonical ids, ascending
     size_t numClasses() const { return numClasses_; }
     size_t numNodes() const { return memo_.size(); } // distinct canonical e-nodes
-    size_t numNodeIds() const { return orig_.size(); }
-    size_t memoryBytes() const; // of the data structures, from their capacities
+    size_t numNodeIds() const { return canon_.size(); }
+    // Bytes of e-graph data, from the containers' capacities (allocator overhead not counted):
+    // deterministic, unlike allocator statistics, so the memory limit stops at the same place on
+    // every run (docs/egraph.md, "Memory").
+    size_t memoryBytes() const;
     bool clean() const { return pending_.empty() && analysisPending_.empty(); }
 
     // The result type of applying function class `fn` to arguments of these types.
@@ -142,7 +160,7 @@ public:
     std::vector<int32_t> smallestTermFreeVars(EClassId c) const;
     std::string show(EClassId c) const; // Lift-like text of the smallest term
 
-    // --- explanations: the union forest over node ids
+    // --- explanations: the union forest over node ids (recorded only with explanations)
     struct ProofEdge {
         ENodeId other;
         Justification why;
@@ -183,16 +201,24 @@ private:
     bool mergeData(ClassData& into, const ClassData& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
+    void dedupMembers(EClassId c);
+    EClass& cls(EClassId root) { return classes_[slot_[root]]; }
+    const EClass& cls(EClassId root) const { return classes_[slot_[root]]; }
+    EClassId newClass(EClass c); // a slot for a new root's class
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
     AttrTable attrs_;
-    std::vector<ENode> orig_;
-    std::vector<ENode> canon_;
-    std::vector<EClassId> parent_; // union-find
-    std::vector<EClass> classes_;  // by canonical id
-    std::unordered_map<ENode, ENodeId, ENodeHash> memo_;
+    std::vector<ENode> orig_;      // by node id, as inserted: only with explanations
+    Chunked<ENode, 12> canon_;     // by node id, canonical as of the last rebuild
+    std::vector<EClassId> parent_; // union-find, by id
+    // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
+    // kNoClass otherwise; a class merged away frees its slot for the next new class.
+    std::vector<uint32_t> slot_;
+    Chunked<EClass> classes_;
+    std::vector<uint32_t> freeSlots_;
+    NodeTable memo_;                        // canonical node -> its owner id
     std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing
     std::vector<EClassId> analysisPending_; // classes whose data changed
     std::vector<EClassId> dirty_; // classes whose member list rebuild must re-canonicalize

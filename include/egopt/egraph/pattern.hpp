@@ -51,10 +51,16 @@ struct VarTable {
 void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
                 const std::function<void(const Subst&)>& onMatch);
 
+// Called when matching binds class variable `slot` (the substitution so far); false drops every
+// match that extends this binding (a rule's conditions on the variables bound so far), which
+// prunes the backtracking without changing the order of the matches that remain.
+using BindFilter = std::function<bool(const Subst&, uint32_t slot)>;
+
 // matchClass for each of `classes` in turn (one matcher set-up for all of them).
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
-                  const std::function<void(EClassId, const Subst&)>& onMatch);
+                  const std::function<void(EClassId, const Subst&)>& onMatch,
+                  const BindFilter& keep = {});
 
 // The operator every match's root e-node has (Op::Param for a bound variable), or nullopt when
 // the root is a class variable, which matches any class. Searches use it to try a pattern only

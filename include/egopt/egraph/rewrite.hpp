@@ -91,6 +91,11 @@ void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId
 // searchClass for each of `classes` in turn, appending in that order.
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
                    std::span<const EClassId> classes, std::vector<Match>& out);
+// The same matches, in the same order, handed to `onMatch` (the substitution is only valid
+// during the call): the runner stores them compactly.
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+                   std::span<const EClassId> classes,
+                   const std::function<void(EClassId, const Subst&)>& onMatch);
 
 // Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
 // naming the rule and showing both terms and their types. When `rhsNodes` is given, it receives

@@ -11,6 +11,7 @@
 #include "egopt/egraph/rewrite.hpp"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -101,8 +102,22 @@ private:
         size_t bannedUntil = 0;
         size_t timesBanned = 0;
     };
-    std::vector<std::vector<Match>> search(size_t iteration, RunReport& report);
-    size_t apply(std::vector<std::vector<Match>>& matches, RunReport& report);
+    // The matches of one rule: per match its class and `width` slot classes in one flat array
+    // (a Subst per match, with its heap vector and map, took about 100 bytes each and was most
+    // of the peak memory of an AC workload), and the size bindings of the few that have any.
+    struct Matches {
+        size_t width = 0;
+        size_t count = 0;
+        std::vector<EClassId> classes;
+        std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
+        void add(EClassId c, const Subst& s);
+        void append(Matches&& other);
+        Match at(size_t i, size_t& nextSizes) const;
+    };
+    std::vector<Matches> search(size_t iteration, RunReport& report);
+    // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
+    // limit.
+    bool apply(std::vector<Matches>& matches, RunReport& report, size_t& applied);
     bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;
