@@ -27,14 +27,6 @@ uint32_t EGraph::internLiteral(TypeId type, const std::string& text) {
     return static_cast<uint32_t>(literals.size() - 1);
 }
 
-uint32_t EGraph::ruleIndex(const std::string& name) {
-    auto [it, inserted] = ruleIndex_.try_emplace(name, static_cast<uint32_t>(ruleNames_.size()));
-    if (inserted) {
-        ruleNames_.push_back(name);
-    }
-    return it->second;
-}
-
 EClassId EGraph::find(EClassId c) {
     EClassId root = c;
     while (parent_[root] != root) {
@@ -271,23 +263,6 @@ size_t EGraph::memoryBytes() const {
         }
     }
     return bytes;
-}
-
-arith::Size EGraph::tuningVar(const std::string& key, const arith::Size& dividesLength) {
-    auto it = tuning_.find(key);
-    if (it != tuning_.end()) {
-        return it->second;
-    }
-    std::string name = "v__" + std::to_string(tuning_.size() + 1);
-    arith::Size v = arith::Size::var(name);
-    tuning_.emplace(key, v);
-    constraints_.push_back({name, dividesLength});
-    return v;
-}
-
-void EGraph::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
-    assumptions_.addDivides(divisor, dividend);
-    assumed_.push_back({divisor, dividend});
 }
 
 } // namespace egopt::egraph

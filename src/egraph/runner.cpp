@@ -38,8 +38,8 @@ std::string_view stopReasonName(StopReason r) {
     return "?";
 }
 
-Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib)
-    : g_(g), rules_(rules), lib_(lib), state_(rules.size()) {}
+Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, RewriteContext& ctx)
+    : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {}
 
 std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& report) {
     OpIndex index(g_);
@@ -65,7 +65,7 @@ std::vector<std::vector<Match>> Runner::search(size_t iteration, RunReport& repo
     std::vector<double> seconds(tasks.size(), 0.0);
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
-        searchClasses(g_, rules_[tasks[t].rule], lib_, tasks[t].classes, slots[t]);
+        searchClasses(g_, rules_[tasks[t].rule], lib_, ctx_.facts, tasks[t].classes, slots[t]);
         seconds[t] = since(start);
     });
     std::vector<std::vector<Match>> out(rules_.size());
@@ -146,7 +146,7 @@ size_t Runner::apply(std::vector<std::vector<Match>>& matches, RunReport& report
             }
             bool record = applications && !rules_[r].composition.empty();
             std::vector<ENodeId> rhs;
-            if (applyMatch(g_, rules_[r], lib_, m, record ? &rhs : nullptr)) {
+            if (applyMatch(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
                 ++applied;
                 ++report.rules[r].applications;
             }
