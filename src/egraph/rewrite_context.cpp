@@ -4,6 +4,11 @@
 namespace egopt::egraph {
 
 arith::Size TuningSpace::variable(const std::string& key, const arith::Size& dividesLength) {
+    return variable(key, std::span<const arith::Size>(&dividesLength, 1));
+}
+
+arith::Size TuningSpace::variable(const std::string& key,
+                                  std::span<const arith::Size> dividesLengths) {
     auto it = byKey_.find(key);
     if (it != byKey_.end()) {
         return it->second;
@@ -11,7 +16,9 @@ arith::Size TuningSpace::variable(const std::string& key, const arith::Size& div
     std::string name = "v__" + std::to_string(byKey_.size() + 1);
     arith::Size v = arith::Size::var(name);
     byKey_.emplace(key, v);
-    constraints_.push_back({name, dividesLength});
+    for (const arith::Size& length : dividesLengths) {
+        constraints_.push_back({name, length});
+    }
     return v;
 }
 

@@ -3,6 +3,7 @@
 #include "egopt/egraph/rewrite_context.hpp"
 
 #include <catch2/catch.hpp>
+#include <vector>
 
 using namespace egopt;
 using namespace egopt::egraph;
@@ -22,6 +23,17 @@ TEST_CASE("a tuning space gives one variable per key, with the length it was cre
     CHECK(t.constraints()[0].divides == n);
     CHECK(t.constraints()[1].var == "v__2");
     CHECK(t.constraints()[1].divides == rest); // mentions only the earlier variable
+}
+
+TEST_CASE("a tuning variable that divides several lengths has a constraint for each", "[egraph]") {
+    TuningSpace t;
+    std::vector<arith::Size> lengths{arith::Size::var("M"), arith::Size::var("N")};
+    arith::Size v = t.variable("split all M N", lengths);
+    CHECK(t.variable("split all M N", lengths) == v);
+    REQUIRE(t.constraints().size() == 2);
+    CHECK(t.constraints()[0].divides == lengths[0]);
+    CHECK(t.constraints()[1].divides == lengths[1]);
+    CHECK(t.constraints()[1].var == t.constraints()[0].var);
 }
 
 TEST_CASE("size facts decide constants alone and symbolic sizes from what was assumed",

@@ -9,6 +9,7 @@
 #include "egopt/arith/size.hpp"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,9 @@ public:
     // The variable of `key`, named v__1, v__2, ... in creation order; a new one divides
     // `dividesLength`, an existing one keeps the length it was created with.
     arith::Size variable(const std::string& key, const arith::Size& dividesLength);
+    // The same for a variable that must divide every one of the lengths (a size that several
+    // splits share): one constraint per length.
+    arith::Size variable(const std::string& key, std::span<const arith::Size> dividesLengths);
     // In creation order, so a constraint's length mentions only earlier variables.
     const std::vector<Constraint>& constraints() const { return constraints_; }
 
