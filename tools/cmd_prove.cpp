@@ -46,7 +46,8 @@ int runProve(const Args& args) {
         return eg.findConst(ia.root) == eg.findConst(ib.root);
     };
     auto start = std::chrono::steady_clock::now();
-    auto phases = pipeline::saturate(g, saturationFrom(args), false, hooks);
+    egraph::RewriteContext ctx;
+    auto phases = pipeline::saturate(g, ctx, saturationFrom(args), false, hooks);
     double seconds = secondsSince(start);
     size_t iterations = 0;
     for (const auto& p : phases) {
@@ -60,7 +61,7 @@ int runProve(const Args& args) {
         return kExitNoCandidate;
     }
     start = std::chrono::steady_clock::now();
-    egraph::Explanation ex = egraph::explain(g, ia.root, ib.root, ia.signature.names);
+    egraph::Explanation ex = egraph::explain(g, ctx.rules, ia.root, ib.root, ia.signature.names);
     std::printf("derivation: %zu steps, explained in %.2f s\n", ex.steps.size(),
                 secondsSince(start));
     printDerivation(ex);

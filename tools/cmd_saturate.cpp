@@ -75,7 +75,8 @@ int runSaturate(const Args& args) {
                     it.iteration, it.nodes, it.classes, it.bytes, it.applied, it.seconds);
         std::fflush(stdout);
     };
-    auto phases = pipeline::saturate(g, options, false, hooks);
+    egraph::RewriteContext ctx;
+    auto phases = pipeline::saturate(g, ctx, options, false, hooks);
     for (const auto& p : phases) {
         std::string reason(egraph::stopReasonName(p.run.stop));
         if (phases.size() > 1) {
@@ -84,7 +85,7 @@ int runSaturate(const Args& args) {
         std::printf("stop: %s\n", reason.c_str());
     }
     std::printf("final: %zu e-nodes, %zu e-classes\n", g.numNodes(), g.numClasses());
-    for (const auto& c : g.constraints()) {
+    for (const auto& c : ctx.tuning.constraints()) {
         std::printf("tuning variable %s divides %s\n", c.var.c_str(), c.divides.toString().c_str());
     }
     if (args.has("stats")) {

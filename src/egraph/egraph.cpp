@@ -27,14 +27,6 @@ uint32_t EGraph::internLiteral(TypeId type, const std::string& text) {
     return static_cast<uint32_t>(literals.size() - 1);
 }
 
-uint32_t EGraph::ruleIndex(const std::string& name) {
-    auto [it, inserted] = ruleIndex_.try_emplace(name, static_cast<uint32_t>(ruleNames_.size()));
-    if (inserted) {
-        ruleNames_.push_back(name);
-    }
-    return it->second;
-}
-
 EClassId EGraph::find(EClassId c) {
     EClassId root = c;
     while (parent_[root] != root) {
@@ -301,30 +293,6 @@ size_t EGraph::memoryBytes() const {
         bytes += heapChildren(canon_[i]);
     }
     return bytes;
-}
-
-arith::Size EGraph::tuningVar(const std::string& key, const arith::Size& dividesLength) {
-    return tuningVar(key, std::span<const arith::Size>(&dividesLength, 1));
-}
-
-arith::Size EGraph::tuningVar(const std::string& key,
-                              std::span<const arith::Size> dividesLengths) {
-    auto it = tuning_.find(key);
-    if (it != tuning_.end()) {
-        return it->second;
-    }
-    std::string name = "v__" + std::to_string(tuning_.size() + 1);
-    arith::Size v = arith::Size::var(name);
-    tuning_.emplace(key, v);
-    for (const arith::Size& length : dividesLengths) {
-        constraints_.push_back({name, length});
-    }
-    return v;
-}
-
-void EGraph::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
-    assumptions_.addDivides(divisor, dividend);
-    assumed_.push_back({divisor, dividend});
 }
 
 } // namespace egopt::egraph

@@ -333,7 +333,7 @@ std::vector<size_t> withoutLoops(TermId start, const std::vector<TermId>& terms)
 
 } // namespace
 
-Explanation explain(const EGraph& g, ENodeId a, ENodeId b,
+Explanation explain(const EGraph& g, const RuleNames& rules, ENodeId a, ENodeId b,
                     const std::vector<std::string>& freeNames) {
     Explanation out;
     Terms t(g);
@@ -356,8 +356,8 @@ Explanation explain(const EGraph& g, ENodeId a, ENodeId b,
         terms.push_back(current);
     }
     for (size_t i : withoutLoops(start, terms)) {
-        out.steps.push_back({g.ruleNames().at(raw[i].rule), raw[i].forward,
-                             showTerm(g, t.arena, terms[i], freeNames)});
+        out.steps.push_back(
+            {rules.name(raw[i].rule), raw[i].forward, showTerm(g, t.arena, terms[i], freeNames)});
     }
     return out;
 }

@@ -25,21 +25,11 @@ std::optional<arith::Size> innerLength(const EGraph& g, EClassId c) {
 }
 
 // The tuning variable of every split of an array of length `len` (one per length, see tuning).
-arith::Size splitVar(EGraph& g, const arith::Size& len) {
-    return g.tuningVar("split " + len.toString(), len);
+arith::Size splitVar(TuningSpace& tuning, const arith::Size& len) {
+    return tuning.variable("split " + len.toString(), len);
 }
 
 using Args = std::span<const ArgValue>;
-
-// Decided from the sizes alone, or from the e-graph's assumptions (EGraph::assumeDivides).
-bool divides(const EGraph& g, const arith::Size& d, const arith::Size& n) {
-    auto cd = d.constant();
-    auto cn = n.constant();
-    if (cd && cn) {
-        return *cd > 0 && *cn % *cd == 0;
-    }
-    return arith::provablyDivides(d, n, g.assumptions());
-}
 
 // Substitutes the arguments for the lambda's k parameters in a copy of its body term.
 TermId substitute(const TermArena& in, TermId id, std::span<const ArgValue> args, int32_t depth,
@@ -63,86 +53,95 @@ TermId substitute(const TermArena& in, TermId id, std::span<const ArgValue> args
 // Conditions on sizes and shapes that the catalogue's rules state.
 void addShapeConditions(Library& lib) {
     lib.conditions["same"] = {{"cc", "both variables denote the same e-class"},
-                              [](const EGraph& g, Args a) {
+                              [](const EGraph& g, const SizeFacts&, Args a) {
                                   return g.findConst(a[0].eclass) == g.findConst(a[1].eclass);
                               }};
     lib.conditions["lengthIs"] = {{"cs", "the array's outer length is this size"},
-                                  [](const EGraph& g, Args a) {
+                                  [](const EGraph& g, const SizeFacts&, Args a) {
                                       auto n = outerLength(g, a[0].eclass);
                                       return n && *n == a[1].size;
                                   }};
     lib.conditions["innerLengthKnown"] = {
-        {"c", "the class is an array of arrays"}, [](const EGraph& g, Args a) {
+        {"c", "the class is an array of arrays"}, [](const EGraph& g, const SizeFacts&, Args a) {
             const ClassData& d = g.data(a[0].eclass);
             return d.isData() && g.types.isArray(d.type) && g.types.isArray(g.types.elemOf(d.type));
         }};
-    lib.conditions["sizeDivides"] = {
-        {"ss", "the first size provably divides the second"},
-        [](const EGraph& g, Args a) { return divides(g, a[0].size, a[1].size); }};
-    lib.conditions["atLeast"] = {{"sn", "the size is a constant >= n"}, [](const EGraph&, Args a) {
+    lib.conditions["sizeDivides"] = {{"ss", "the first size provably divides the second"},
+                                     [](const EGraph&, const SizeFacts& facts, Args a) {
+                                         return facts.divides(a[0].size, a[1].size);
+                                     }};
+    lib.conditions["atLeast"] = {{"sn", "the size is a constant >= n"},
+                                 [](const EGraph&, const SizeFacts&, Args a) {
                                      auto c = a[0].size.constant();
                                      return c && *c >= a[1].number;
                                  }};
-    lib.conditions["vectorsOf"] = {
-        {"cs", "the class is an array of vectors of this width"}, [](const EGraph& g, Args a) {
-            const ClassData& d = g.data(a[0].eclass);
-            if (!d.isData() || !g.types.isArray(d.type)) {
-                return false;
-            }
-            const auto& e = g.types.at(g.types.elemOf(d.type));
-            auto w = a[1].size.constant();
-            return e.kind == lift::TypeKind::Vector && w && *w == static_cast<int64_t>(e.width);
-        }};
+    lib.conditions["vectorsOf"] = {{"cs", "the class is an array of vectors of this width"},
+                                   [](const EGraph& g, const SizeFacts&, Args a) {
+                                       const ClassData& d = g.data(a[0].eclass);
+                                       if (!d.isData() || !g.types.isArray(d.type)) {
+                                           return false;
+                                       }
+                                       const auto& e = g.types.at(g.types.elemOf(d.type));
+                                       auto w = a[1].size.constant();
+                                       return e.kind == lift::TypeKind::Vector && w &&
+                                              *w == static_cast<int64_t>(e.width);
+                                   }};
 }
 
 void addConditions(Library& lib) {
-    lib.conditions["notFree"] = {{"cn", "the class does not use De Bruijn variable n"},
-                                 [](const EGraph& g, std::span<const ArgValue> a) {
-                                     auto n = static_cast<int32_t>(a[1].number);
-                                     const auto& fv = g.data(a[0].eclass).freeVars;
-                                     if (!std::binary_search(fv.begin(), fv.end(), n)) {
-                                         return true;
-                                     }
-                                     // Some member may use it; the class does not depend on
-                                     // it when its smallest term does not (the right side
-                                     // is built from that term: EGraph::shift).
-                                     auto best = g.smallestTermFreeVars(a[0].eclass);
-                                     return !std::binary_search(best.begin(), best.end(), n);
-                                 }};
-    lib.conditions["divides"] = {{"sc", "the size divides the outer length of the array"},
-                                 [](const EGraph& g, std::span<const ArgValue> a) {
-                                     auto n = outerLength(g, a[1].eclass);
-                                     return n && divides(g, a[0].size, *n);
-                                 }};
+    lib.conditions["notFree"] = {
+        {"cn", "the class does not use De Bruijn variable n"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            auto n = static_cast<int32_t>(a[1].number);
+            const auto& fv = g.data(a[0].eclass).freeVars;
+            if (!std::binary_search(fv.begin(), fv.end(), n)) {
+                return true;
+            }
+            // Some member may use it; the class does not depend on
+            // it when its smallest term does not (the right side
+            // is built from that term: EGraph::shift).
+            auto best = g.smallestTermFreeVars(a[0].eclass);
+            return !std::binary_search(best.begin(), best.end(), n);
+        }};
+    lib.conditions["divides"] = {
+        {"sc", "the size divides the outer length of the array"},
+        [](const EGraph& g, const SizeFacts& facts, std::span<const ArgValue> a) {
+            auto n = outerLength(g, a[1].eclass);
+            return n && facts.divides(a[0].size, *n);
+        }};
     lib.conditions["innerDivides"] = {
         {"sc", "the size divides the inner length of the array of arrays"},
-        [](const EGraph& g, std::span<const ArgValue> a) {
+        [](const EGraph& g, const SizeFacts& facts, std::span<const ArgValue> a) {
             auto n = innerLength(g, a[1].eclass);
-            return n && divides(g, a[0].size, *n);
+            return n && facts.divides(a[0].size, *n);
         }};
-    lib.conditions["innerLength"] = {{"cs", "the class is an array of arrays of this length"},
-                                     [](const EGraph& g, std::span<const ArgValue> a) {
-                                         auto n = innerLength(g, a[0].eclass);
-                                         return n && *n == a[1].size;
-                                     }};
-    lib.conditions["isArray"] = {{"c", "the class is an array"},
-                                 [](const EGraph& g, std::span<const ArgValue> a) {
-                                     return outerLength(g, a[0].eclass).has_value();
-                                 }};
-    lib.conditions["lengthAtLeast"] = {{"cn", "the array has a constant length >= n"},
-                                       [](const EGraph& g, std::span<const ArgValue> a) {
-                                           auto c = g.data(a[0].eclass).constLength;
-                                           return c && *c >= a[1].number;
-                                       }};
-    lib.conditions["isUserFun"] = {{"c", "the function class holds a user function"},
-                                   [](const EGraph& g, std::span<const ArgValue> a) {
-                                       for (ENodeId n : g.eclass(a[0].eclass).nodes) {
-                                           if (g.node(n).op == Op::UserFun) {
-                                               return true;
-                                           }
-                                       }
-                                       return false;
-                                   }};
+    lib.conditions["innerLength"] = {
+        {"cs", "the class is an array of arrays of this length"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            auto n = innerLength(g, a[0].eclass);
+            return n && *n == a[1].size;
+        }};
+    lib.conditions["isArray"] = {
+        {"c", "the class is an array"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            return outerLength(g, a[0].eclass).has_value();
+        }};
+    lib.conditions["lengthAtLeast"] = {
+        {"cn", "the array has a constant length >= n"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            auto c = g.data(a[0].eclass).constLength;
+            return c && *c >= a[1].number;
+        }};
+    lib.conditions["isUserFun"] = {
+        {"c", "the function class holds a user function"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            for (ENodeId n : g.eclass(a[0].eclass).nodes) {
+                if (g.node(n).op == Op::UserFun) {
+                    return true;
+                }
+            }
+            return false;
+        }};
     addShapeConditions(lib);
 }
 
@@ -156,10 +155,10 @@ Library Library::standard() {
     // proportional to the lengths in the program instead of to the number of matches.
     lib.generators["tuning"] = {
         {"c", "a fresh tuning variable that divides the outer length of the array"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+        [](const EGraph& g, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
             auto n = outerLength(g, a[0].eclass);
             arith::Size len = n ? *n : arith::Size(1);
-            return splitVar(g, len);
+            return splitVar(tuning, len);
         }};
     // The outer length over its tuning variable (exact: the variable divides the length by its
     // constraint): the number of chunks of a split by tuning(?x). As a stride,
@@ -167,49 +166,51 @@ Library Library::standard() {
     // g + 2s, ...: adjacent threads read adjacent elements (coalesced on a GPU).
     lib.generators["cotuning"] = {
         {"c", "the outer length of the array divided by its tuning variable: N /^ tuning(?x)"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+        [](const EGraph& g, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
             auto n = outerLength(g, a[0].eclass);
             arith::Size len = n ? *n : arith::Size(1);
-            return exactDiv(len, splitVar(g, len));
+            return exactDiv(len, splitVar(tuning, len));
         }};
     lib.generators["tuningInner"] = {
         {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-            return splitVar(g, innerLength(g, a[0].eclass).value_or(arith::Size(1)));
+        [](const EGraph& g, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
+            return splitVar(tuning, innerLength(g, a[0].eclass).value_or(arith::Size(1)));
         }};
     // The same two for a size that a rule computes (a length after asVector, the number of
     // chunks of an earlier split): a multi-level split names each level's length in its `where`.
     lib.generators["tuningOf"] = {
         {"s", "a tuning variable that divides the size (shared with every split of that length)"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-            return splitVar(g, a[0].size);
+        [](const EGraph&, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
+            return splitVar(tuning, a[0].size);
+        }};
+    lib.generators["cotuningOf"] = {
+        {"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
+        [](const EGraph&, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
+            return exactDiv(a[0].size, splitVar(tuning, a[0].size));
+        }};
+    lib.generators["lengthOf"] = {
+        {"c", "the outer length of the array (not a fresh variable)"},
+        [](const EGraph& g, TuningSpace&, const std::string&, std::span<const ArgValue> a) {
+            auto n = outerLength(g, a[0].eclass);
+            return n ? *n : arith::Size(1);
         }};
     // A size that several splits share must divide each of their lengths: a work-group's side
     // splits the matrix and also the tile copies' elements (macro-mm-local-tiles). One variable
     // per combination of lengths.
     lib.generators["commonTuningOf"] = {
         {"s+", "a tuning variable that divides every one of the sizes"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+        [](const EGraph&, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
             std::vector<arith::Size> lengths;
             std::string key = "split all";
             for (const ArgValue& v : a) {
                 lengths.push_back(v.size);
                 key += " " + v.size.toString();
             }
-            return g.tuningVar(key, lengths);
+            return tuning.variable(key, lengths);
         }};
-    lib.generators["cotuningOf"] = {{"s", "the size divided by tuningOf(size): s /^ tuningOf(s)"},
-                                    [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-                                        return exactDiv(a[0].size, splitVar(g, a[0].size));
-                                    }};
-    lib.generators["lengthOf"] = {{"c", "the outer length of the array (not a fresh variable)"},
-                                  [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
-                                      auto n = outerLength(g, a[0].eclass);
-                                      return n ? *n : arith::Size(1);
-                                  }};
     lib.generators["innerLengthOf"] = {
         {"c", "the inner length of an array of arrays (not a fresh variable)"},
-        [](EGraph& g, const std::string&, std::span<const ArgValue> a) {
+        [](const EGraph& g, TuningSpace&, const std::string&, std::span<const ArgValue> a) {
             auto n = innerLength(g, a[0].eclass);
             return n ? *n : arith::Size(1);
         }};

@@ -263,57 +263,72 @@ void addFunctionConditions(Library& lib) {
     using Args = std::span<const ArgValue>;
     lib.conditions["associative"] = {
         {"c", "the function is an associative user function (x+y, x*y, fmax, fmin)"},
-        [](const EGraph& g, Args a) { return classOp(g, a[0].eclass) != BinOp::None; }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return classOp(g, a[0].eclass) != BinOp::None;
+        }};
     lib.conditions["commutative"] = {
         {"c", "the function is a commutative user function (x+y, x*y, fmax, fmin)"},
-        [](const EGraph& g, Args a) { return classOp(g, a[0].eclass) != BinOp::None; }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return classOp(g, a[0].eclass) != BinOp::None;
+        }};
     lib.conditions["neutral"] = {
         {"cc", "the value is a literal neutral element of the function (0 for +, 1 for *)"},
-        [](const EGraph& g, Args a) { return isNeutral(g, a[0].eclass, classOp(g, a[1].eclass)); }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return isNeutral(g, a[0].eclass, classOp(g, a[1].eclass));
+        }};
     lib.conditions["isCopy"] = {
         {"c", "the function computes the identity (a copy)"},
-        [](const EGraph& g, Args a) { return isCopyFun(g, a[0].eclass, 0); }};
+        [](const EGraph& g, const SizeFacts&, Args a) { return isCopyFun(g, a[0].eclass, 0); }};
     lib.conditions["isReduce"] = {
-        {"c", "the function class holds a reduction"}, [](const EGraph& g, Args a) {
+        {"c", "the function class holds a reduction"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
             return hasOp(g, a[0].eclass, {Op::Reduce, Op::ReduceSeq, Op::PartRed});
         }};
     lib.conditions["isLayout"] = {
         {"c", "the function class holds a data-layout pattern (a view worth materialising)"},
-        [](const EGraph& g, Args a) {
+        [](const EGraph& g, const SizeFacts&, Args a) {
             return hasOp(g, a[0].eclass,
                          {Op::Split, Op::Transpose, Op::Gather, Op::Slide, Op::Pad});
         }};
     lib.conditions["monomorphic"] = {
         {"c", "the function class has one signature (a lambda or user function)"},
-        [](const EGraph& g, Args a) { return g.data(a[0].eclass).fun.kind == FunSig::Kind::Mono; }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return g.data(a[0].eclass).fun.kind == FunSig::Kind::Mono;
+        }};
     lib.conditions["notReordered"] = {
         {"c", "the class holds no Gather, Scatter or Reorder (a reordering is not stacked)"},
-        [](const EGraph& g, Args a) {
+        [](const EGraph& g, const SizeFacts&, Args a) {
             return !hasOp(g, a[0].eclass, {Op::Gather, Op::Scatter, Op::Reorder});
         }};
     lib.conditions["notVectorized"] = {
         {"c", "the class holds no asScalar view (its elements are not already vector lanes)"},
-        [](const EGraph& g, Args a) { return !holdsApplicationOf(g, a[0].eclass, Op::AsScalar); }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return !holdsApplicationOf(g, a[0].eclass, Op::AsScalar);
+        }};
     lib.conditions["vectorizableReducer"] = {
         {"cc", "the function combines two numeric scalars into one, the array holds them"},
-        [](const EGraph& g, Args a) {
+        [](const EGraph& g, const SizeFacts&, Args a) {
             return vectorizableReducer(g, a[0].eclass, a[1].eclass, 1);
         }};
     lib.conditions["vectorizable"] = {
         {"cc+",
          "the function maps numeric scalars (one element of each array, or a scalar value, which "
          "vectorisation broadcasts) to a numeric scalar"},
-        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1), 1); }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return vectorizable(g, a[0].eclass, a.subspan(1), 1);
+        }};
     // The same for the elements of matrices (arrays of arrays): a rule that vectorises rows.
     lib.conditions["vectorizableReducerInner"] = {
         {"cc", "the function combines two numeric scalars into one, the matrix holds them"},
-        [](const EGraph& g, Args a) {
+        [](const EGraph& g, const SizeFacts&, Args a) {
             return vectorizableReducer(g, a[0].eclass, a[1].eclass, 2);
         }};
     lib.conditions["vectorizableInner"] = {
         {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
                 "scalar"},
-        [](const EGraph& g, Args a) { return vectorizable(g, a[0].eclass, a.subspan(1), 2); }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return vectorizable(g, a[0].eclass, a.subspan(1), 2);
+        }};
 }
 
 } // namespace egopt::egraph::detail

@@ -54,13 +54,14 @@ bool holdsLiteral(const EGraph& g, EClassId c, const std::string& text) {
 
 void addUserFunConditions(Library& lib) {
     lib.conditions["isFun"] = {{"ct", "the function class holds the user function of this name"},
-                               [](const EGraph& g, std::span<const ArgValue> a) {
+                               [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
                                    return holdsUserFun(g, a[0].eclass, a[1].text);
                                }};
-    lib.conditions["isLiteral"] = {{"ct", "the class holds a literal of this value"},
-                                   [](const EGraph& g, std::span<const ArgValue> a) {
-                                       return holdsLiteral(g, a[0].eclass, a[1].text);
-                                   }};
+    lib.conditions["isLiteral"] = {
+        {"ct", "the class holds a literal of this value"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            return holdsLiteral(g, a[0].eclass, a[1].text);
+        }};
 }
 
 } // namespace egopt::egraph

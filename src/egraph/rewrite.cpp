@@ -88,19 +88,19 @@ std::string where(const Rule& rule) {
 
 } // namespace
 
-void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId c,
-                 std::vector<Match>& out) {
-    searchClasses(g, rule, lib, std::span<const EClassId>(&c, 1), out);
+void searchClass(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                 EClassId c, std::vector<Match>& out) {
+    searchClasses(g, rule, lib, facts, std::span<const EClassId>(&c, 1), out);
 }
 
-void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes, std::vector<Match>& out) {
-    searchClasses(g, rule, lib, classes, [&](EClassId c, const Subst& s) {
+    searchClasses(g, rule, lib, facts, classes, [&](EClassId c, const Subst& s) {
         out.push_back({c, s});
     });
 }
 
-void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch) {
     // Looked up once, not per match: the library is a map keyed by name.
@@ -134,7 +134,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
             }
             resolveInto(rule.conditions[i], s, args);
             try {
-                if (!(*conds[i])(g, args)) {
+                if (!(*conds[i])(g, facts, args)) {
                     return false;
                 }
             } catch (const std::exception&) {
@@ -149,7 +149,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
         [&](EClassId c, const Subst& s) {
             for (size_t i = 0; i < conds.size(); ++i) {
                 resolveInto(rule.conditions[i], s, args);
-                if (!(*conds[i])(g, args)) {
+                if (!(*conds[i])(g, facts, args)) {
                     return;
                 }
             }
@@ -169,8 +169,8 @@ std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
 
 // The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
 // when the rule does not apply to this match.
-std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
-                                 Subst& s) {
+std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib,
+                                 TuningSpace& tuning, const Match& m, Subst& s) {
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
     }
@@ -182,7 +182,7 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
         }
     }
     for (const auto& [var, call] : rule.generators) {
-        s.sizes[var] = lib.generators.at(call.name).second(g, key, resolve(call, s));
+        s.sizes[var] = lib.generators.at(call.name).second(g, tuning, key, resolve(call, s));
     }
     try {
         for (const auto& [slot, call] : rule.computed) {
@@ -207,19 +207,20 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
 
 } // namespace
 
-std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m) {
+std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib,
+                                 TuningSpace& tuning, const Match& m) {
     Subst s = m.subst;
-    return buildRhs(g, rule, lib, m, s);
+    return buildRhs(g, rule, lib, tuning, m, s);
 }
 
-bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
-                std::vector<ENodeId>* rhsNodes) {
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
+                const Match& m, std::vector<ENodeId>* rhsNodes) {
     Subst s = m.subst;
     std::vector<ENodeId> nodes;
     g.recordNodes(rhsNodes ? &nodes : nullptr);
     std::optional<EClassId> rhs;
     try {
-        rhs = buildRhs(g, rule, lib, m, s);
+        rhs = buildRhs(g, rule, lib, ctx.tuning, m, s);
     } catch (...) {
         g.recordNodes(nullptr);
         throw;
@@ -243,7 +244,7 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
         }
     }
     try {
-        return g.merge(lhs, *rhs, {Justification::Kind::Rule, g.ruleIndex(rule.name)});
+        return g.merge(lhs, *rhs, {Justification::Kind::Rule, ctx.rules.id(rule.name)});
     } catch (const TypeError& e) {
         ruleBug(g, rule, e, lhs, *rhs);
     }

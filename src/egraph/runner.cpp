@@ -38,8 +38,8 @@ std::string_view stopReasonName(StopReason r) {
     return "?";
 }
 
-Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib)
-    : g_(g), rules_(rules), lib_(lib), state_(rules.size()) {}
+Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, RewriteContext& ctx)
+    : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {}
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
     classes.push_back(c);
@@ -93,7 +93,7 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
         auto start = Clock::now();
         const Rule& rule = rules_[tasks[t].rule];
         slots[t].width = rule.vars.names.size();
-        searchClasses(g_, rule, lib_, tasks[t].classes,
+        searchClasses(g_, rule, lib_, ctx_.facts, tasks[t].classes,
                       [&](EClassId c, const Subst& s) { slots[t].add(c, s); });
         seconds[t] = since(start);
     });
@@ -194,7 +194,7 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
             Match m = matches[r].at(i, nextSizes);
             bool record = applications && !rules_[r].composition.empty();
             std::vector<ENodeId> rhs;
-            if (applyMatch(g_, rules_[r], lib_, m, record ? &rhs : nullptr)) {
+            if (applyMatch(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
                 ++applied;
                 ++report.rules[r].applications;
             }

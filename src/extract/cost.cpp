@@ -25,11 +25,11 @@ double estimateSize(const arith::Size& s, const arith::Bindings& sizes, double f
     return c ? std::max<double>(1.0, static_cast<double>(*c)) : fallback;
 }
 
-arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes,
+arith::Bindings plausibleTuning(const egraph::TuningSpace& tuning, const arith::Bindings& sizes,
                                 double threads) {
     // Constraints come in creation order, so a variable's lengths mention only earlier ones.
     std::vector<std::pair<std::string, std::vector<arith::Size>>> vars;
-    for (const auto& c : g.constraints()) {
+    for (const auto& c : tuning.constraints()) {
         auto it = std::find_if(vars.begin(), vars.end(), [&](auto& v) { return v.first == c.var; });
         if (it == vars.end()) {
             vars.push_back({c.var, {}});
@@ -61,8 +61,9 @@ arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& 
     return out;
 }
 
-StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes)
-    : StructuralCost(g, sizes, Params{}) {}
+StructuralCost::StructuralCost(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                               const arith::Bindings& sizes)
+    : StructuralCost(g, tuning, sizes, Params{}) {}
 
 namespace {
 
@@ -100,8 +101,9 @@ std::vector<arith::Size> stridesOf(const egraph::EGraph& g, egraph::EClassId c) 
 
 } // namespace
 
-StructuralCost::StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p)
-    : p_(p), tuning_(plausibleTuning(g, sizes, p.glbThreads)) {
+StructuralCost::StructuralCost(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                               const arith::Bindings& sizes, Params p)
+    : p_(p), tuning_(plausibleTuning(tuning, sizes, p.glbThreads)) {
     tuning_.insert(sizes.begin(), sizes.end());
     if (p_.uncoalesced != 1) {
         indexed_ = true;

@@ -157,8 +157,9 @@ std::string kernelKey(const egraph::EGraph& g, const RankedTerm& r, const egraph
 
 // The code generator filter for one ranked term: a candidate, or nullopt with the term listed
 // in `result.rejected` or `result.duplicates`. `kernels` maps kernel keys to candidate labels.
-std::optional<Candidate> accept(const egraph::EGraph& g, const RankedTerm& r, size_t rank,
-                                const egraph::Signature& sig, const ExtractOptions& opt,
+std::optional<Candidate> accept(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                                const RankedTerm& r, size_t rank, const egraph::Signature& sig,
+                                const ExtractOptions& opt,
                                 std::map<std::string, std::string>& kernels,
                                 const std::string& label, ExtractResult& result) {
     Candidate c;
@@ -171,7 +172,7 @@ std::optional<Candidate> accept(const egraph::EGraph& g, const RankedTerm& r, si
         result.rejected.push_back({rank, r.cost, c.text, e.what()});
         return std::nullopt;
     }
-    c.tuning = tuningVariables(g, c.program);
+    c.tuning = tuningVariables(tuning, c.program);
     for (const TuningVar& t : c.tuning) {
         c.program.sizeVars.push_back(t.name);
     }
@@ -197,11 +198,11 @@ std::optional<Candidate> accept(const egraph::EGraph& g, const RankedTerm& r, si
 // Exploration's drawn terms through the same filter, after the candidates (so a drawn kernel
 // that repeats a candidate's is a duplicate). Rejections are not listed: most drawn terms are
 // poor, and their reasons would drown the candidates'. Returns the accepted terms.
-std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detail::Search& search,
-                                            const std::vector<detail::Entry>& drawn,
-                                            const egraph::Signature& sig, const ExtractOptions& opt,
-                                            std::map<std::string, std::string>& kernels,
-                                            ExtractResult& result) {
+std::vector<detail::TermRef>
+acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+               const detail::Search& search, const std::vector<detail::Entry>& drawn,
+               const egraph::Signature& sig, const ExtractOptions& opt,
+               std::map<std::string, std::string>& kernels, ExtractResult& result) {
     result.exploreDrawn = drawn.size();
     ExtractResult scratch;
     std::vector<detail::TermRef> accepted;
@@ -211,8 +212,8 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
         }
         ++result.exploreChecked;
         std::string label = "explored term " + std::to_string(result.explored.size());
-        if (auto c =
-                accept(g, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label, scratch)) {
+        if (auto c = accept(g, tuning, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label,
+                            scratch)) {
             c->explored = true;
             c->guided = i < result.stats.guidedDrawn;
             if (c->guided) {
@@ -228,12 +229,11 @@ std::vector<detail::TermRef> acceptExplored(const egraph::EGraph& g, const detai
 
 // The code generator filter over ranked terms in order, until `k` candidates are taken from them
 // or a term costs over maxCostRatio x the first one taken. Returns the taken terms.
-std::vector<detail::TermRef> takeRanked(const egraph::EGraph& g, const detail::Search& search,
-                                        const std::vector<detail::Entry>& ranked, size_t k,
-                                        bool secondView, const egraph::Signature& sig,
-                                        const ExtractOptions& opt,
-                                        std::map<std::string, std::string>& kernels,
-                                        ExtractResult& result) {
+std::vector<detail::TermRef>
+takeRanked(const egraph::EGraph& g, const egraph::TuningSpace& tuning, const detail::Search& search,
+           const std::vector<detail::Entry>& ranked, size_t k, bool secondView,
+           const egraph::Signature& sig, const ExtractOptions& opt,
+           std::map<std::string, std::string>& kernels, ExtractResult& result) {
     std::vector<detail::TermRef> taken;
     std::optional<double> first;
     for (size_t rank = 0; rank < ranked.size() && taken.size() < k; ++rank) {
@@ -243,7 +243,8 @@ std::vector<detail::TermRef> takeRanked(const egraph::EGraph& g, const detail::S
             break;
         }
         std::string label = "candidate " + std::to_string(result.candidates.size());
-        if (auto c = accept(g, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
+        if (auto c =
+                accept(g, tuning, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
             c->secondView = secondView;
             first = first.value_or(c->cost);
             result.candidates.push_back(std::move(*c));
@@ -262,10 +263,10 @@ struct Seed {
 
 // Rounds of the local search (ExtractOptions::refineRounds): the best unexpanded seeds' neighbours
 // through the filter, the remaining checks shared equally among a round's seeds.
-void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> pool,
-            std::unordered_set<detail::TermRef> seen, const egraph::Signature& sig,
-            const ExtractOptions& opt, std::map<std::string, std::string>& kernels,
-            ExtractResult& result) {
+void refine(const egraph::EGraph& g, const egraph::TuningSpace& tuning, detail::Search& search,
+            std::vector<Seed> pool, std::unordered_set<detail::TermRef> seen,
+            const egraph::Signature& sig, const ExtractOptions& opt,
+            std::map<std::string, std::string>& kernels, ExtractResult& result) {
     ExtractResult scratch;
     while (result.refineRounds < opt.refineRounds && result.refineChecked < opt.refineChecks) {
         std::vector<size_t> order(pool.size());
@@ -297,7 +298,8 @@ void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> p
                 ++checked;
                 ++result.refineChecked;
                 std::string label = "explored term " + std::to_string(result.explored.size());
-                auto c = accept(g, rankedTerm(search, n), 0, sig, opt, kernels, label, scratch);
+                auto c =
+                    accept(g, tuning, rankedTerm(search, n), 0, sig, opt, kernels, label, scratch);
                 std::optional<double> rank = c ? opt.rank(*c) : std::nullopt;
                 if (!rank) {
                     continue;
@@ -313,9 +315,9 @@ void refine(const egraph::EGraph& g, detail::Search& search, std::vector<Seed> p
 
 } // namespace
 
-ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
-                                const egraph::Signature& sig, const CostFunction& cost,
-                                const ExtractOptions& opt) {
+ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                                egraph::EClassId root, const egraph::Signature& sig,
+                                const CostFunction& cost, const ExtractOptions& opt) {
     ExtractResult result;
     SearchOptions so{opt.k * std::max<size_t>(opt.poolFactor, 1),
                      opt.k,
@@ -345,15 +347,16 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
     std::vector<detail::TermRef> candidateTerms =
-        takeRanked(g, search, ranked, opt.k, false, sig, opt, kernels, result);
+        takeRanked(g, tuning, search, ranked, opt.k, false, sig, opt, kernels, result);
     if (secondSearch) {
         result.stats.seconds = std::max(result.stats.seconds, secondStats.seconds); // together
         result.stats.truncated = result.stats.truncated || secondStats.truncated;
-        takeRanked(g, *secondSearch, secondBest, opt.secondK, true, sig, opt, kernels, result);
+        takeRanked(g, tuning, *secondSearch, secondBest, opt.secondK, true, sig, opt, kernels,
+                   result);
     }
     auto start = std::chrono::steady_clock::now();
     std::vector<detail::TermRef> explored =
-        acceptExplored(g, search, drawn, sig, opt, kernels, result);
+        acceptExplored(g, tuning, search, drawn, sig, opt, kernels, result);
     auto explorationDone = std::chrono::steady_clock::now();
     result.exploreSeconds += std::chrono::duration<double>(explorationDone - start).count();
     if (opt.rank && opt.refineRounds > 0) {
@@ -374,7 +377,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
         for (const detail::Entry& d : drawn) {
             seen.insert(d.term); // checked already, or beyond exploreChecks
         }
-        refine(g, search, std::move(pool), std::move(seen), sig, opt, kernels, result);
+        refine(g, tuning, search, std::move(pool), std::move(seen), sig, opt, kernels, result);
         result.refineSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - explorationDone)
                 .count();

@@ -48,12 +48,13 @@ bool isTuningName(const std::string& v) {
 
 } // namespace
 
-std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Program& program) {
+std::vector<TuningVar> tuningVariables(const egraph::TuningSpace& tuning,
+                                       const lift::Program& program) {
     std::set<std::string> used = usedVariables(program);
     // Constraints may mention earlier tuning variables (a split of a split): close over them.
     for (bool grew = true; grew;) {
         grew = false;
-        for (const auto& c : g.constraints()) {
+        for (const auto& c : tuning.constraints()) {
             if (!used.contains(c.var)) {
                 continue;
             }
@@ -64,7 +65,7 @@ std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Prog
     }
     std::vector<TuningVar> out;
     std::set<std::string> listed;
-    for (const auto& c : g.constraints()) { // creation order: dependencies first
+    for (const auto& c : tuning.constraints()) { // creation order: dependencies first
         if (!used.contains(c.var)) {
             continue;
         }

@@ -44,9 +44,9 @@ std::vector<SizeAssumption> deriveAssumptions(const lift::Program& program,
     return out;
 }
 
-void assumeAll(egraph::EGraph& g, const std::vector<SizeAssumption>& assumed) {
+void assumeAll(egraph::SizeFacts& facts, const std::vector<SizeAssumption>& assumed) {
     for (const auto& a : assumed) {
-        g.assumeDivides(arith::Size(a.divisor), arith::Size::var(a.var));
+        facts.assumeDivides(arith::Size(a.divisor), arith::Size::var(a.var));
     }
 }
 

@@ -418,12 +418,14 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     correlations(w, result);
 }
 
-std::vector<std::string> derivation(egraph::EGraph& g, const egraph::Inserted& input,
+std::vector<std::string> derivation(egraph::EGraph& g, const egraph::RuleNames& rules,
+                                    const egraph::Inserted& input,
                                     const extract::Candidate& chosen) {
     lift::Program p = chosen.program;
     egraph::Inserted mine = egraph::insertProgram(g, p);
     g.rebuild();
-    egraph::Explanation ex = egraph::explain(g, input.root, mine.root, input.signature.names);
+    egraph::Explanation ex =
+        egraph::explain(g, rules, input.root, mine.root, input.signature.names);
     std::vector<std::string> out;
     if (!ex.equal) {
         return {"(no derivation: the chosen term is not equal to the input in the e-graph)"};

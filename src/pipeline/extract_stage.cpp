@@ -144,7 +144,9 @@ bool targetsGpu(const Work& w) {
            (t == ExtractTarget::Auto && w.bench().device().type.find("GPU") != std::string::npos);
 }
 
-std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
+std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
+                                             const egraph::TuningSpace& tuning,
+                                             const egraph::Inserted& ins,
                                              const egraph::Applications& applications, Work& w,
                                              Result& result) {
     auto inExtract = w.clock.enter(Stage::Extract);
@@ -177,18 +179,19 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egra
     }
     // Tuning variables at plausible values; on a GPU, coalesced (strided) chunks preferred.
     bool gpu = targetsGpu(w);
-    extract::StructuralCost cost(g, w.sizes,
+    extract::StructuralCost cost(g, tuning, w.sizes,
                                  gpu ? extract::StructuralCost::Params::gpu()
                                      : extract::StructuralCost::Params{});
     // On a GPU also the occupancy view's best (cost.hpp): neither view ranks every program's
     // fast forms first (mm's 2-D thread maps vs gemv's work-group rows), measurement decides.
     std::optional<extract::StructuralCost> occupancy;
     if (gpu) {
-        occupancy.emplace(g, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
+        occupancy.emplace(g, tuning, w.sizes, extract::StructuralCost::Params::gpuOccupancy());
         eo.secondCost = &*occupancy;
         eo.secondK = std::max<size_t>(1, eo.k / 2);
     }
-    extract::ExtractResult r = extract::extractCandidates(g, ins.root, ins.signature, cost, eo);
+    extract::ExtractResult r =
+        extract::extractCandidates(g, tuning, ins.root, ins.signature, cost, eo);
     w.clock.move(Stage::Extract, Stage::Explore, r.exploreSeconds + r.refineSeconds);
     result.extractStats = r.stats;
     result.rejected = r.rejected;

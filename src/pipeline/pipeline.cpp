@@ -149,8 +149,9 @@ std::string confirmSummary(const Result& r) {
 
 } // namespace
 
-void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                   Result& result, const Progress& progress, egraph::Applications& applications) {
+void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
+                   double secondsLeft, Result& result, const Progress& progress,
+                   egraph::Applications& applications) {
     SaturationHooks hooks;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
         progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, %.2f s",
@@ -160,7 +161,7 @@ void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double s
     hooks.stop = options.stop;
     hooks.secondsLeft = secondsLeft;
     hooks.applications = &applications;
-    for (PhaseResult& pr : saturate(g, options.saturation, gpu, hooks)) {
+    for (PhaseResult& pr : saturate(g, ctx, options.saturation, gpu, hooks)) {
         progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s", pr.name.c_str(),
                      std::string(egraph::stopReasonName(pr.run.stop)).c_str(), pr.nodes, pr.classes,
                      pr.seconds));
@@ -223,8 +224,9 @@ Result run(const Options& options) {
     egraph::EGraph g;
     g.explanations = options.explain;
     egraph::Inserted ins = egraph::insertProgram(g, program);
+    egraph::RewriteContext rewriting;  // tuning variables, size facts, rule names
     egraph::Applications applications; // the macro rules' right-hand sides, for guided draws
-    assumeAll(g, w.assumed);
+    assumeAll(rewriting.facts, w.assumed);
     if (!w.assumed.empty()) {
         std::string shown;
         for (const auto& a : w.assumed) {
@@ -236,8 +238,8 @@ Result run(const Options& options) {
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
-        saturateStage(g, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
-                      progress, applications);
+        saturateStage(g, rewriting, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate),
+                      result, progress, applications);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,
@@ -245,7 +247,8 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = onePerKernel(w, extractStage(g, ins, applications, w, result), result);
+        w.candidates = onePerKernel(
+            w, extractStage(g, rewriting.tuning, ins, applications, w, result), result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);
@@ -257,7 +260,7 @@ Result run(const Options& options) {
     }
     auto inOutput = w.clock.enter(Stage::Output);
     if (result.best && options.explain) {
-        result.derivation = derivation(g, ins, w.candidates[*result.best]);
+        result.derivation = derivation(g, rewriting.rules, ins, w.candidates[*result.best]);
     }
     if (options.remote) {
         finishWorkers(w, result);

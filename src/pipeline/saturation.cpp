@@ -68,7 +68,8 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 
 } // namespace
 
-std::vector<PhaseResult> saturate(egraph::EGraph& g, const SaturationOptions& options, bool gpu,
+std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                  const SaturationOptions& options, bool gpu,
                                   const SaturationHooks& hooks) {
     std::vector<Phase> phases = resolvePhases(options, gpu);
     egraph::Library lib = egraph::Library::standard();
@@ -90,7 +91,7 @@ std::vector<PhaseResult> saturate(egraph::EGraph& g, const SaturationOptions& op
         if (options.noMacros) {
             rules = rules::primitiveRules(rules);
         }
-        egraph::Runner runner(g, rules, lib);
+        egraph::Runner runner(g, rules, lib, ctx);
         runner.applications = hooks.applications;
         runner.limits = phase.limits;
         runner.threads = std::max<size_t>(1, options.threads);

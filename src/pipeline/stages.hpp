@@ -26,16 +26,20 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 // pipeline.cpp: saturation.hpp's saturate() with progress lines (gpu: the target is a GPU, see
 // targetsGpu; the phases share `secondsLeft`, the time budget's share for saturation)
 // Records the applications of composite rules (stated compositions) in `applications`.
-void saturateStage(egraph::EGraph& g, const Options& options, bool gpu, double secondsLeft,
-                   Result& result, const Progress& progress, egraph::Applications& applications);
+void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
+                   double secondsLeft, Result& result, const Progress& progress,
+                   egraph::Applications& applications);
 
 struct Work;
 
 // extract_stage.cpp: extraction, exploration and the candidates they give. targetsGpu: whether
 // to optimise for a GPU (--search.target gpu, or auto on a device whose type says GPU).
 bool targetsGpu(const Work& w);
-// The macro rules' applications are the guides of exploration's guided draws.
-std::vector<extract::Candidate> extractStage(const egraph::EGraph& g, const egraph::Inserted& ins,
+// The macro rules' applications are the guides of exploration's guided draws; `tuning` is the
+// space saturation drew its tuning variables from.
+std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
+                                             const egraph::TuningSpace& tuning,
+                                             const egraph::Inserted& ins,
                                              const egraph::Applications& applications, Work& w,
                                              Result& result);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
@@ -174,8 +178,10 @@ std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // of the best, and its real-size cross-check.
 void confirm(Work& work, const TuneResult& tuned, Result& result);
 
-// The derivation of the chosen candidate (explanations; empty when they are off).
-std::vector<std::string> derivation(egraph::EGraph& g, const egraph::Inserted& input,
+// The derivation of the chosen candidate (explanations; empty when they are off), its rules
+// named by the saturation's `rules`.
+std::vector<std::string> derivation(egraph::EGraph& g, const egraph::RuleNames& rules,
+                                    const egraph::Inserted& input,
                                     const extract::Candidate& chosen);
 
 } // namespace egopt::pipeline

@@ -25,6 +25,7 @@ using egraph::Rule;
 // hand side the rule builds for it (not merged), both as inserted, so explanations start there.
 struct Setup {
     EGraph g;
+    egraph::RewriteContext ctx; // the tuning variables and rule names of the runs on g
     ENodeId lhs = 0;
     ENodeId rhs = 0;
     std::string shown;
@@ -69,13 +70,13 @@ bool trySetup(const Rule& rule, const egraph::Library& lib, detail::Instance& in
     }
     s.lhs = inst.wrapped ? appliedFunction(s.g, ins.root) : ins.root;
     std::vector<egraph::Match> matches;
-    egraph::searchClass(s.g, rule, lib, s.g.find(s.lhs), matches);
+    egraph::searchClass(s.g, rule, lib, s.ctx.facts, s.g.find(s.lhs), matches);
     for (const egraph::Match& m : matches) {
         std::vector<ENodeId> nodes;
         s.g.recordNodes(&nodes);
         std::optional<EClassId> rhs;
         try {
-            rhs = egraph::applyRhs(s.g, rule, lib, m);
+            rhs = egraph::applyRhs(s.g, rule, lib, s.ctx.tuning, m);
         } catch (const Error&) {
             rhs.reset();
         }
@@ -192,7 +193,7 @@ std::vector<Stage> stages(const Rule& rule, const std::vector<Rule>& catalogue) 
 }
 
 void explainInto(const Setup& s, Derivation& d) {
-    egraph::Explanation ex = egraph::explain(s.g, s.lhs, s.rhs, s.names);
+    egraph::Explanation ex = egraph::explain(s.g, s.ctx.rules, s.lhs, s.rhs, s.names);
     for (const auto& step : ex.steps) {
         d.steps.push_back({step.rule, step.forward});
     }
@@ -202,14 +203,15 @@ void explainInto(const Setup& s, Derivation& d) {
 // The stated composition in order: each step's rule alone, all its matches once (a step may
 // apply where the previous ones left a new term). False when a rule fails (d says why).
 bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const egraph::Library& lib,
-                  EGraph& g, const std::function<bool(const EGraph&)>& reached, Derivation& d) {
+                  EGraph& g, egraph::RewriteContext& ctx,
+                  const std::function<bool(const EGraph&)>& reached, Derivation& d) {
     size_t done = 0;
     std::string idle; // steps that found nothing to rewrite
     for (const std::string& step : rule.composition) {
         auto it = std::find_if(catalogue.begin(), catalogue.end(),
                                [&](const Rule& r) { return r.name == step; });
         std::vector<Rule> one{*it};
-        egraph::Runner runner(g, one, lib);
+        egraph::Runner runner(g, one, lib, ctx);
         runner.limits.iterations = 1;
         runner.goal = reached;
         try {
@@ -270,7 +272,8 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     d.instance = setup->shown;
     ENodeId lhs = setup->lhs, rhs = setup->rhs;
     auto reached = [lhs, rhs](const EGraph& eg) { return eg.findConst(lhs) == eg.findConst(rhs); };
-    if (!rule.composition.empty() && !applyInOrder(rule, catalogue, lib, g, reached, d)) {
+    if (!rule.composition.empty() &&
+        !applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d)) {
         return d;
     }
     if (reached(g)) {
@@ -278,7 +281,7 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
         return d;
     }
     for (const Stage& stage : stages(rule, catalogue)) {
-        egraph::Runner runner(g, stage.rules, lib);
+        egraph::Runner runner(g, stage.rules, lib, setup->ctx);
         runner.limits.seconds = options.secondsPerStage;
         runner.limits.nodes = options.nodesPerStage;
         runner.limits.iterations = options.iterationsPerStage;

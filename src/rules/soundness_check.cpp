@@ -70,11 +70,12 @@ bool validValue(int64_t v, bool width) {
 // Tuning variables get random divisors of the lengths they must divide (constraints may refer
 // to each other, hence the passes); variables without a constraint get 1, 2 or 4. nullopt when
 // some variable has no valid value (the instance is skipped).
-std::optional<arith::Bindings> tuningValues(const EGraph& g, const lift::Program& rhs, Rng& rng,
+std::optional<arith::Bindings> tuningValues(const egraph::TuningSpace& tuning,
+                                            const lift::Program& rhs, Rng& rng,
                                             std::string& shown) {
     arith::Bindings b;
     std::set<std::string> widths = widthVariables(rhs);
-    const auto& cs = g.constraints();
+    const auto& cs = tuning.constraints();
     for (size_t pass = 0; pass < cs.size(); ++pass) {
         for (const auto& c : cs) {
             auto len = c.divides.evaluate(b);
@@ -155,6 +156,7 @@ std::pair<EClassId, std::vector<EClassId>> applied(const EGraph& g, EClassId roo
 
 InstanceResult InstanceChecker::run(Instance& inst) {
     EGraph g;
+    egraph::TuningSpace tuning; // the right-hand sides' variables (one space for every match)
     egraph::Inserted ins;
     try {
         ins = egraph::insertProgram(g, inst.program);
@@ -164,7 +166,7 @@ InstanceResult InstanceChecker::run(Instance& inst) {
     auto [target, args] =
         inst.wrapped ? applied(g, ins.root) : std::pair(ins.root, std::vector<EClassId>{});
     std::vector<egraph::Match> matches;
-    egraph::searchClass(g, rule_, lib_, target, matches);
+    egraph::searchClass(g, rule_, lib_, egraph::SizeFacts{}, target, matches);
     if (matches.empty()) {
         return {Outcome::Conditions};
     }
@@ -173,7 +175,7 @@ InstanceResult InstanceChecker::run(Instance& inst) {
     // ways. The instance counts once, as checked if any match was.
     InstanceResult result(Outcome::NotApplied);
     for (size_t i = 0; i < matches.size() && i < 4; ++i) {
-        InstanceResult r = checkMatch(g, ins, args, matches[i], lhs, inst.sizes);
+        InstanceResult r = checkMatch(g, tuning, ins, args, matches[i], lhs, inst.sizes);
         if (r.outcome == Outcome::Fail) {
             return r;
         }
@@ -196,7 +198,8 @@ InstanceResult InstanceChecker::fail(Failure f) const {
     return {Outcome::Fail, std::move(c)};
 }
 
-InstanceResult InstanceChecker::checkMatch(EGraph& g, const egraph::Inserted& ins,
+InstanceResult InstanceChecker::checkMatch(EGraph& g, egraph::TuningSpace& tuning,
+                                           const egraph::Inserted& ins,
                                            const std::vector<EClassId>& args,
                                            const egraph::Match& m, lift::Program& lhs,
                                            const std::string& sizes) {
@@ -205,7 +208,7 @@ InstanceResult InstanceChecker::checkMatch(EGraph& g, const egraph::Inserted& in
     f.sizes = sizes;
     std::optional<EClassId> rhs;
     try {
-        rhs = egraph::applyRhs(g, rule_, lib_, m);
+        rhs = egraph::applyRhs(g, rule_, lib_, tuning, m);
         if (rhs && !args.empty()) { // apply the right-hand side's function to the same arguments
             egraph::TermArena t;
             std::vector<egraph::TermId> refs;
@@ -231,13 +234,13 @@ InstanceResult InstanceChecker::checkMatch(EGraph& g, const egraph::Inserted& in
     }
     lift::Program rhsProgram = egraph::extractProgram(g, *rhs, ins.signature);
     f.rhs = &rhsProgram;
-    std::string tuning;
-    std::optional<arith::Bindings> bindings = tuningValues(g, rhsProgram, rng_, tuning);
+    std::string shownTuning;
+    std::optional<arith::Bindings> bindings = tuningValues(tuning, rhsProgram, rng_, shownTuning);
     if (!bindings) {
         return {Outcome::NotApplied};
     }
-    if (!tuning.empty()) {
-        f.sizes += (f.sizes.empty() ? "" : ", ") + tuning;
+    if (!shownTuning.empty()) {
+        f.sizes += (f.sizes.empty() ? "" : ", ") + shownTuning;
     }
     return compare(lhs, rhsProgram, *bindings, f);
 }

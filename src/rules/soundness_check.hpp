@@ -45,7 +45,8 @@ private:
         std::string problem;
     };
     InstanceResult fail(Failure f) const;
-    InstanceResult checkMatch(egraph::EGraph& g, const egraph::Inserted& ins,
+    InstanceResult checkMatch(egraph::EGraph& g, egraph::TuningSpace& tuning,
+                              const egraph::Inserted& ins,
                               const std::vector<egraph::EClassId>& args, const egraph::Match& m,
                               lift::Program& lhs, const std::string& sizes);
     InstanceResult compare(lift::Program& lhs, lift::Program& rhs, const arith::Bindings& bindings,

@@ -95,7 +95,8 @@ TEST_CASE("egopt saturate --shift-duplicates prints the measure of its saturated
     EGraph g;
     insertProgram(g, p);
     std::vector<Rule> rules = rules::loadRules(ruleFile, lib);
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 3;
     runner.run();
     ShiftDuplication d = measureShiftDuplication(g);

@@ -25,12 +25,13 @@ struct Saturated {
     Library lib = Library::standard();
     std::vector<Rule> rules = rules::loadRules(dataFile("fusion.rules"), lib);
     EGraph g;
+    RewriteContext ctx;
     Inserted ins;
 
     Saturated() {
         lift::Program p = lift::parseFile(dataFile("chain3.lift"));
         ins = insertProgram(g, p);
-        Runner(g, rules, lib).run();
+        Runner(g, rules, lib, ctx).run();
     }
 };
 

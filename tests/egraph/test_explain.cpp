@@ -31,6 +31,7 @@ struct Proof {
     Library lib = Library::standard();
     std::vector<Rule> rules = rules::loadRules(dataFile("fusion.rules"), lib);
     EGraph g;
+    RewriteContext ctx;
     Inserted a;
     Inserted b;
     Explanation ex;
@@ -40,13 +41,13 @@ struct Proof {
         lift::Program pa = lift::parseFile(dataFile(fileA));
         lift::Program pb = lift::parseFile(dataFile(fileB));
         a = insertProgram(g, pa);
-        Runner runner(g, rules, lib);
+        Runner runner(g, rules, lib, ctx);
         runner.limits.iterations = 10;
         RunReport report = runner.run();
         CHECK(report.stop == StopReason::Saturated);
         b = insertProgram(g, pb);
         g.rebuild();
-        ex = explain(g, a.root, b.root, a.signature.names);
+        ex = explain(g, ctx.rules, a.root, b.root, a.signature.names);
     }
 
     const Rule& rule(const std::string& name) const {
@@ -67,7 +68,8 @@ bool oneStep(const Proof& p, const Rule& rule, const std::string& from, const st
     lift::Program pt = programOf(to);
     EClassId rf = insertProgram(g, pf).root;
     std::vector<Rule> only{rule};
-    Runner runner(g, only, p.lib);
+    RewriteContext ctx;
+    Runner runner(g, only, p.lib, ctx);
     runner.limits.iterations = 1;
     runner.run();
     EClassId rt = insertProgram(g, pt).root;
@@ -117,7 +119,7 @@ TEST_CASE("replaying a derivation: each step is one application of its rule", "[
         before = s.term;
     }
     // The chain ends at B exactly as inserted.
-    CHECK(before == explain(p.g, p.b.root, p.b.root, p.a.signature.names).start);
+    CHECK(before == explain(p.g, p.ctx.rules, p.b.root, p.b.root, p.a.signature.names).start);
 }
 
 TEST_CASE("explanations of a term with itself and of unequal terms", "[egraph]") {
@@ -143,7 +145,8 @@ TEST_CASE("explanations do not change what saturation proves", "[egraph]") {
         lift::Program pb = lift::parseFile(dataFile("fused3.lift"));
         EClassId ra = insertProgram(g, pa).root;
         EClassId rb = insertProgram(g, pb).root;
-        Runner runner(g, rules, lib);
+        RewriteContext ctx;
+        Runner runner(g, rules, lib, ctx);
         CHECK(runner.run().stop == StopReason::Saturated);
         equal.push_back(g.find(ra) == g.find(rb));
         test::checkInvariants(g);

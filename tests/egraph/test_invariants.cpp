@@ -40,6 +40,7 @@ struct RandomTerms {
     std::vector<std::pair<size_t, size_t>> merges;
     std::mt19937 rng;
     EGraph g;
+    RuleNames rules; // names the merges below
     uint32_t f, h;
 
     RandomTerms(uint32_t seed, bool explanations) : rng(seed) {
@@ -70,7 +71,7 @@ struct RandomTerms {
         for (size_t i = 0; i < n; ++i) {
             merges.emplace_back(pick(terms.size()), pick(terms.size()));
             g.merge(gid[merges.back().first], gid[merges.back().second],
-                    {Justification::Kind::Rule, g.ruleIndex("given")});
+                    {Justification::Kind::Rule, rules.id("given")});
         }
     }
 
@@ -128,8 +129,8 @@ size_t explanationsEndAtTheirTarget(const RandomTerms& t, const std::vector<size
             if (i == j || uf[i] != uf[j]) {
                 continue;
             }
-            Explanation ex = explain(t.g, t.gid[i], t.gid[j]);
-            std::string target = explain(t.g, t.gid[j], t.gid[j]).start;
+            Explanation ex = explain(t.g, t.rules, t.gid[i], t.gid[j]);
+            std::string target = explain(t.g, t.rules, t.gid[j], t.gid[j]).start;
             INFO(ex.start << " -> " << target);
             REQUIRE(ex.equal);
             CHECK((ex.steps.empty() ? ex.start : ex.steps.back().term) == target);
@@ -193,7 +194,8 @@ TEST_CASE("invariants hold after every iteration of saturating mm and asum", "[e
         lift::Program p = lift::parseFile(test::example(file));
         EGraph g;
         insertProgram(g, p);
-        Runner runner(g, rules, lib);
+        RewriteContext ctx;
+        Runner runner(g, rules, lib, ctx);
         runner.limits.iterations = 4;
         runner.limits.nodes = 5000;
         size_t checked = 0;
@@ -221,7 +223,8 @@ TEST_CASE("invariants hold after every iteration of arithmetic saturation", "[eg
             std::string("fun(Float, Float, Float, (a, b, c) => ") + body + ")", "t.lift");
         insertProgram(g, p);
     }
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 8;
     runner.limits.nodes = 4000;
     size_t checked = 0;

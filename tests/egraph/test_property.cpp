@@ -140,7 +140,7 @@ public:
             terms.emplace_back(std::move(t), std::move(u));
             sig_ = it.signature;
         }
-        Runner runner(g_, rules_, lib_);
+        Runner runner(g_, rules_, lib_, ctx_);
         runner.limits.iterations = 5;
         runner.limits.nodes = 1200;
         runner.run();
@@ -200,6 +200,7 @@ private:
     Library lib_;
     std::vector<Rule> rules_;
     EGraph g_;
+    RewriteContext ctx_;
     Signature sig_;
     Inputs inputs_;
 };
@@ -241,7 +242,8 @@ TEST_CASE("isFun and isLiteral select user functions and literals by name and va
     EClassId r2 = insertProgram(g, two).root;
     EClassId r3 = insertProgram(g, add).root;
     EClassId a = insertProgram(g, var).root;
-    Runner(g, rules, lib).run();
+    RewriteContext ctx;
+    Runner(g, rules, lib, ctx).run();
     CHECK(g.find(r1) == g.find(a));
     CHECK(g.find(r2) != g.find(a));
     CHECK(g.find(r3) != g.find(a));

@@ -32,7 +32,8 @@ TEST_CASE("map fusion makes both forms equal", "[egraph]") {
     lift::Program b = program("Map(fun(x => abs(g(x)))) $ xs", kG);
     EGraph g;
     EClassId ra = insertProgram(g, a).root;
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 5;
     runner.run();
     EClassId rb = insertProgram(g, b).root;
@@ -46,11 +47,12 @@ TEST_CASE("split-join on asum is equal and evaluates equal", "[egraph]") {
     lift::Program a = program("Reduce(add, 0.0f) o Map(abs) $ xs");
     EGraph g;
     Inserted ins = insertProgram(g, a);
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 3;
     RunReport report = runner.run();
-    REQUIRE(!g.constraints().empty());
-    std::string v = g.constraints().front().var;
+    REQUIRE(!ctx.tuning.constraints().empty());
+    std::string v = ctx.tuning.constraints().front().var;
     lift::Program b = lift::parseProgram(
         "val N = SizeVar(\"N\")\nval V = SizeVar(\"" + v +
             "\")\nfun(ArrayType(Float, N), xs => Reduce(add, 0.0f) o Join() o Map(Map(abs)) o "
@@ -75,7 +77,8 @@ TEST_CASE("saturation is deterministic across thread counts", "[egraph]") {
         lift::Program p = lift::parseFile(test::example("mm.lift"));
         EGraph g;
         Inserted ins = insertProgram(g, p);
-        Runner runner(g, rules, lib);
+        RewriteContext ctx;
+        Runner runner(g, rules, lib, ctx);
         runner.threads = threads;
         runner.limits.iterations = 4;
         runner.limits.nodes = 20000;
@@ -122,7 +125,8 @@ TEST_CASE("the parallel search builds the same e-graph on 2 threads as on 1", "[
             lift::Program p = lift::parseFile(test::example("mm.lift"));
             EGraph g;
             insertProgram(g, p);
-            Runner runner(g, rules, lib);
+            RewriteContext ctx;
+            Runner runner(g, rules, lib, ctx);
             runner.threads = threads;
             runner.limits.iterations = 6;
             runner.limits.nodes = nodeLimit;
@@ -142,7 +146,8 @@ TEST_CASE("the memory limit stops saturation with the e-graph built so far", "[e
     EGraph g;
     Inserted ins = insertProgram(g, p);
     size_t start = g.memoryBytes();
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 100;
     runner.limits.memoryBytes = start + start / 2;
     RunReport r = runner.run();
@@ -161,7 +166,8 @@ TEST_CASE("saturated mm still computes matrix multiplication", "[egraph]") {
     lift::Program p = lift::parseFile(test::example("mm.lift"));
     EGraph g;
     Inserted ins = insertProgram(g, p);
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     runner.limits.iterations = 3;
     runner.run();
     lift::Program back = extractProgram(g, ins.root, ins.signature);

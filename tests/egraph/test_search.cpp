@@ -61,7 +61,8 @@ TEST_CASE("the operator index finds the matches a scan of every class finds", "[
         lift::Program p = lift::parseFile(test::example(name));
         EGraph g;
         insertProgram(g, p);
-        Runner runner(g, rules, lib);
+        RewriteContext ctx;
+        Runner runner(g, rules, lib, ctx);
         runner.limits.iterations = 3;
         runner.limits.nodes = 20000;
         runner.run();
@@ -69,8 +70,8 @@ TEST_CASE("the operator index finds the matches a scan of every class finds", "[
         size_t tried = 0, total = 0, skipped = 0;
         for (const Rule& rule : rules) {
             std::vector<Match> indexed, scanned;
-            searchClasses(g, rule, lib, index.candidates(rule.lhs), indexed);
-            searchClasses(g, rule, lib, g.classIds(), scanned);
+            searchClasses(g, rule, lib, ctx.facts, index.candidates(rule.lhs), indexed);
+            searchClasses(g, rule, lib, ctx.facts, g.classIds(), scanned);
             INFO(name << ", rule " << rule.name);
             CHECK(showMatches(indexed) == showMatches(scanned));
             tried += index.candidates(rule.lhs).size();
@@ -101,7 +102,8 @@ TEST_CASE("an arithmetic sum saturates to the e-graph its rules determine", "[eg
             EGraph g;
             lift::Program p = arithSum(n);
             insertProgram(g, p);
-            Runner runner(g, rules, lib);
+            RewriteContext ctx;
+            Runner runner(g, rules, lib, ctx);
             runner.threads = threads;
             runner.scheduler.matchLimit = matchLimit;
             runner.limits.iterations = 200;

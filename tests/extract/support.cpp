@@ -59,7 +59,7 @@ void saturate(Graph& graph, const std::vector<std::string>& ruleFiles, size_t it
     }
     egraph::Library lib = egraph::Library::standard();
     auto rs = rules(ruleFiles, lib);
-    egraph::Runner runner(graph.g, rs, lib);
+    egraph::Runner runner(graph.g, rs, lib, graph.rw);
     runner.limits.iterations = iterations;
     runner.limits.nodes = 50'000;
     runner.run();
@@ -69,7 +69,7 @@ void unionWith(Graph& graph, const std::string& path) {
     lift::Program p = lift::parseFile(path);
     egraph::Inserted other = egraph::insertProgram(graph.g, p);
     graph.g.merge(graph.main.root, other.root,
-                  {egraph::Justification::Kind::Rule, graph.g.ruleIndex("test-union")});
+                  {egraph::Justification::Kind::Rule, graph.rw.rules.id("test-union")});
     graph.g.rebuild();
     graph.main.root = graph.g.find(graph.main.root);
 }

@@ -26,6 +26,7 @@ std::vector<egraph::Rule> catalogue(const std::string& file, const std::set<std:
 
 struct Graph {
     egraph::EGraph g;
+    egraph::RewriteContext rw; // every saturation of g shares it (as the pipeline's phases do)
     egraph::Inserted main;
 };
 

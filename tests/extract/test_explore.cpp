@@ -19,7 +19,8 @@ ExtractResult explored(test::Graph& gr, size_t k, size_t draws, uint64_t seed,
     opt.explore.draws = draws;
     opt.explore.seed = seed;
     opt.exploreChecks = checks;
-    return extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, StructuralCost(),
+                             opt);
 }
 
 std::vector<std::string> texts(const std::vector<Candidate>& cs) {
@@ -100,7 +101,8 @@ ExtractResult refined(test::Graph& gr, size_t rounds, size_t checks = 256) {
     opt.rank = [](const Candidate& c) -> std::optional<double> {
         return contains(c.text, "MapGlb") || contains(c.text, "MapWrg") ? 2.0 : 1.0;
     };
-    return extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, StructuralCost(),
+                             opt);
 }
 
 } // namespace

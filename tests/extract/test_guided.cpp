@@ -30,13 +30,13 @@ void replay(Replay& r, const std::string& file, const std::string& macro,
     lift::Program program = lift::parseFile(test::shared(example + ".lift"));
     r.gr.main = egraph::insertProgram(r.gr.g, program);
     for (const auto& [var, value] : sizes) { // as the pipeline assumes, from the sizes used
-        r.gr.g.assumeDivides(arith::Size(value), arith::Size::var(var));
+        r.gr.rw.facts.assumeDivides(arith::Size(value), arith::Size::var(var));
     }
     egraph::Library lib = egraph::Library::standard();
     auto rules = test::catalogue(file, {macro}, lib);
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
-    egraph::Runner runner(r.gr.g, rules, lib);
+    egraph::Runner runner(r.gr.g, rules, lib, r.gr.rw);
     egraph::Applications applications;
     runner.applications = &applications;
     runner.limits.iterations = 3;
@@ -51,8 +51,8 @@ void replay(Replay& r, const std::string& file, const std::string& macro,
     opt.multipleKernels = true; // as the pipeline: a reduction in parallel needs two kernels
     opt.explore.draws = 20;
     opt.explore.guides.emplace_back(instances.front().begin(), instances.front().end());
-    r.result = extractCandidates(r.gr.g, r.gr.main.root, r.gr.main.signature,
-                                 StructuralCost(r.gr.g, sizes), opt);
+    r.result = extractCandidates(r.gr.g, r.gr.rw.tuning, r.gr.main.root, r.gr.main.signature,
+                                 StructuralCost(r.gr.g, r.gr.rw.tuning, sizes), opt);
 }
 
 // The candidate at tuning value 2 everywhere, validated on the default device.

@@ -21,7 +21,7 @@ void saturateShipped(test::Graph& gr, size_t nodes) {
             auto more = rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/" + f, lib);
             rs.insert(rs.end(), more.begin(), more.end());
         }
-        egraph::Runner runner(gr.g, rs, lib);
+        egraph::Runner runner(gr.g, rs, lib, gr.rw);
         runner.limits.iterations = iterations;
         runner.limits.nodes = nodes;
         runner.run();
@@ -39,7 +39,7 @@ std::string listing(const test::Graph& gr, const arith::Bindings& sizes, bool in
     so.sizes = sizes;
     so.multipleKernels = true;
     so.incremental = incremental;
-    StructuralCost cost(gr.g, sizes,
+    StructuralCost cost(gr.g, gr.rw.tuning, sizes,
                         gpu ? StructuralCost::Params::gpu() : StructuralCost::Params{});
     std::string out;
     for (const RankedTerm& t : extractTerms(gr.g, gr.main.root, cost, so)) {

@@ -21,7 +21,8 @@ ExtractResult lowered(test::Graph& gr, const std::string& path, const arith::Bin
     ExtractOptions opt;
     opt.k = k;
     opt.sizes = sizes;
-    return extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, StructuralCost(),
+                             opt);
 }
 
 // The properties every returned list must have; validates each candidate on the device.
@@ -106,8 +107,8 @@ TEST_CASE("asum over several kernels: parallel partial sums, then one thread", "
     opt.sizes = sizes;
     opt.multipleKernels = true;
     opt.buildOn = &test::session();
-    ExtractResult r =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                        StructuralCost(), opt);
     checkAll(r, sizes, 8);
     CHECK(contains(r.candidates.front().text, "MapGlb"));
 }
@@ -120,8 +121,8 @@ TEST_CASE("partial sums: rules and a hand-lowered variant in one class", "[extra
     ExtractOptions opt;
     opt.k = 8;
     opt.sizes = sizes;
-    ExtractResult r =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                        StructuralCost(), opt);
     checkAll(r, sizes, 8);
     bool hand = false;
     for (const Candidate& c : r.candidates) {
@@ -143,12 +144,12 @@ TEST_CASE("asum: coalesced fused partial sums first under GPU costs, valid on th
     auto macros =
         test::catalogue("opencl.rules", {"macro-partial-reduce", "macro-map-reduce-fusion"}, lib);
     explore.insert(explore.end(), macros.begin(), macros.end());
-    egraph::Runner first(gr.g, explore, lib);
+    egraph::Runner first(gr.g, explore, lib, gr.rw);
     first.limits.iterations = 1;
     first.run();
     auto lowering = test::rules({"lower.rules"}, lib);
     lowering.insert(lowering.end(), macros.begin(), macros.end());
-    egraph::Runner second(gr.g, lowering, lib);
+    egraph::Runner second(gr.g, lowering, lib, gr.rw);
     second.limits.iterations = 3;
     second.run();
 
@@ -158,9 +159,9 @@ TEST_CASE("asum: coalesced fused partial sums first under GPU costs, valid on th
     opt.sizes = sizes;
     opt.multipleKernels = true;
     opt.buildOn = &test::session();
-    ExtractResult gpu =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature,
-                          StructuralCost(gr.g, sizes, StructuralCost::Params::gpu()), opt);
+    ExtractResult gpu = extractCandidates(
+        gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+        StructuralCost(gr.g, gr.rw.tuning, sizes, StructuralCost::Params::gpu()), opt);
     checkAll(gpu, sizes, 6);
     const Candidate& best = gpu.candidates.front();
     INFO(best.text);
@@ -176,8 +177,8 @@ TEST_CASE("asum: coalesced fused partial sums first under GPU costs, valid on th
     int64_t stride = (1 << 16) / best.tuningValues.at("v__1");
     CHECK(contains(code.source, "abs(xs[gid_0+" + std::to_string(stride) + "*"));
 
-    ExtractResult cpu =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(gr.g, sizes), opt);
+    ExtractResult cpu = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                          StructuralCost(gr.g, gr.rw.tuning, sizes), opt);
     checkAll(cpu, sizes, 6);
     CHECK(!contains(cpu.candidates.front().text, "ReorderWithStride"));
     bool strided = false;
@@ -194,11 +195,11 @@ TEST_CASE("candidates repeating a better candidate's kernel are dropped", "[extr
     ExtractOptions opt;
     opt.k = 8;
     opt.sizes = sizes;
-    ExtractResult r =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                        StructuralCost(), opt);
     opt.distinctKernels = false;
-    ExtractResult all =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult all = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                          StructuralCost(), opt);
     INFO(test::listing(r));
     INFO(test::listing(all));
     // MapGlb(1) alone generates the kernel of MapGlb(0): only the cheaper one is kept.
@@ -222,8 +223,8 @@ TEST_CASE("candidates far costlier than the best are not taken", "[extract]") {
     opt.k = 16;
     opt.sizes = {{"N", 1024}};
     opt.maxCostRatio = 0; // no bound
-    ExtractResult all =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult all = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                          StructuralCost(), opt);
     INFO(test::listing(all));
     REQUIRE(all.candidates.size() > 1);
     // A bound between the best and the costliest candidate's cost.
@@ -231,8 +232,8 @@ TEST_CASE("candidates far costlier than the best are not taken", "[extract]") {
     double ratio = (best + all.candidates.back().cost) / 2 / best;
     REQUIRE(ratio > 1);
     opt.maxCostRatio = ratio;
-    ExtractResult bounded =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(), opt);
+    ExtractResult bounded = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                              StructuralCost(), opt);
     INFO(test::listing(bounded));
     CHECK(bounded.candidates.size() < all.candidates.size());
     CHECK(bounded.beyondCostRatio > 0);
@@ -250,7 +251,7 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
     test::Graph gr;
     lift::Program asum = lift::parseFile(test::shared("asum.lift"));
     gr.main = egraph::insertProgram(gr.g, asum);
-    gr.g.assumeDivides(arith::Size(16), arith::Size::var("N")); // as the pipeline assumes
+    gr.rw.facts.assumeDivides(arith::Size(16), arith::Size::var("N")); // as the pipeline assumes
     egraph::Library lib = egraph::Library::standard();
     auto rules =
         test::catalogue("opencl.rules",
@@ -259,7 +260,7 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
                         lib);
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
-    egraph::Runner runner(gr.g, rules, lib);
+    egraph::Runner runner(gr.g, rules, lib, gr.rw);
     runner.limits.iterations = 5;
     runner.run();
 
@@ -278,10 +279,12 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
         return contains(t, "VectorizeUserFun(add, 4)") && contains(t, "MapVec(abs)") &&
                strides == 2;
     };
-    StructuralCost gpu(gr.g, sizes, StructuralCost::Params::gpu());
-    StructuralCost occupancy(gr.g, sizes, StructuralCost::Params::gpuOccupancy());
-    ExtractResult first = extractCandidates(gr.g, gr.main.root, gr.main.signature, gpu, opt);
-    ExtractResult second = extractCandidates(gr.g, gr.main.root, gr.main.signature, occupancy, opt);
+    StructuralCost gpu(gr.g, gr.rw.tuning, sizes, StructuralCost::Params::gpu());
+    StructuralCost occupancy(gr.g, gr.rw.tuning, sizes, StructuralCost::Params::gpuOccupancy());
+    ExtractResult first =
+        extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, gpu, opt);
+    ExtractResult second =
+        extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, occupancy, opt);
     INFO(test::listing(first));
     INFO(test::listing(second));
     REQUIRE(!first.candidates.empty());
@@ -292,7 +295,8 @@ TEST_CASE("asum: the occupancy view adds the two-level float4 reduction", "[extr
 
     opt.secondCost = &occupancy;
     opt.secondK = 2;
-    ExtractResult both = extractCandidates(gr.g, gr.main.root, gr.main.signature, gpu, opt);
+    ExtractResult both =
+        extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, gpu, opt);
     INFO(test::listing(both));
     REQUIRE(both.candidates.size() > first.candidates.size());
     std::set<std::string> texts;
@@ -328,13 +332,13 @@ TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]"
     lift::Program mm = lift::parseFile(test::shared("mm.lift"));
     gr.main = egraph::insertProgram(gr.g, mm);
     for (const char* v : {"M", "N", "K"}) {
-        gr.g.assumeDivides(arith::Size(16), arith::Size::var(v)); // as the pipeline assumes
+        gr.rw.facts.assumeDivides(arith::Size(16), arith::Size::var(v)); // as the pipeline assumes
     }
     egraph::Library lib = egraph::Library::standard();
     auto rules = test::catalogue("opencl.rules", {"macro-register-block-w4x4"}, lib);
     auto lowering = test::rules({"lower.rules"}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
-    egraph::Runner runner(gr.g, rules, lib);
+    egraph::Runner runner(gr.g, rules, lib, gr.rw);
     egraph::Applications applications;
     runner.applications = &applications;
     runner.limits.iterations = 4;
@@ -348,8 +352,8 @@ TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]"
     opt.sizes = sizes;
     opt.explore.draws = 50;
     opt.explore.guides.emplace_back(instances.front().begin(), instances.front().end());
-    ExtractResult r =
-        extractCandidates(gr.g, gr.main.root, gr.main.signature, StructuralCost(gr.g, sizes), opt);
+    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                        StructuralCost(gr.g, gr.rw.tuning, sizes), opt);
     INFO(test::listing(r));
     auto blocked = [](const Candidate& c) {
         return contains(c.text, "MapWrg(fun(x1 => Map(Join) $ (Transpose $ (MapWrg(") &&

@@ -18,7 +18,7 @@ ExtractResult extractFrom(test::Graph& gr, const arith::Bindings& sizes, size_t 
     // These tests count the search's distinct terms; test_lowering.cpp covers dropping
     // candidates whose kernels repeat a better one's.
     opt.distinctKernels = false;
-    return extractCandidates(gr.g, gr.main.root, gr.main.signature, cost, opt);
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, cost, opt);
 }
 
 std::string ranked(const ExtractResult& r) {
@@ -131,7 +131,7 @@ TEST_CASE("tuning variables stay symbolic with their constraints", "[extract]") 
     fixed.program = substituteSizes(split->program, {{v.name, 16}});
     fixed.tuningValues.clear();
     CHECK(fixed.program.sizeVars == std::vector<std::string>{"N"});
-    CHECK(tuningVariables(gr.g, fixed.program).empty());
+    CHECK(tuningVariables(gr.rw.tuning, fixed.program).empty());
     lift::Program copy = fixed.program;
     CHECK(lift::typecheck(copy).resultType != lift::kNoType);
     codegen::RunResult run = test::validate(fixed, sizes);

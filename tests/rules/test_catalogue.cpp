@@ -63,7 +63,8 @@ Proof prove(const std::string& source, const std::string& goal,
     g.explanations = true;
     Inserted ia = insertProgram(g, a);
     Inserted ib = insertProgram(g, b);
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     auto start = std::chrono::steady_clock::now();
     Proof p;
     runner.goal = [&](const EGraph& eg) { return eg.findConst(ia.root) == eg.findConst(ib.root); };
@@ -74,15 +75,16 @@ Proof prove(const std::string& source, const std::string& goal,
     p.equal = g.find(ia.root) == g.find(ib.root);
     if (p.equal && withExplanation) {
         auto t = std::chrono::steady_clock::now();
-        p.explanation = explain(g, ia.root, ib.root, ia.signature.names);
+        p.explanation = explain(g, ctx.rules, ia.root, ib.root, ia.signature.names);
         p.explainSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     }
     if (p.equal && withExplanation) { // the derivation goes from A to B, a rule per step
         const auto& names = ia.signature.names;
-        CHECK(p.explanation.start == explain(g, ia.root, ia.root, names).start);
+        CHECK(p.explanation.start == explain(g, ctx.rules, ia.root, ia.root, names).start);
         REQUIRE_FALSE(p.explanation.steps.empty());
-        CHECK(p.explanation.steps.back().term == explain(g, ib.root, ib.root, names).start);
+        CHECK(p.explanation.steps.back().term ==
+              explain(g, ctx.rules, ib.root, ib.root, names).start);
         for (const auto& s : p.explanation.steps) {
             CHECK_FALSE(s.rule.empty());
         }

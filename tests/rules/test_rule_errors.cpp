@@ -31,7 +31,8 @@ std::string firstApplicationError(const std::string& ruleText, const std::string
     lift::Program p = lift::parseProgram(program, "t.lift");
     EGraph g;
     insertProgram(g, p);
-    Runner runner(g, rules, lib);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
     try {
         runner.run();
     } catch (const Error& e) {

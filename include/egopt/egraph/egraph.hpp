@@ -81,7 +81,9 @@ struct EClass {
 // Why two classes were merged (for explanations).
 struct Justification {
     enum class Kind : uint8_t { Rule, Congruence } kind = Kind::Rule;
-    uint32_t rule = 0; // index into ruleNames() for Kind::Rule
+    // Kind::Rule: the rule's id in the RuleNames of whoever applied it (RewriteContext::rules),
+    // which names it in explanations; the e-graph only stores it.
+    uint32_t rule = 0;
 };
 
 class EGraph {
@@ -120,8 +122,6 @@ public:
     bool merge(EClassId a, EClassId b, Justification why);
     // Restores the invariants (congruence, canonical hashcons, analyses) after merges.
     void rebuild();
-    uint32_t ruleIndex(const std::string& name); // interns a rule name for justifications
-    const std::vector<std::string>& ruleNames() const { return ruleNames_; }
     // While recording, add() appends the node id of every node it adds or finds to `into`.
     void recordNodes(std::vector<ENodeId>* into) { recording_ = into; }
 
@@ -168,28 +168,6 @@ public:
     };
     const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
 
-    // Fresh tuning variables (docs/design.md §6): memoized per key so repeated matches reuse them.
-    arith::Size tuningVar(const std::string& key, const arith::Size& dividesLength);
-    // The same for a variable that must divide every one of the lengths (one constraint each).
-    arith::Size tuningVar(const std::string& key, std::span<const arith::Size> dividesLengths);
-    struct Constraint {
-        std::string var;
-        arith::Size divides; // var divides this length
-    };
-    const std::vector<Constraint>& constraints() const { return constraints_; }
-
-    // Assumptions (docs/egraph.md, "Assumptions"): facts about the program's size variables
-    // that conditions such as `divides` may use, e.g. 16 divides N because every size the
-    // caller will instantiate is a multiple of 16. Whoever states them must check them where it
-    // binds sizes (the pipeline rejects sizes that violate them). State them before saturating.
-    void assumeDivides(const arith::Size& divisor, const arith::Size& dividend);
-    const arith::RangeEnv& assumptions() const { return assumptions_; }
-    struct Assumption {
-        arith::Size divisor;
-        arith::Size dividend;
-    };
-    const std::vector<Assumption>& assumedDivides() const { return assumed_; }
-
 private:
     ENode canonicalize(const ENode& n) const;
     ClassData make(const ENode& canonical);
@@ -223,13 +201,7 @@ private:
     std::vector<EClassId> analysisPending_; // classes whose data changed
     std::vector<EClassId> dirty_; // classes whose member list rebuild must re-canonicalize
     std::vector<std::vector<ProofEdge>> proof_;
-    std::vector<std::string> ruleNames_;
     std::vector<ENodeId>* recording_ = nullptr;
-    std::unordered_map<std::string, uint32_t> ruleIndex_;
-    std::unordered_map<std::string, arith::Size> tuning_;
-    std::vector<Constraint> constraints_;
-    arith::RangeEnv assumptions_;
-    std::vector<Assumption> assumed_;
     size_t numClasses_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "egopt/egraph/egraph.hpp"
+#include "egopt/egraph/rewrite_context.hpp"
 
 #include <string>
 #include <vector>
@@ -23,8 +24,9 @@ struct Explanation {
     std::vector<ExplanationStep> steps;
 };
 
-// `a` and `b` are ids returned when the two terms were inserted.
-Explanation explain(const EGraph& g, ENodeId a, ENodeId b,
+// `a` and `b` are ids returned when the two terms were inserted; `rules` names the rule ids of
+// the merges (the RewriteContext the rules ran with).
+Explanation explain(const EGraph& g, const RuleNames& rules, ENodeId a, ENodeId b,
                     const std::vector<std::string>& freeNames = {});
 
 } // namespace egopt::egraph

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "egopt/egraph/pattern.hpp"
+#include "egopt/egraph/rewrite_context.hpp"
 
 #include <functional>
 #include <map>
@@ -38,10 +39,13 @@ struct ArgValue {
     std::string text;
 };
 
-using Condition = std::function<bool(const EGraph&, std::span<const ArgValue>)>;
-// Binds a size from the match; `key` identifies the match (rule, classes) for memoization.
-using Generator =
-    std::function<arith::Size(EGraph&, const std::string& key, std::span<const ArgValue>)>;
+// Conditions see the size facts (divides) but nothing they could change: the search that
+// evaluates them runs in parallel.
+using Condition = std::function<bool(const EGraph&, const SizeFacts&, std::span<const ArgValue>)>;
+// Binds a size from the match, drawing tuning variables from the saturation's space; `key`
+// identifies the match (rule, classes) for memoization.
+using Generator = std::function<arith::Size(const EGraph&, TuningSpace&, const std::string& key,
+                                            std::span<const ArgValue>)>;
 // Computes the right-hand side; nullopt when it does not apply to this match.
 using Applier = std::function<std::optional<EClassId>(EGraph&, std::span<const ArgValue>)>;
 
@@ -84,29 +88,31 @@ struct Match {
     Subst subst;
 };
 
-// All matches of a rule in one class that satisfy its conditions.
-void searchClass(const EGraph& g, const Rule& rule, const Library& lib, EClassId c,
-                 std::vector<Match>& out);
+// All matches of a rule in one class that satisfy its conditions under the size facts.
+void searchClass(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                 EClassId c, std::vector<Match>& out);
 
 // searchClass for each of `classes` in turn, appending in that order.
-void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes, std::vector<Match>& out);
 // The same matches, in the same order, handed to `onMatch` (the substitution is only valid
 // during the call): the runner stores them compactly.
-void searchClasses(const EGraph& g, const Rule& rule, const Library& lib,
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch);
 
-// Applies one match; returns true if the e-graph changed. A type mismatch is a BadInput error
+// Applies one match; returns true if the e-graph changed. Generators draw from ctx.tuning, and
+// the merge is justified by the rule's id in ctx.rules. A type mismatch is a BadInput error
 // naming the rule and showing both terms and their types. When `rhsNodes` is given, it receives
 // the e-nodes of the right-hand side (added or already present) whenever it was built.
-bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, const Match& m,
-                std::vector<ENodeId>* rhsNodes = nullptr);
+bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
+                const Match& m, std::vector<ENodeId>* rhsNodes = nullptr);
 
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to
 // this match (an applier declined, or a variable would escape its binder). Ill-typed right-hand
 // sides are BadInput errors naming the rule, as in applyMatch.
-std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib, const Match& m);
+std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib,
+                                 TuningSpace& tuning, const Match& m);
 
 } // namespace egopt::egraph

@@ -86,7 +86,9 @@ struct Applications {
 
 class Runner {
 public:
-    Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib);
+    // `ctx` holds what the rules read and write besides `g` (tuning variables, size facts, rule
+    // names); it outlives the runner, since extraction and explanations read it afterwards.
+    Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, RewriteContext& ctx);
     Limits limits;
     SchedulerConfig scheduler;
     size_t threads = 1;
@@ -123,6 +125,7 @@ private:
     EGraph& g_;
     const std::vector<Rule>& rules_;
     const Library& lib_;
+    RewriteContext& ctx_;
     std::vector<RuleState> state_;
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "egopt/arith/size.hpp"
+#include "egopt/egraph/rewrite_context.hpp"
 #include "egopt/extract/context.hpp"
 
 #include <span>
@@ -54,9 +55,10 @@ public:
 // kernel), so a chain of kernels that each shrink the data a little is not preferred to one
 // partial reduction and a short final one. Lengths are evaluated
 // with the concrete sizes and, for tuning variables, the plausible values of `plausibleTuning`
-// (when constructed with an e-graph); other unknown variables count as `unknownSize`. A fixed guess
-// for every tuning variable would make each further split look cheaper (the length it leaves
-// shrinks by the guess again); a value tied to the length it divides does not.
+// (when constructed with an e-graph and its tuning space); other unknown variables count as
+// `unknownSize`. A fixed guess for every tuning variable would make each further split look cheaper
+// (the length it leaves shrinks by the guess again); a value tied to the length it divides does
+// not.
 class StructuralCost : public CostFunction {
 public:
     struct Params {
@@ -103,9 +105,12 @@ public:
     };
     StructuralCost() = default;
     explicit StructuralCost(Params p) : p_(p) {}
-    // Tuning variables of `g` at their plausible values under `sizes`.
-    StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes);
-    StructuralCost(const egraph::EGraph& g, const arith::Bindings& sizes, Params p);
+    // The tuning variables that saturating `g` drew from `tuning`, at their plausible values
+    // under `sizes`.
+    StructuralCost(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                   const arith::Bindings& sizes);
+    StructuralCost(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                   const arith::Bindings& sizes, Params p);
     double cost(const CostInput& in) const override;
 
 private:
@@ -131,13 +136,13 @@ private:
     mutable const egraph::EGraph* lengthsOf_ = nullptr;
 };
 
-// A plausible value of each tuning variable of `g`: the largest divisor of the length(s) it
+// A plausible value of each variable of the tuning space: the largest divisor of the length(s) it
 // divides (evaluated under `sizes` and the earlier variables) that is at most the square root
 // of that length and at most the length over `threads` (enough chunks for every thread): a
 // balanced split, where the tuner usually ends up within a few powers of two (chunks per thread
 // vs threads, tile sizes). Variables whose lengths cannot be evaluated are
 // left out.
-arith::Bindings plausibleTuning(const egraph::EGraph& g, const arith::Bindings& sizes,
+arith::Bindings plausibleTuning(const egraph::TuningSpace& tuning, const arith::Bindings& sizes,
                                 double threads = 4096);
 
 // The value of a size under `sizes`, unknown variables counting as `fallback`; at least 1.

@@ -6,12 +6,13 @@
 //     extract::ExtractOptions opt;
 //     opt.sizes = {{"N", 1024}};
 //     extract::StructuralCost cost;
-//     auto r = extract::extractCandidates(g, root, signature, cost, opt);
+//     auto r = extract::extractCandidates(g, ctx.tuning, root, signature, cost, opt);
 //     for (auto& c : r.candidates) { c.text, c.cost, c.tuning, c.tuningValues, c.program ... }
 #pragma once
 
 #include "egopt/codegen/codegen.hpp"
 #include "egopt/egraph/convert.hpp"
+#include "egopt/egraph/rewrite_context.hpp"
 #include "egopt/extract/cost.hpp"
 #include "egopt/runtime/session.hpp"
 
@@ -198,13 +199,15 @@ std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId r
                                      ExtractStats* stats = nullptr,
                                      std::vector<RankedTerm>* explored = nullptr);
 
-// extractTerms, conversion to programs, and the code generator filter.
-ExtractResult extractCandidates(const egraph::EGraph& g, egraph::EClassId root,
-                                const egraph::Signature& sig, const CostFunction& cost,
-                                const ExtractOptions& options = {});
+// extractTerms, conversion to programs, and the code generator filter. `tuning` is the space the
+// saturation drew its tuning variables from: each candidate lists the ones it uses.
+ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                                egraph::EClassId root, const egraph::Signature& sig,
+                                const CostFunction& cost, const ExtractOptions& options = {});
 
-// The tuning variables a program uses, with their constraints from the e-graph.
-std::vector<TuningVar> tuningVariables(const egraph::EGraph& g, const lift::Program& program);
+// The tuning variables a program uses, with their constraints from the saturation's space.
+std::vector<TuningVar> tuningVariables(const egraph::TuningSpace& tuning,
+                                       const lift::Program& program);
 
 // Values for the tuning variables: `fixed` where given, else the largest divisor of the
 // constrained lengths (evaluated under `sizes` and the values chosen so far) that is at most

@@ -147,13 +147,13 @@ struct Result {
 
 // Size assumptions (assumptions.cpp): for each size variable, the largest power of two up to
 // `cap` that divides its real value and its value in every companion combination (none below
-// 2); stated in the e-graph before saturation; checked wherever the pipeline binds sizes
-// (BadInput naming the violated assumption).
+// 2); stated as size facts before saturation (assumeAll, for conditions such as `divides`);
+// checked wherever the pipeline binds sizes (BadInput naming the violated assumption).
 std::vector<SizeAssumption> deriveAssumptions(const lift::Program& program,
                                               const arith::Bindings& real,
                                               const std::vector<std::vector<int64_t>>& companion,
                                               int64_t cap);
-void assumeAll(egraph::EGraph& g, const std::vector<SizeAssumption>& assumed);
+void assumeAll(egraph::SizeFacts& facts, const std::vector<SizeAssumption>& assumed);
 void checkAssumptions(const std::vector<SizeAssumption>& assumed, const arith::Bindings& sizes);
 std::string showAssumption(const SizeAssumption& a); // "16 | N"
 // The largest assumed divisor of `var` (1: none).

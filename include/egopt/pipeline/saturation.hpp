@@ -78,8 +78,11 @@ struct SaturationHooks {
 };
 
 // Saturates `g` phase by phase. Every phase runs at least one iteration (the runner checks its
-// time limit after each), so a lowering phase still lowers when the time is short.
-std::vector<PhaseResult> saturate(egraph::EGraph& g, const SaturationOptions& options, bool gpu,
+// time limit after each), so a lowering phase still lowers when the time is short. All phases
+// share `ctx`: its size facts (state them first), one tuning space (a length split in two
+// phases gets one variable) and one table of rule names (explanations span the phases).
+std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                  const SaturationOptions& options, bool gpu,
                                   const SaturationHooks& hooks = {});
 
 } // namespace egopt::pipeline

@@ -1,0 +1,82 @@
+// What rewriting knows besides the e-graph (docs/egraph.md, "Rewrite context"): the tuning
+// variables that generators create, the size facts that conditions may use, and the names of
+// the rules whose applications justify merges. The e-graph holds terms and their equalities
+// only; these belong to whoever runs the rules (the pipeline, `prove`, `saturate`, a soundness
+// check), who keeps them beside the e-graph for as long as it reads the results: extraction and
+// tuning read the tuning space, explanations the rule names.
+#pragma once
+
+#include "egopt/arith/size.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace egopt::egraph {
+
+// The tuning variables of a saturation (docs/design.md §6) and the lengths each must divide.
+// Memoized per key, so every match that asks for the same key (one per divided length) shares
+// one variable: the number of variables, and so of distinct e-nodes, follows the lengths in the
+// program rather than the number of matches.
+class TuningSpace {
+public:
+    struct Constraint {
+        std::string var;
+        arith::Size divides; // var divides this length
+    };
+    // The variable of `key`, named v__1, v__2, ... in creation order; a new one divides
+    // `dividesLength`, an existing one keeps the length it was created with.
+    arith::Size variable(const std::string& key, const arith::Size& dividesLength);
+    // The same for a variable that must divide every one of the lengths (a size that several
+    // splits share): one constraint per length.
+    arith::Size variable(const std::string& key, std::span<const arith::Size> dividesLengths);
+    // In creation order, so a constraint's length mentions only earlier variables.
+    const std::vector<Constraint>& constraints() const { return constraints_; }
+
+private:
+    std::unordered_map<std::string, arith::Size> byKey_;
+    std::vector<Constraint> constraints_;
+};
+
+// Facts about the program's size variables that conditions such as `divides` may use, e.g.
+// 16 divides N because every size the caller will instantiate is a multiple of 16. Whoever
+// states them must check them where it binds sizes (the pipeline rejects sizes that violate
+// them, pipeline::checkAssumptions). State them before saturating: a fact stated later does not
+// revisit matches already rejected.
+class SizeFacts {
+public:
+    void assumeDivides(const arith::Size& divisor, const arith::Size& dividend);
+    // `divisor` divides `dividend` for every binding that satisfies the facts: decided from the
+    // constants when both are constant, else proven from the facts.
+    bool divides(const arith::Size& divisor, const arith::Size& dividend) const;
+
+private:
+    arith::RangeEnv env_;
+};
+
+// Rule names interned to small ids: a merge's justification stores the id (a name per merge
+// would cost a string per e-graph union), and explanations name it back. One table serves every
+// rule set run on the e-graph (the phases of a saturation load different rule lists).
+using RuleId = uint32_t;
+class RuleNames {
+public:
+    RuleId id(const std::string& name); // the same id for the same name
+    const std::string& name(RuleId id) const { return names_.at(id); }
+
+private:
+    std::vector<std::string> names_;
+    std::unordered_map<std::string, RuleId> ids_;
+};
+
+// The three together, as the runner and the rule functions receive them. Conditions read the
+// facts only (the search runs in parallel), generators draw from the tuning space, and every
+// applied rule is named in `rules`.
+struct RewriteContext {
+    TuningSpace tuning;
+    SizeFacts facts;
+    RuleNames rules;
+};
+
+} // namespace egopt::egraph
