@@ -185,7 +185,8 @@ Row blasGemm(Timer& timer, size_t m, size_t n, size_t k) {
     };
     const double flops = 2.0 * double(m) * double(n) * double(k);
     // Bytes are the compulsory traffic, (MK + KN + MN) * 4, for reference in the CSV only.
-    const double bytes = (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) * 4;
+    const double bytes =
+        (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) * 4;
     std::string label = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     Row row{"sgemm", "clblast", label, "", {bytes, flops, true}, {}};
     row.samples = timer.measure(enqueue);

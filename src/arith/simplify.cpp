@@ -222,7 +222,6 @@ Size foldDivMod(Size e, const RangeEnv& env) {
     return e;
 }
 
-
 Size simplifyAtom(const Atom& a, const RangeEnv& env) {
     if (a.kind == AtomKind::Var) {
         auto r = env.range(a.name);

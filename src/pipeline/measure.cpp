@@ -4,8 +4,8 @@
 #include "jobs.hpp"
 #include "stages.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <map>

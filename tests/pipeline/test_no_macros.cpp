@@ -54,7 +54,8 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
         INFO(primitive);
         CHECK(loads(without, primitive));
     }
-    CHECK(without[1].rules.size() + 10 == with[1].rules.size()); // the composites of opencl.rules and gpu.rules
+    CHECK(without[1].rules.size() + 10 ==
+          with[1].rules.size()); // the composites of opencl.rules and gpu.rules
     nlohmann::json j = nlohmann::json::parse(withoutReport);
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
 }
