@@ -7,6 +7,7 @@
 //   0 <= y < b                    y / b -> 0             y % b -> y
 //   v in [c, c]                   v -> c
 //   c >= 1 (in a sum)             k*c*(x/c) + k*(x%c) -> k*x
+//   c >= 1 constant (in a sum)    k*c*(x/c) + k*r -> k*x, r being x%c simplified
 // The split requires y >= 0 (unless a itself is not provably >= 0) so that an operand that was
 // non-negative stays so: toC() prints C's truncating / and %, which agree with floor division
 // only on non-negative operands.
@@ -146,60 +147,61 @@ Size simplifyMod(const Size& a, const Size& b, const RangeEnv& env) {
     return mod(a, b);
 }
 
-// Folds one pair k*m*c*(x/c) + k*m*(x%c) of the sum e into k*m*x (nullopt if there is none).
-// x == c*(x/c) + x%c holds for every x and c != 0, for floor division with the divisor's modulo
-// and for C's truncating / and % alike; c >= 1 is required so that no division by zero (an
-// undefined value) disappears. Reading through Join gives such pairs: 4*(i/4) + i%4 -> i.
-std::optional<Size> foldDivModPair(const Size& e, const RangeEnv& env) {
-    const Node& n = e.node();
-    for (const Term& t : n.terms) {
-        Monomial m = n.monomial(t);
-        for (size_t f = 0; f < m.size(); ++f) {
-            const Atom& a = *m[f].atom;
-            if (a.kind != AtomKind::Mod || m[f].exp != 1 || !positive(a.rhs, env)) {
-                continue;
-            }
-            std::vector<Factor> others(m.begin(), m.end());
-            others.erase(others.begin() + static_cast<std::ptrdiff_t>(f));
-            Size k = termSize(t.coeff, others);
-            Size partner = k * a.rhs * floorDiv(a.lhs, a.rhs);
-            Size rest = e - termSize(t.coeff, m) - partner;
-            // Every term of the partner occurs in e with its exact coefficient iff subtracting
-            // it removes as many terms as it has (a differing or missing term removes none).
-            if (rest.node().terms.size() + partner.node().terms.size() + 1 == n.terms.size()) {
-                return rest + k * a.lhs;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
 Size simplifyOnce(const Size& e, const RangeEnv& env);
 
-// Folds one pair k*c*(x/c) + k*r of the sum e into k*x where r is x%c as simplification
-// leaves it (nullopt if there is none): x%c often simplifies to a plain index (lid when x =
-// 16*i + lid and lid < 16), and then the pair no longer shows its modulo. Reading a tile
-// through Split(c) of a Join gives these: lid + 16*((32*i + lid)%64/16) -> (32*i + lid)%64.
-std::optional<Size> foldDivSimplifiedModPair(const Size& e, const RangeEnv& env) {
+// The term of a fold's pair beside k*x/c's or k*(x%c)'s own, and the factor k of k*x; nullopt
+// when this factor of the term starts no pair of that kind.
+struct PairPart {
+    Size k;
+    Size partner;
+};
+
+// Two pairs of the sum fold into k*x:
+//  - k*c*(x/c) + k*(x%c), keyed on the modulo (any c >= 1): x == c*(x/c) + x%c holds for every
+//    x and c != 0, for floor division with the divisor's modulo and for C's truncating / and %
+//    alike; c >= 1 is required so that no division by zero (an undefined value) disappears.
+//    Reading through Join gives such pairs: 4*(i/4) + i%4 -> i.
+//  - k*c*(x/c) + k*r where r is x%c as simplification leaves it, keyed on the division (a
+//    constant c dividing the coefficient): x%c often simplifies to a plain index (lid when
+//    x = 16*i + lid and lid < 16), and then the pair no longer shows its modulo. Reading a tile
+//    through Split(c) of a Join gives these: lid + 16*((32*i + lid)%64/16) -> (32*i + lid)%64.
+std::optional<PairPart> pairPart(AtomKind kind, const Term& t, const Atom& a,
+                                 const std::vector<Factor>& others, const RangeEnv& env) {
+    if (kind == AtomKind::Mod) {
+        Size k = termSize(t.coeff, others);
+        return PairPart{k, k * a.rhs * floorDiv(a.lhs, a.rhs)};
+    }
+    std::optional<i128> c = a.rhs.constant();
+    if (!c || termSize(t.coeff, {}).constant().value_or(0) % *c != 0) {
+        return std::nullopt;
+    }
+    Size k = exactDiv(termSize(t.coeff, others), a.rhs);
+    return PairPart{k, k * simplifyOnce(mod(a.lhs, a.rhs), env)};
+}
+
+// Folds one pair of the sum e keyed on an atom of `kind` (Mod or FloorDiv) into k*x; nullopt
+// if there is none.
+std::optional<Size> foldPair(const Size& e, AtomKind kind, const RangeEnv& env) {
     const Node& n = e.node();
     for (const Term& t : n.terms) {
         Monomial m = n.monomial(t);
         for (size_t f = 0; f < m.size(); ++f) {
             const Atom& a = *m[f].atom;
-            if (a.kind != AtomKind::FloorDiv || m[f].exp != 1 || !positive(a.rhs, env)) {
+            if (a.kind != kind || m[f].exp != 1 || !positive(a.rhs, env)) {
                 continue;
-            }
-            std::optional<i128> c = a.rhs.constant();
-            if (!c || termSize(t.coeff, {}).constant().value_or(0) % *c != 0) {
-                continue; // k*c*(x/c) with a constant c dividing the coefficient
             }
             std::vector<Factor> others(m.begin(), m.end());
             others.erase(others.begin() + static_cast<std::ptrdiff_t>(f));
-            Size k = exactDiv(termSize(t.coeff, others), a.rhs);
-            Size partner = k * simplifyOnce(mod(a.lhs, a.rhs), env);
-            Size rest = e - termSize(t.coeff, m) - partner;
-            if (rest.node().terms.size() + partner.node().terms.size() + 1 == n.terms.size()) {
-                return rest + k * a.lhs;
+            std::optional<PairPart> part = pairPart(kind, t, a, others, env);
+            if (!part) {
+                continue;
+            }
+            Size rest = e - termSize(t.coeff, m) - part->partner;
+            // Every term of the partner occurs in e with its exact coefficient iff subtracting
+            // it removes as many terms as it has (a differing or missing term removes none).
+            if (rest.node().terms.size() + part->partner.node().terms.size() + 1 ==
+                n.terms.size()) {
+                return rest + part->k * a.lhs;
             }
         }
     }
@@ -210,9 +212,9 @@ std::optional<Size> foldDivSimplifiedModPair(const Size& e, const RangeEnv& env)
 // operand, so this terminates; the cap bounds the work on very large sums.
 Size foldDivMod(Size e, const RangeEnv& env) {
     for (size_t i = 0, cap = 2 * e.node().terms.size(); i < cap; ++i) {
-        auto folded = foldDivModPair(e, env);
+        auto folded = foldPair(e, AtomKind::Mod, env);
         if (!folded) {
-            folded = foldDivSimplifiedModPair(e, env);
+            folded = foldPair(e, AtomKind::FloorDiv, env);
         }
         if (!folded) {
             break;

@@ -30,18 +30,30 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             bound = std::min(bound, *p * w.options.search.ratio);
         }
     }
+    // The model's prediction at its best tuning values near the defaults (modelDescent), once
+    // per explored term.
+    std::map<size_t, std::optional<double>> tuned;
+    auto predictedTuned = [&](size_t i) {
+        auto [it, fresh] = tuned.try_emplace(i);
+        if (fresh) {
+            const extract::Candidate& c = r.explored[i];
+            it->second = modelDescent(
+                             Space(c.tuning, w.sizes),
+                             [&](const arith::Bindings& v) { return w.predict(c, v); },
+                             kGuidedPredictions, kDefaultTuningValue)
+                             .second;
+        }
+        return it->second;
+    };
     std::vector<std::pair<double, size_t>> keyed;
     // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
     std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
     for (size_t i = 0; i < r.explored.size(); ++i) {
         auto p = predicted(r.explored[i]);
-        if (const auto& c = r.explored[i]; !p && c.guided) {
+        if (!p && r.explored[i].guided) {
             // A macro's open sizes at their defaults may not fit the device at all (register
             // blocks of 64 rows): judge the replay at the model's best values instead.
-            p = modelDescent(
-                    Space(c.tuning, w.sizes), [&](const auto& v) { return w.predict(c, v); },
-                    kGuidedPredictions, kDefaultTuningValue)
-                    .second;
+            p = predictedTuned(i);
         }
         if (!p) {
             continue;
@@ -61,11 +73,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     size_t within = keyed.size();
     std::vector<std::pair<double, size_t>> taken;
     for (const auto& [rule, key] : bestReplay) {
-        const extract::Candidate& c = r.explored[std::get<2>(key)];
-        auto predictAt = [&](const arith::Bindings& v) { return w.predict(c, v); };
-        std::optional<double> p = modelDescent(Space(c.tuning, w.sizes), predictAt,
-                                               kGuidedPredictions, kDefaultTuningValue)
-                                      .second;
+        std::optional<double> p = predictedTuned(std::get<2>(key));
         if (double at = p.value_or(std::get<1>(key)); at <= bound) {
             taken.emplace_back(at, std::get<2>(key));
         }
