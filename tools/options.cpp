@@ -146,6 +146,11 @@ const std::vector<OptionSpec>& tuneOptionSpecs() {
          "timing (default " +
              number(d.slowFactor) + ")",
          "tune"},
+        {"tune.validate", true,
+         "candidates validated, fastest first, before the choice: the chosen one and its "
+         "cross-check's (default " +
+             std::to_string(d.validate) + "; 0: every measured one)",
+         "tune"},
     };
     return specs;
 }
@@ -165,6 +170,7 @@ pipeline::TuneOptions tuneFrom(const Args& args) {
     if (o.slowFactor < 1) {
         badInput("--tune.slow-factor expects a number >= 1, found " + number(o.slowFactor));
     }
+    o.validate = static_cast<size_t>(nonNegativeNumber(args, "tune.validate", double(o.validate)));
     return o;
 }
 

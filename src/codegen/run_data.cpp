@@ -4,8 +4,12 @@
 
 #include "egopt/codegen/validate.hpp"
 #include "egopt/interp/flatten.hpp"
+#include "egopt/interp/interpreter.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <random>
 
 namespace egopt::codegen {
 
@@ -16,6 +20,35 @@ namespace {
 
 size_t scalarBytes(ScalarKind k) {
     return k == ScalarKind::Double || k == ScalarKind::Long ? 8 : k == ScalarKind::Char ? 1 : 4;
+}
+
+void putScalar(ScalarKind k, double v, std::vector<std::byte>& out) {
+    std::byte buf[8];
+    size_t n = scalarBytes(k);
+    switch (k) {
+    case ScalarKind::Float: {
+        auto f = static_cast<float>(v);
+        std::memcpy(buf, &f, 4);
+        break;
+    }
+    case ScalarKind::Double:
+        std::memcpy(buf, &v, 8);
+        break;
+    case ScalarKind::Long: {
+        auto l = static_cast<int64_t>(v);
+        std::memcpy(buf, &l, 8);
+        break;
+    }
+    case ScalarKind::Char:
+        buf[0] = static_cast<std::byte>(static_cast<int8_t>(v));
+        break;
+    default: {
+        auto x = static_cast<int32_t>(v);
+        std::memcpy(buf, &x, 4);
+        break;
+    }
+    }
+    out.insert(out.end(), buf, buf + n);
 }
 
 } // namespace
@@ -34,11 +67,22 @@ void scalarLayout(const lift::TypeArena& types, lift::TypeId t, std::vector<Scal
             scalarLayout(types, f, out);
         }
         break;
-    case lift::TypeKind::Array:
-        for (auto k = types.lengthOf(t).constant().value_or(0); k > 0; --k) {
-            scalarLayout(types, types.elemOf(t), out);
+    case lift::TypeKind::Array: {
+        // The element's layout once, repeated: outputs of 128M floats are laid out in a blink.
+        std::vector<ScalarKind> elem;
+        scalarLayout(types, types.elemOf(t), elem);
+        auto n =
+            static_cast<size_t>(std::max<int64_t>(0, types.lengthOf(t).constant().value_or(0)));
+        if (elem.size() == 1) {
+            out.insert(out.end(), n, elem.front());
+            break;
+        }
+        out.reserve(out.size() + n * elem.size());
+        for (size_t k = 0; k < n; ++k) {
+            out.insert(out.end(), elem.begin(), elem.end());
         }
         break;
+    }
     }
 }
 
@@ -46,32 +90,7 @@ std::vector<std::byte> encode(const std::vector<double>& values,
                               const std::vector<ScalarKind>& kinds) {
     std::vector<std::byte> bytes;
     for (size_t i = 0; i < values.size() && i < kinds.size(); ++i) {
-        std::byte buf[8];
-        size_t n = scalarBytes(kinds[i]);
-        switch (kinds[i]) {
-        case ScalarKind::Float: {
-            auto f = static_cast<float>(values[i]);
-            std::memcpy(buf, &f, 4);
-            break;
-        }
-        case ScalarKind::Double:
-            std::memcpy(buf, &values[i], 8);
-            break;
-        case ScalarKind::Long: {
-            auto l = static_cast<int64_t>(values[i]);
-            std::memcpy(buf, &l, 8);
-            break;
-        }
-        case ScalarKind::Char:
-            buf[0] = static_cast<std::byte>(static_cast<int8_t>(values[i]));
-            break;
-        default: {
-            auto x = static_cast<int32_t>(values[i]);
-            std::memcpy(buf, &x, 4);
-            break;
-        }
-        }
-        bytes.insert(bytes.end(), buf, buf + n);
+        putScalar(kinds[i], values[i], bytes);
     }
     return bytes;
 }
@@ -79,6 +98,16 @@ std::vector<std::byte> encode(const std::vector<double>& values,
 std::vector<double> decode(const std::vector<std::byte>& bytes,
                            const std::vector<ScalarKind>& kinds) {
     std::vector<double> out;
+    if (std::all_of(kinds.begin(), kinds.end(),
+                    [](ScalarKind k) { return k == ScalarKind::Float; })) {
+        out.resize(std::min(kinds.size(), bytes.size() / 4));
+        for (size_t i = 0; i < out.size(); ++i) {
+            float f;
+            std::memcpy(&f, bytes.data() + 4 * i, 4);
+            out[i] = f;
+        }
+        return out;
+    }
     size_t pos = 0;
     for (ScalarKind k : kinds) {
         if (pos + scalarBytes(k) > bytes.size()) {
@@ -109,23 +138,104 @@ std::vector<double> decode(const std::vector<std::byte>& bytes,
     return out;
 }
 
+namespace {
+
+// Appends a random value of concrete type `t` as device bytes, drawing its scalars in row-major
+// order as interp::randomInputs does (a 3-wide vector's fourth slot is padding, not drawn).
+void appendRandom(const lift::TypeArena& types, lift::TypeId t, std::mt19937_64& rng,
+                  std::vector<std::byte>& out) {
+    const lift::TypeNode& n = types.at(t);
+    switch (n.kind) {
+    case lift::TypeKind::Scalar:
+        putScalar(n.scalar, interp::randomScalar(n.scalar, rng), out);
+        return;
+    case lift::TypeKind::Vector:
+        for (uint32_t i = 0; i < n.width; ++i) {
+            putScalar(n.scalar, interp::randomScalar(n.scalar, rng), out);
+        }
+        if (n.width == 3) {
+            putScalar(n.scalar, 0, out);
+        }
+        return;
+    case lift::TypeKind::Tuple:
+        for (lift::TypeId f : n.elems) {
+            appendRandom(types, f, rng, out);
+        }
+        return;
+    case lift::TypeKind::Array: {
+        auto length = types.lengthOf(t).constant();
+        if (!length || *length < 0) {
+            throw Error(ErrorKind::BadInput,
+                        "an input of type " + types.show(t) + " has no concrete length");
+        }
+        lift::TypeId elem = types.elemOf(t);
+        if (types.at(elem).kind == lift::TypeKind::Scalar &&
+            types.at(elem).scalar == ScalarKind::Float) {
+            // The common case, without a call per element: a float array.
+            size_t at = out.size();
+            out.resize(at + size_t(*length) * 4);
+            for (int64_t i = 0; i < *length; ++i) {
+                auto f = static_cast<float>(interp::randomScalar(ScalarKind::Float, rng));
+                std::memcpy(out.data() + at + size_t(i) * 4, &f, 4);
+            }
+            return;
+        }
+        for (int64_t i = 0; i < *length; ++i) {
+            appendRandom(types, elem, rng, out);
+        }
+        return;
+    }
+    }
+}
+
+} // namespace
+
+HostInputs randomHostInputs(lift::Program& program, const arith::Bindings& sizes, uint64_t seed) {
+    std::map<std::string, arith::Size, std::less<>> sizeMap;
+    for (const auto& [k, v] : sizes) {
+        sizeMap.emplace(k, arith::Size(v));
+    }
+    std::mt19937_64 rng(seed); // as interp::randomInputs
+    HostInputs in;
+    for (lift::NodeId p : program.lambdaParams(program.root)) {
+        const lift::ParamInfo& param = program.params.at(static_cast<size_t>(program.node(p).ival));
+        lift::TypeId t = program.types.substitute(param.declaredType, sizeMap);
+        in.values.emplace_back();
+        in.bytes.emplace_back();
+        if (program.types.at(t).kind != lift::TypeKind::Array) {
+            in.values.back() = interp::randomValue(program.types, t, sizes, rng);
+        } else {
+            appendRandom(program.types, t, rng, in.bytes.back());
+        }
+    }
+    return in;
+}
+
 DeviceInputs::DeviceInputs(runtime::Session& session,
                            std::shared_ptr<const std::vector<interp::Value>> values)
-    : session_(session), values_(std::move(values)), buffers_(values_->size()) {}
+    : DeviceInputs(session, std::make_shared<const HostInputs>(HostInputs{
+                                *values, std::vector<std::vector<std::byte>>(values->size())})) {}
+
+DeviceInputs::DeviceInputs(runtime::Session& session, std::shared_ptr<const HostInputs> inputs)
+    : session_(session), inputs_(std::move(inputs)), buffers_(inputs_->values.size()) {}
 
 const interp::Value& DeviceInputs::value(size_t param) const {
-    return values_->at(param);
+    return inputs_->values.at(param);
 }
 
 runtime::Buffer DeviceInputs::buffer(size_t param, const lift::TypeArena& types,
                                      lift::TypeId type) {
     std::optional<runtime::Buffer>& b = buffers_.at(param);
     if (!b) {
-        std::vector<double> flat;
-        egopt::interp::flattenScalars(value(param), flat);
-        std::vector<ScalarKind> kinds;
-        scalarLayout(types, type, kinds);
-        b = session_.upload(encode(flat, kinds));
+        if (!inputs_->bytes.at(param).empty()) {
+            b = session_.upload(inputs_->bytes[param]);
+        } else {
+            std::vector<double> flat;
+            egopt::interp::flattenScalars(value(param), flat);
+            std::vector<ScalarKind> kinds;
+            scalarLayout(types, type, kinds);
+            b = session_.upload(encode(flat, kinds));
+        }
     }
     return *b;
 }

@@ -356,6 +356,36 @@ std::string RunResult::summary() const {
     return s.str();
 }
 
+Reference interpretReference(lift::Program& program, const lift::TypeInfo& info,
+                             const arith::Bindings& sizes, uint64_t seed) {
+    Reference r;
+    auto inputs = std::make_shared<std::vector<Value>>(interp::randomInputs(program, sizes, seed));
+    interp::Interpreter interpreter(program, info, sizes);
+    interp::flattenScalars(interpreter.run(*inputs), r.expected);
+    r.inputs = std::move(inputs);
+    return r;
+}
+
+RunResult runAndCompare(runtime::Session& session, lift::Program& program,
+                        const arith::Bindings& sizes, const GeneratedCode& code,
+                        const Reference& reference, const RunOptions& options) {
+    if (std::string why = resourceProblem(code, sizes, session.device(), options.privateCap);
+        !why.empty()) {
+        throw ResourceError(why);
+    }
+    DeviceInputs device(session, reference.inputs);
+    RunOptions withOutput = options;
+    withOutput.keepOutput = true;
+    RunResult r;
+    static_cast<TimedResult&>(r) = timeDraining(device, program, sizes, code, withOutput);
+    compare(r.output, reference.expected, options.tolerance, r);
+    r.ok = r.mismatches == 0;
+    if (!options.keepOutput) {
+        r.output.clear();
+    }
+    return r;
+}
+
 RunResult runAndValidate(runtime::Session& session, lift::Program& program,
                          const lift::TypeInfo& info, const arith::Bindings& sizes,
                          const GeneratedCode& code, const RunOptions& options) {
@@ -364,24 +394,8 @@ RunResult runAndValidate(runtime::Session& session, lift::Program& program,
         !why.empty()) {
         throw ResourceError(why);
     }
-    auto inputs =
-        std::make_shared<std::vector<Value>>(interp::randomInputs(program, sizes, options.seed));
-    interp::Interpreter interpreter(program, info, sizes);
-    Value reference = interpreter.run(*inputs);
-
-    DeviceInputs device(session, inputs);
-    RunOptions withOutput = options;
-    withOutput.keepOutput = true;
-    RunResult r;
-    static_cast<TimedResult&>(r) = timeDraining(device, program, sizes, code, withOutput);
-    std::vector<double> want;
-    interp::flattenScalars(reference, want);
-    compare(r.output, want, options.tolerance, r);
-    r.ok = r.mismatches == 0;
-    if (!options.keepOutput) {
-        r.output.clear();
-    }
-    return r;
+    return runAndCompare(session, program, sizes, code,
+                         interpretReference(program, info, sizes, options.seed), options);
 }
 
 TimedResult runTimed(DeviceInputs& inputs, lift::Program& program, const arith::Bindings& sizes,

@@ -127,17 +127,7 @@ Value literalValue(const lift::TypeArena& types, lift::TypeId type, const std::s
 
 Value randomValue(const lift::TypeArena& types, lift::TypeId type, const arith::Bindings& sizes,
                   std::mt19937_64& rng, const std::string& what) {
-    auto next = [&](ScalarKind k) {
-        switch (k) {
-        case ScalarKind::Float:
-        case ScalarKind::Double:
-            return scalarFrom(k, std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
-        case ScalarKind::Bool:
-            return scalarFrom(k, static_cast<double>(rng() & 1U));
-        default:
-            return scalarFrom(k, static_cast<double>(rng() % 16U));
-        }
-    };
+    auto next = [&](ScalarKind k) { return scalarFrom(k, randomScalar(k, rng)); };
     return build(types, type, sizes, next, what);
 }
 
@@ -186,6 +176,23 @@ Value jsonValue(const lift::TypeArena& types, lift::TypeId type, const nlohmann:
 }
 
 } // namespace detail
+
+Value randomValue(const lift::TypeArena& types, lift::TypeId type, const arith::Bindings& sizes,
+                  std::mt19937_64& rng) {
+    return detail::randomValue(types, type, sizes, rng, "a random value");
+}
+
+double randomScalar(lift::ScalarKind k, std::mt19937_64& rng) {
+    switch (k) {
+    case lift::ScalarKind::Float:
+    case lift::ScalarKind::Double:
+        return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    case lift::ScalarKind::Bool:
+        return static_cast<double>(rng() & 1U);
+    default:
+        return static_cast<double>(rng() % 16U);
+    }
+}
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "stages.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -48,11 +49,11 @@ std::unique_ptr<Built> buildAt(const lift::Program& candidate, const arith::Bind
 
 Bench::Bench(const runtime::Device& device, lift::Program& original, const arith::Bindings& sizes,
              uint64_t seed)
-    : device_(device), values_(std::make_shared<const std::vector<interp::Value>>(
-                           interp::randomInputs(original, sizes, seed))) {}
+    : device_(device), inputs_(std::make_shared<const codegen::HostInputs>(
+                           codegen::randomHostInputs(original, sizes, seed))) {}
 
 Bench::Bench(const runtime::Device& device, const Bench& other)
-    : device_(device), values_(other.values_) {}
+    : device_(device), inputs_(other.inputs_) {}
 
 Bench::~Bench() = default;
 
@@ -68,7 +69,7 @@ runtime::Session& Bench::session() {
     if (!live_) {
         live_ = std::make_unique<Live>();
         live_->session = std::make_unique<runtime::Session>(device_);
-        live_->inputs = std::make_unique<codegen::DeviceInputs>(*live_->session, values_);
+        live_->inputs = std::make_unique<codegen::DeviceInputs>(*live_->session, inputs_);
     }
     return *live_->session;
 }
@@ -100,6 +101,78 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, doub
     t.output.assign(r.output.begin(), r.output.end());
     t.disturbed = disturbedBefore || disturbed();
     return t;
+}
+
+namespace {
+
+double workOf(const arith::Bindings& sizes) {
+    double work = 1;
+    for (const auto& [name, v] : sizes) {
+        work *= double(std::max<int64_t>(v, 1));
+    }
+    return work;
+}
+
+} // namespace
+
+References::References(const lift::Program& original, uint64_t seed)
+    : program_(original), info_(lift::typecheck(program_)), seed_(seed) {}
+
+bool References::applyTo(const lift::Program& candidate) const {
+    auto mine = program_.lambdaParams(program_.root);
+    auto theirs = candidate.lambdaParams(candidate.root);
+    if (mine.size() != theirs.size()) {
+        return false;
+    }
+    for (size_t i = 0; i < mine.size(); ++i) {
+        const lift::ParamInfo& a = candidate.params.at(size_t(candidate.node(theirs[i]).ival));
+        const lift::ParamInfo& b = program_.params.at(size_t(program_.node(mine[i]).ival));
+        if (a.name != b.name || a.declaredType == lift::kNoType ||
+            candidate.types.show(a.declaredType) != program_.types.show(b.declaredType)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::shared_ptr<const codegen::Reference> References::at(const arith::Bindings& sizes) {
+    std::promise<std::shared_ptr<const codegen::Reference>> promise;
+    Entry entry;
+    bool mine = false; // this thread interprets; the others wait for its result
+    {
+        std::lock_guard lock(mutex_);
+        auto [it, fresh] = entries_.try_emplace(sizes);
+        if (fresh) {
+            it->second = promise.get_future().share();
+        }
+        entry = it->second;
+        mine = fresh;
+    }
+    if (mine) {
+        try {
+            std::lock_guard lock(interpreting_);
+            auto started = std::chrono::steady_clock::now();
+            promise.set_value(std::make_shared<const codegen::Reference>(
+                codegen::interpretReference(program_, info_, sizes, seed_)));
+            double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::lock_guard guard(mutex_);
+            secondsPerWork_ = std::max(secondsPerWork_, seconds / workOf(sizes));
+        } catch (...) {
+            promise.set_exception(std::current_exception());
+        }
+    }
+    return entry.get();
+}
+
+double References::secondsToInterpret(const arith::Bindings& sizes) const {
+    std::lock_guard lock(mutex_);
+    return entries_.count(sizes) ? 0 : secondsPerWork_ * workOf(sizes);
+}
+
+size_t References::interpreted() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
 }
 
 namespace {

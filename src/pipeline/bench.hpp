@@ -13,7 +13,10 @@
 #include "egopt/runtime/session.hpp"
 
 #include <functional>
+#include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,10 +77,41 @@ private:
         std::unique_ptr<codegen::DeviceInputs> inputs; // on `session`, so declared after it
     };
     runtime::Device device_;
-    std::shared_ptr<const std::vector<interp::Value>> values_;
+    std::shared_ptr<const codegen::HostInputs> inputs_; // at the real sizes, as device bytes
     std::unique_ptr<Live> live_;
     // Abandoned sessions whose kernel was still running when last asked; kept to report it.
     std::vector<std::unique_ptr<Live>> hung_;
+};
+
+// The reference interpreter's outputs for the source program at validation sizes, each computed
+// once and shared by every candidate validated at those sizes: the candidates of one run are
+// validated at few distinct sizes (mm's at 128^3 and 256 x 128^3 under 128 | M, N, K), and the
+// interpreter dominates a validation there (seconds, against a build and a run in tenths). The
+// source program is also the stronger reference: a candidate is compared with what the program
+// means, not with the interpreter's reading of its own rewritten term. Safe to use from the
+// devices' threads; one interpretation runs at a time.
+class References {
+public:
+    References(const lift::Program& original, uint64_t seed);
+    // Whether `candidate` takes the source program's parameters (names and declared types), so
+    // that the source's inputs and reference are its own (else validate it on its own).
+    bool applyTo(const lift::Program& candidate) const;
+    // The reference at `sizes` (every size variable bound); rethrows the interpreter's error.
+    std::shared_ptr<const codegen::Reference> at(const arith::Bindings& sizes);
+    size_t interpreted() const; // distinct sizes interpreted so far
+    // Seconds the interpreter would take at `sizes`: 0 once interpreted, else the slowest rate
+    // seen so far (seconds per product of the sizes) times their product (0 before any).
+    double secondsToInterpret(const arith::Bindings& sizes) const;
+
+private:
+    using Entry = std::shared_future<std::shared_ptr<const codegen::Reference>>;
+    lift::Program program_;
+    lift::TypeInfo info_;
+    uint64_t seed_;
+    mutable std::mutex mutex_; // guards entries_
+    std::mutex interpreting_;  // the program's type arena grows while it is interpreted
+    std::map<arith::Bindings, Entry> entries_;
+    double secondsPerWork_ = 0; // guarded by mutex_
 };
 
 // The interpreter's work for generated code: user-function calls, as the cost model counts

@@ -89,8 +89,8 @@ Validation validateAt(const Work& w, size_t c, const arith::Bindings& values, do
     if (!small) {
         return {kNoSmallSizes, {}, 0, {}};
     }
-    return runValidation(bench, w.candidates[c].program, values, *small, w.options.codegen,
-                         w.assumed, w.options.seed, timeout);
+    return runValidation(bench, *w.references, w.candidates[c].program, values, *small,
+                         w.options.codegen, w.assumed, w.options.seed, timeout);
 }
 
 // Fills the chosen configuration's numbers (time, rates, source, plan).
@@ -108,10 +108,18 @@ void choose(Work& w, size_t c, const arith::Bindings& values, CandidateResult& c
     cr.lowered = b->program.show(b->program.root);
 }
 
-// Whether a validation may start: the longest one so far fits in what is left (the first one
-// only needs some time left).
-bool timeToValidate(const Work& w) {
-    return !w.budget.limited() || w.window(Stage::Validate) > w.validateSeconds;
+// Whether the validation of configuration (c, values) may start: the longest one so far fits in
+// what is left, with the interpreter's run at its sizes when no candidate was validated at them
+// yet (the first validation only needs some time left).
+bool timeToValidate(const Work& w, size_t c, const arith::Bindings& values) {
+    if (!w.budget.limited()) {
+        return true;
+    }
+    double interpreting = 0;
+    if (auto small = smallSizes(w, c, values)) {
+        interpreting = w.references->secondsToInterpret(*small);
+    }
+    return w.window(Stage::Validate) > w.validateSeconds + interpreting;
 }
 
 void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
@@ -120,7 +128,7 @@ void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
     for (const auto& [seconds, values] : fastest(w, c)) {
         // Without time for another validation, a slower configuration validated already (the
         // early confirmation during tuning) still counts.
-        if (!w.validated.count({c, values}) && !timeToValidate(w)) {
+        if (!w.validated.count({c, values}) && !timeToValidate(w, c, values)) {
             skipped = true;
             continue;
         }
@@ -220,16 +228,32 @@ void usefulRates(const Work& w, Result& result) {
         }
     }
     for (auto& c : result.candidates) {
-        if (c.status == Status::Valid) {
+        if (c.seconds > 0) { // valid, or measured and not validated
             c.gflops = useful / c.seconds * 1e-9;
         }
     }
 }
 
+// The kernel (source and launch) that configuration `key` ran: its own, or the one it took the
+// timing of (Work::Run::sameAs).
+std::string kernelOf(const Work& w, Work::Key key) {
+    if (const auto& same = w.runs.at(key).sameAs) {
+        key = *same;
+    }
+    for (const auto& [kernel, config] : w.kernelRuns) {
+        if (config == key) {
+            return kernel;
+        }
+    }
+    return "candidate " + std::to_string(key.first) + " " + showValues(key.second);
+}
+
+// Kendall's tau over the candidates with a time (valid, or measured and left unvalidated), over
+// their distinct kernels, and over every successful measurement.
 void correlations(const Work& w, Result& result) {
     std::vector<double> p, m;
     for (const auto& c : result.candidates) {
-        if (c.status == Status::Valid && c.predicted > 0) {
+        if (c.seconds > 0 && c.predicted > 0) {
             p.push_back(c.predicted);
             m.push_back(c.seconds);
         }
@@ -240,8 +264,9 @@ void correlations(const Work& w, Result& result) {
     // fastest measurement (the least disturbed by other load) and its prediction.
     std::map<std::string, std::pair<double, double>> kernels; // key -> (predicted, fastest)
     for (const auto& c : result.candidates) {
-        if (c.status == Status::Valid && c.predicted > 0) {
-            auto [it, fresh] = kernels.try_emplace(c.source + c.launchJson, c.predicted, c.seconds);
+        if (c.seconds > 0 && c.predicted > 0) {
+            auto [it, fresh] =
+                kernels.try_emplace(kernelOf(w, {c.index, c.values}), c.predicted, c.seconds);
             it->second.second = fresh ? c.seconds : std::min(it->second.second, c.seconds);
         }
     }
@@ -310,15 +335,15 @@ void Work::validate(const std::vector<Key>& configs) {
     std::vector<double> seconds(todo.size(), 0.0);
     std::vector<int> ranOn(todo.size(), -1); // the rank that validated it (-1: nobody)
     // Started only while the longest validation before this batch still fits.
-    auto mayStart = [&] {
-        return !stopped() && !(budget.limited() && window(Stage::Validate) <= validateSeconds);
+    auto mayStart = [&](size_t k) {
+        return !stopped() && timeToValidate(*this, todo[k].first, todo[k].second);
     };
     std::optional<RemoteJobs> remote;
     if (options.remote) {
         remote.emplace(
             RemoteJobs{*options.remote,
                        [&](size_t k) -> std::optional<RemoteJobs::Message> {
-                           if (!mayStart()) {
+                           if (!mayStart(k)) {
                                return std::nullopt;
                            }
                            auto small = smallSizes(*this, todo[k].first, todo[k].second);
@@ -348,7 +373,7 @@ void Work::validate(const std::vector<Key>& configs) {
     forEachJob(
         todo.size(), benches.size(),
         [&](size_t k, size_t device) {
-            if (!mayStart()) {
+            if (!mayStart(k)) {
                 return;
             }
             auto started = Budget::Clock::now();
@@ -369,6 +394,30 @@ void Work::validate(const std::vector<Key>& configs) {
     }
 }
 
+namespace {
+
+// A measured candidate left unvalidated because enough faster ones are valid: its fastest
+// measurement, for the table and the correlations.
+void leaveUnconfirmed(const Work& w, size_t c, CandidateResult& cr) {
+    auto f = fastest(w, c);
+    const Work::Run& run = w.runs.at({c, f.front().second});
+    cr.status = Status::Unconfirmed;
+    cr.reason = "measured, not validated: " + std::to_string(w.options.tune.validate) +
+                " faster candidates are valid (--tune.validate)";
+    cr.values = f.front().second;
+    cr.seconds = run.timing->seconds;
+    cr.predicted = run.predicted;
+    cr.gbPerSec = double(run.timing->bytes) / cr.seconds * 1e-9;
+}
+
+size_t validCount(const Result& result) {
+    return size_t(
+        std::count_if(result.candidates.begin(), result.candidates.end(),
+                      [](const CandidateResult& c) { return c.status == Status::Valid; }));
+}
+
+} // namespace
+
 void confirm(Work& w, const TuneResult& tuned, Result& result) {
     for (size_t c = 0; c < w.candidates.size(); ++c) {
         result.candidates.push_back(describe(w, c));
@@ -383,37 +432,48 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return *tuned.trials[*tuned.best[a]].seconds < *tuned.trials[*tuned.best[b]].seconds;
     });
+    size_t wanted = w.options.tune.validate == 0 ? order.size() : w.options.tune.validate;
     if ((w.benches.size() > 1 || w.options.remote) && !w.stopped()) {
-        // Every candidate's fastest configuration at once, over the devices; the loop below
-        // finds them validated and goes on to slower ones only where one is invalid.
+        // The fastest configurations of the first candidates at once, over the devices; the
+        // loop below finds them validated and goes on to slower ones only where one is invalid.
         std::vector<Work::Key> first;
         for (size_t c : order) {
-            if (auto f = fastest(w, c); !f.empty()) {
+            if (auto f = fastest(w, c); !f.empty() && first.size() < wanted) {
                 first.emplace_back(c, f.front().second);
             }
         }
         w.validate(first);
     }
-    bool anyValid = false;
-    for (size_t c : order) {
-        if (anyValid && w.stopped()) {
-            result.candidates[c].status = Status::Unconfirmed;
-            result.candidates[c].reason = "measured but not validated: interrupted";
-            continue;
+    // Validate until `wanted` are valid, choose; when the real-size cross-check rejects one,
+    // validate the next ones and choose again.
+    size_t next = 0;
+    do {
+        for (; next < order.size() && validCount(result) < wanted; ++next) {
+            size_t c = order[next];
+            if (validCount(result) > 0 && w.stopped()) {
+                result.candidates[c].status = Status::Unconfirmed;
+                result.candidates[c].reason = "measured but not validated: interrupted";
+                continue;
+            }
+            confirmCandidate(w, c, result.candidates[c]);
         }
-        confirmCandidate(w, c, result.candidates[c]);
-        anyValid = anyValid || result.candidates[c].status == Status::Valid;
+        auto inTime = w.clock.enter(Stage::Time);
+        pickBest(w, result);
+    } while (!result.best && next < order.size() && !w.stopped());
+    for (; next < order.size(); ++next) {
+        leaveUnconfirmed(w, order[next], result.candidates[order[next]]);
     }
     if (std::any_of(result.candidates.begin(), result.candidates.end(),
-                    [](const CandidateResult& c) { return c.status == Status::Unconfirmed; }) &&
-        !w.stopped()) {
+                    [](const CandidateResult& c) {
+                        return c.status == Status::Unconfirmed &&
+                               c.reason.find("time budget") != std::string::npos;
+                    })) {
         result.overBudget = true;
         result.notes.push_back("confirmation stopped at the time budget");
     }
     {
         auto inTime = w.clock.enter(Stage::Time);
         usefulRates(w, result);
-        pickBest(w, result);
     }
     correlations(w, result);
 }

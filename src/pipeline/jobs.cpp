@@ -35,7 +35,7 @@ void runTiming(Bench& bench, Built& built, int runs, const RunLimits& limits, Wo
     }
 }
 
-Validation runValidation(Bench& bench, const lift::Program& candidate,
+Validation runValidation(Bench& bench, References& references, const lift::Program& candidate,
                          const arith::Bindings& values, const arith::Bindings& small,
                          const codegen::Options& codegen,
                          const std::vector<SizeAssumption>& assumed, uint64_t seed,
@@ -49,8 +49,16 @@ Validation runValidation(Bench& bench, const lift::Program& candidate,
         ro.runs = 1;
         ro.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1e3) + 1);
         ro.drain = ro.timeout;
+        // Before the interpreter, which takes long at sizes too large for the device.
+        if (std::string why = codegen::resourceProblem(b->code, small, bench.device());
+            !why.empty()) {
+            throw codegen::ResourceError(why);
+        }
         codegen::RunResult r =
-            codegen::runAndValidate(bench.session(), b->program, b->info, small, b->code, ro);
+            references.applyTo(candidate)
+                ? codegen::runAndCompare(bench.session(), b->program, small, b->code,
+                                         *references.at(small), ro)
+                : codegen::runAndValidate(bench.session(), b->program, b->info, small, b->code, ro);
         v.sizes = small;
         v.maxError = r.maxError;
         v.why = r.ok ? "" : "wrong result at small sizes: " + r.summary();
@@ -211,6 +219,7 @@ struct JobServer::State {
     std::vector<DeviceFacts> facts;
     std::optional<JobSetup> setup;
     std::vector<std::unique_ptr<Bench>> benches; // one per device, after setup
+    std::unique_ptr<References> references;      // after setup
 };
 
 JobServer::JobServer(const Options& options) : state_(std::make_unique<State>()) {
@@ -231,6 +240,7 @@ void JobServer::setup(const std::string& bytes) {
     State& s = *state_;
     s.setup = decodeSetup(bytes);
     s.benches.clear();
+    s.references = std::make_unique<References>(s.setup->original, s.setup->seed);
     for (const runtime::Device& d : s.devices) {
         s.benches.push_back(
             s.benches.empty()
@@ -252,8 +262,8 @@ std::string JobServer::run(const std::string& bytes, size_t slot) {
     JobSpec job = decodeJob(bytes);
     Bench& bench = *s.benches.at(slot);
     if (job.kind == JobSpec::Kind::Validate) {
-        reply.validation = runValidation(bench, job.candidate, job.values, job.small, setup.codegen,
-                                         setup.assumed, setup.seed, job.timeout);
+        reply.validation = runValidation(bench, *s.references, job.candidate, job.values, job.small,
+                                         setup.codegen, setup.assumed, setup.seed, job.timeout);
     } else {
         try {
             auto built =

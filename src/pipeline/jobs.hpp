@@ -27,8 +27,9 @@ inline constexpr double kRemoteGrace = 30;
 void runTiming(Bench& bench, Built& built, int runs, const RunLimits& limits, Work::Run& run);
 
 // Validates `candidate` at tuning `values` and the small sizes `small` against the interpreter
-// on `bench`, its kernels abandoned after `timeout` seconds.
-Validation runValidation(Bench& bench, const lift::Program& candidate,
+// on `bench`, its kernels abandoned after `timeout` seconds: against the source program's
+// reference from `references` when the candidate takes its parameters, else its own.
+Validation runValidation(Bench& bench, References& references, const lift::Program& candidate,
                          const arith::Bindings& values, const arith::Bindings& small,
                          const codegen::Options& codegen,
                          const std::vector<SizeAssumption>& assumed, uint64_t seed, double timeout);

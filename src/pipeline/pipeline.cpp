@@ -192,6 +192,7 @@ Result run(const Options& options) {
            .progress = progress,
            .budget = Budget(options.timeBudget, start),
            .clock = StageClock(Stage::Load, start)};
+    w.references = std::make_unique<References>(program, options.seed);
     result.sizes = w.sizes;
     w.assumed = deriveAssumptions(program, w.sizes, lift::readCompanionSizes(options.file),
                                   options.assumeDivisorCap);
@@ -265,6 +266,8 @@ Result run(const Options& options) {
     if (options.remote) {
         finishWorkers(w, result);
     }
+    result.validations = w.validated.size();
+    result.referencesInterpreted = w.references->interpreted();
     result.interrupted = w.stopped();
     result.stageSeconds = w.clock.seconds();
     result.seconds = w.elapsed();

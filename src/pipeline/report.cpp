@@ -114,13 +114,15 @@ json candidateJson(const CandidateResult& c, bool ranks) {
     if (!c.buildLog.empty()) {
         j["build_log"] = c.buildLog;
     }
-    if (c.status == CandidateResult::Status::Valid) {
+    if (c.seconds > 0) { // valid, or measured and not validated: its fastest configuration
         j["tuning_values"] = bindings(c.values);
-        j["lowered_expression"] = c.lowered;
         j["predicted_seconds"] = c.predicted;
         j["median_seconds"] = c.seconds;
         j["gb_per_s"] = c.gbPerSec;
         j["gflop_per_s"] = c.gflops;
+    }
+    if (c.status == CandidateResult::Status::Valid) {
+        j["lowered_expression"] = c.lowered;
         j["validation"] = {{"sizes", bindings(c.validationSizes)},
                            {"max_relative_error", c.validationError}};
         j["launch"] = json::parse(c.launchJson);
@@ -215,6 +217,8 @@ std::string reportJson(const Result& r) {
         {"tuning",
          {{"search", tunerName(r.tuner)}, {"budget", r.tuneBudget}, {"measured", r.tuneUsed}}},
         {"candidates", candidates},
+        {"validation",
+         {{"configurations", r.validations}, {"references_interpreted", r.referencesInterpreted}}},
         {"kendall_tau",
          {{"candidates", r.tauCandidates},
           {"distinct_kernels", r.tauDistinct},
@@ -291,21 +295,24 @@ std::string buildLogs(const Result& r) {
 std::string candidateTable(const Result& r) {
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "%4s %-10s %11s %11s %9s %9s  %-22s %s\n", "#", "status",
+    std::snprintf(line, sizeof line, "%4s %-15s %11s %11s %9s %9s  %-22s %s\n", "#", "status",
                   "time (ms)", "pred. (ms)", "GB/s", "GFLOP/s", "tuning", "expression");
     out += line;
     for (const auto& c : r.candidates) {
-        bool ok = c.status == CandidateResult::Status::Valid;
+        bool ok = c.seconds > 0; // valid, or measured and not validated
         std::string mark = r.best && *r.best == c.index ? "*" : " ";
         std::string status = std::string(statusName(c.status)) + (c.guided       ? " (g)"
                                                                   : c.explored   ? " (x)"
                                                                   : c.secondView ? " (o)"
                                                                                  : "");
-        std::snprintf(line, sizeof line, "%3zu%s %-10s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n",
-                      c.index, mark.c_str(), status.c_str(), ok ? c.seconds * 1e3 : 0.0,
-                      ok ? c.predicted * 1e3 : 0.0, ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0,
-                      shorten(valuesText(c.values), 22).c_str(),
-                      shorten(ok ? c.text : c.text + "  [" + c.reason + "]", 150).c_str());
+        std::snprintf(
+            line, sizeof line, "%3zu%s %-15s %11.4f %11.4f %9.2f %9.2f  %-22s %s\n", c.index,
+            mark.c_str(), status.c_str(), ok ? c.seconds * 1e3 : 0.0, ok ? c.predicted * 1e3 : 0.0,
+            ok ? c.gbPerSec : 0.0, ok ? c.gflops : 0.0, shorten(valuesText(c.values), 22).c_str(),
+            shorten(c.status == CandidateResult::Status::Valid ? c.text
+                                                               : c.text + "  [" + c.reason + "]",
+                    150)
+                .c_str());
         out += line;
     }
     out += buildLogs(r);
@@ -324,7 +331,7 @@ std::string candidateTable(const Result& r) {
             "(o): ranked by the GPU occupancy view of the extraction cost (docs/extraction.md)\n";
     }
     std::snprintf(line, sizeof line,
-                  "Kendall's tau (predicted vs measured): %.3f over valid candidates, %.3f over "
+                  "Kendall's tau (predicted vs measured): %.3f over timed candidates, %.3f over "
                   "their %zu distinct kernels, %.3f over all %zu measurements\n",
                   r.tauCandidates, r.tauDistinct, r.distinctKernels, r.tauMeasurements, r.tuneUsed);
     out += line;

@@ -68,6 +68,8 @@ struct Work {
     // One bench per device (Options::devices), the reference device's first; each is used by
     // one thread at a time.
     std::vector<std::unique_ptr<Bench>> benches{};
+    // The source program's reference outputs at validation sizes (shared by the devices' threads).
+    std::unique_ptr<References> references{};
     Progress progress;
     struct Run {
         std::optional<Timing> timing; // nullopt: failed

@@ -1,11 +1,13 @@
 // The time-only entry point: codegen::runTimed runs a kernel sequence on random or shared inputs
 // without the interpreter, and drains a kernel that timed out before rethrowing.
 #include "codegen_support.hpp"
+#include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/runtime/device.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 
 using namespace egopt;
 using namespace egopt::codegen;
@@ -99,4 +101,47 @@ TEST_CASE("a kernel that times out is drained before the error is rethrown", "[c
                       Catch::Contains("did not finish") && Catch::Contains("it ended within"));
     CHECK(s.abandoned());
     CHECK(s.drain(std::chrono::milliseconds(0)));
+}
+
+// Scalars, a float array, an int array and an array of tuples: every kind of input layout.
+const char* const kMixedInputs = R"(val N = SizeVar("N")
+val f = UserFun("f", Array("a", "x", "i", "t"),
+  "{ return a * x + (float)i + t._0 * (float)t._1; }",
+  Seq(Float, Float, Int, TupleType(Float, Int)), Float)
+fun(Float, ArrayType(Float, N), ArrayType(Int, N), ArrayType(TupleType(Float, Int), N),
+  (alpha, xs, is, ts) => Join() o MapGlb(0)(MapSeq(fun(p => f(alpha, p._0, p._1, p._2)))) o
+    Split(4) $ Zip(xs, is, ts)))";
+
+TEST_CASE("randomHostInputs draws randomInputs' numbers, arrays straight as device bytes",
+          "[codegen]") {
+    Generated g = generateText(kMixedInputs, {{"N", 64}});
+    HostInputs host = randomHostInputs(g.program, g.sizes, 5);
+    std::vector<interp::Value> values = interp::randomInputs(g.program, g.sizes, 5);
+    REQUIRE(host.values.size() == 4);
+    REQUIRE(host.bytes.size() == 4);
+    CHECK(host.bytes[0].empty()); // the scalar is a value
+    CHECK(host.values[0].toDouble() == values[0].toDouble());
+    for (size_t p = 1; p < 4; ++p) {
+        INFO("parameter " << p);
+        std::vector<double> flat;
+        interp::flattenScalars(values[p], flat);
+        REQUIRE(host.bytes[p].size() == flat.size() * 4);
+        for (size_t i = 0; i < flat.size(); ++i) {
+            // Floats are floats; the ints and the tuple's int field are ints in [0, 16).
+            float f;
+            int32_t n;
+            std::memcpy(&f, host.bytes[p].data() + 4 * i, 4);
+            std::memcpy(&n, host.bytes[p].data() + 4 * i, 4);
+            bool isInt = p == 2 || (p == 3 && i % 2 == 1);
+            CHECK((isInt ? double(n) : double(f)) == flat[i]);
+        }
+    }
+    // A kernel timed on them computes what it computes on the interpreter's values.
+    RunOptions o;
+    o.runs = 1;
+    o.keepOutput = true;
+    o.seed = 5;
+    DeviceInputs inputs(session(), std::make_shared<const HostInputs>(std::move(host)));
+    CHECK(runTimed(inputs, g.program, g.sizes, g.code, o).output ==
+          runTimed(session(), g.program, g.sizes, g.code, o).output);
 }

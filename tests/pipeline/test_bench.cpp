@@ -4,6 +4,7 @@
 #include "egopt/lift/frontend.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -44,4 +45,27 @@ TEST_CASE("validation sizes shrink each size on its own within the constraints",
     arith::Bindings real{{"M", 1024}, {"N", 1024}};
     CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4095.0));
     CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4096.0));
+}
+
+TEST_CASE("the source program's reference is interpreted once per set of sizes", "[pipeline]") {
+    lift::Program source = lift::parseFile(std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift");
+    References refs(source, 3);
+    CHECK(refs.secondsToInterpret({{"N", 64}}) == 0); // nothing to go by yet
+    auto a = refs.at({{"N", 64}});
+    auto b = refs.at({{"N", 64}});
+    CHECK(a == b); // the same object: interpreted once
+    CHECK(refs.interpreted() == 1);
+    REQUIRE(a->expected.size() == 1); // asum's one-element result
+    double sum = 0;
+    for (const interp::Value& x : a->inputs->at(0).elems()) {
+        sum += std::fabs(x.toDouble());
+    }
+    CHECK(a->expected[0] == Approx(sum).epsilon(1e-5));
+    CHECK(refs.secondsToInterpret({{"N", 64}}) == 0);      // cached
+    CHECK(refs.secondsToInterpret({{"N", 1 << 20}}) >= 0); // an estimate from the rate seen
+    CHECK(refs.at({{"N", 128}})->expected.size() == 1);
+    CHECK(refs.interpreted() == 2);
+    // A candidate derived from it takes its parameters; a program with other ones does not.
+    CHECK(refs.applyTo(source));
+    CHECK(!refs.applyTo(lift::parseFile(lowered("glb_2d"))));
 }

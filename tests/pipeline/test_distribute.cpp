@@ -40,7 +40,7 @@ std::string asumArgs(const std::filesystem::path& out) {
     return root + "/examples/asum.lift --size N=4096 --rules " + root + "/rules/core.rules," +
            root + "/rules/algorithmic.rules --rules " + root +
            "/rules/opencl.rules --iterations 2 --candidates 4 --search.draws 0 --tune.budget 4 "
-           "--tune.runs 2 --time-budget 0 --no-derivation --output-dir " +
+           "--tune.runs 2 --tune.validate 0 --time-budget 0 --no-derivation --output-dir " +
            out.string();
 }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -374,6 +375,7 @@ TEST_CASE("GPU targets lower with rules/gpu.rules: asum's work-group trees, vali
     o.search.keep = 0;
     o.search.keepGuided = 8; // every macro rule's best replay
     o.tune.budget = 8;
+    o.tune.validate = 0; // the tree is validated however fast it is
     Result r = run(o);
     REQUIRE(r.best);
     auto tree = std::find_if(r.candidates.begin(), r.candidates.end(), [](const auto& c) {
@@ -383,4 +385,52 @@ TEST_CASE("GPU targets lower with rules/gpu.rules: asum's work-group trees, vali
     REQUIRE(tree != r.candidates.end());
     INFO(tree->text);
     CHECK(tree->status == CandidateResult::Status::Valid);
+}
+
+TEST_CASE("confirmation validates the fastest candidates until --tune.validate are valid",
+          "[pipeline]") {
+    Options o = small("asum", {{"N", 4096}});
+    o.search.candidates = 6;
+    o.search.draws = 0;
+    o.tune.budget = 6;
+    o.tune.validate = 2;
+    Result r = run(o);
+    REQUIRE(r.best);
+    size_t valid = 0, timed = 0;
+    double slowestValid = 0, fastestLeft = 1e9;
+    for (const auto& c : r.candidates) {
+        timed += c.seconds > 0;
+        if (c.status == CandidateResult::Status::Valid) {
+            ++valid;
+            slowestValid = std::max(slowestValid, c.seconds);
+        } else if (c.status == CandidateResult::Status::Unconfirmed) {
+            INFO(c.reason);
+            CHECK(c.reason.find("--tune.validate") != std::string::npos);
+            CHECK(c.seconds > 0); // its fastest measurement stays in the table and the report
+            fastestLeft = std::min(fastestLeft, c.seconds);
+        }
+    }
+    REQUIRE(timed > 2); // the test needs candidates left over
+    CHECK(valid == 2);
+    CHECK(slowestValid <= fastestLeft); // validated fastest first
+    CHECK(r.crossCheck.find("candidate") != std::string::npos);
+    nlohmann::json j = nlohmann::json::parse(reportJson(r));
+    CHECK(j["validation"]["configurations"].get<size_t>() >= 2);
+    // Every candidate was validated against the source program's reference, interpreted once
+    // per distinct set of validation sizes.
+    std::set<arith::Bindings> sizes;
+    for (const auto& c : r.candidates) {
+        if (c.status == CandidateResult::Status::Valid) {
+            sizes.insert(c.validationSizes);
+        }
+    }
+    CHECK(j["validation"]["references_interpreted"].get<size_t>() >= sizes.size());
+    CHECK(j["validation"]["references_interpreted"].get<size_t>() <=
+          j["validation"]["configurations"].get<size_t>());
+
+    o.tune.validate = 0; // every measured candidate
+    Result all = run(o);
+    for (const auto& c : all.candidates) {
+        CHECK(c.status != CandidateResult::Status::Unconfirmed);
+    }
 }

@@ -8,6 +8,7 @@
 #include "egopt/runtime/session.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -97,23 +98,45 @@ struct RunResult : TimedResult {
     std::string summary() const; // "OK max error 1.2e-07 ..." / "FAIL ..."
 };
 
-// Random inputs of one program at fixed sizes and their device copies on one session, uploaded
-// on first use: timing many candidates of a program uploads each input once. The buffers belong
+// A program's inputs on the host, by parameter: a value (scalars, and arrays at the sizes the
+// interpreter runs), or an array's device bytes, laid out as the kernels read it.
+struct HostInputs {
+    std::vector<interp::Value> values; // an array parameter given as bytes holds a default Value
+    std::vector<std::vector<std::byte>> bytes; // empty: the parameter is in `values`
+};
+// interp::randomInputs' numbers at real sizes, each array parameter generated straight into its
+// device bytes: a Value tree takes 32 bytes per float and seconds to build and flatten at 128M
+// floats, where the bytes take 4 and a fraction of a second.
+HostInputs randomHostInputs(lift::Program& program, const arith::Bindings& sizes, uint64_t seed);
+
+// Inputs of one program at fixed sizes and their device copies on one session, uploaded on
+// first use: timing many candidates of a program uploads each input once. The buffers belong
 // to `session`; after a KernelTimeout make new DeviceInputs on a fresh session.
 class DeviceInputs {
 public:
     DeviceInputs(runtime::Session& session,
                  std::shared_ptr<const std::vector<interp::Value>> values);
+    DeviceInputs(runtime::Session& session, std::shared_ptr<const HostInputs> inputs);
     runtime::Session& session() const { return session_; }
+    // A scalar parameter's value (or an array's, when the inputs hold it as a value).
     const interp::Value& value(size_t param) const;
     // Parameter `param` laid out as `type`, its concrete (size-substituted) type in `types`.
     runtime::Buffer buffer(size_t param, const lift::TypeArena& types, lift::TypeId type);
 
 private:
     runtime::Session& session_;
-    std::shared_ptr<const std::vector<interp::Value>> values_;
+    std::shared_ptr<const HostInputs> inputs_;
     std::vector<std::optional<runtime::Buffer>> buffers_; // by parameter index
 };
+
+// What a program must compute at fixed sizes: its random inputs (interp::randomInputs with
+// `seed`) and the reference interpreter's output on them, flattened to scalars in memory order.
+struct Reference {
+    std::shared_ptr<const std::vector<interp::Value>> inputs;
+    std::vector<double> expected;
+};
+Reference interpretReference(lift::Program& program, const lift::TypeInfo& info,
+                             const arith::Bindings& sizes, uint64_t seed);
 
 // Runs the kernel sequence of `code` at `sizes` (which must bind every size variable; a symbolic
 // kernel gets them as arguments): uploads inputs, allocates intermediates and the output, runs
@@ -126,6 +149,13 @@ private:
 RunResult runAndValidate(runtime::Session& session, lift::Program& program,
                          const lift::TypeInfo& info, const arith::Bindings& sizes,
                          const GeneratedCode& code, const RunOptions& options = {});
+
+// As runAndValidate, against a reference computed beforehand: the program's own, or that of
+// another program with the same parameters and meaning (the source program a candidate was
+// derived from, interpreted once for all candidates validated at these sizes).
+RunResult runAndCompare(runtime::Session& session, lift::Program& program,
+                        const arith::Bindings& sizes, const GeneratedCode& code,
+                        const Reference& reference, const RunOptions& options = {});
 
 // As runAndValidate without the interpreter: times the sequence on `inputs` (which must be values
 // of `program`'s parameters at `sizes`) and returns the times and, when asked, the output.

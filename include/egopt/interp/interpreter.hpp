@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,9 +36,18 @@ private:
 };
 
 // Reproducible random inputs for every top-level parameter: floats uniform in [-1, 1), ints in
-// [0, 16), shapes from the declared types under `sizes`.
+// [0, 16), shapes from the declared types under `sizes`. They are drawn from one
+// std::mt19937_64(seed), parameter after parameter, each value's scalars in row-major order
+// through randomScalar, so that a caller laying out large inputs itself
+// (codegen::randomHostInputs) draws the same numbers.
 std::vector<Value> randomInputs(lift::Program& program, const arith::Bindings& sizes,
                                 uint64_t seed);
+// One random scalar of kind k: floats and doubles uniform in [-1, 1), booleans 0 or 1, other
+// integers in [0, 16).
+double randomScalar(lift::ScalarKind k, std::mt19937_64& rng);
+// One random value of `type` (lengths under `sizes`), drawn as randomInputs draws a parameter.
+Value randomValue(const lift::TypeArena& types, lift::TypeId type, const arith::Bindings& sizes,
+                  std::mt19937_64& rng);
 
 // Inputs from JSON text {"xs": [1, 2], "alpha": 0.5} keyed by parameter name; a parameter that is
 // missing gets a random value from `seed`. Shape mismatches are BadInput naming the parameter

@@ -74,6 +74,11 @@ struct TuneOptions {
     // A measurement stops timing after its first run when that run exceeds this many times the
     // fastest measurement so far: such a configuration will not win.
     double slowFactor = 4;
+    // Confirmation validates candidates fastest first until this many are valid: the chosen one
+    // and those its real-size output is cross-checked against (and more when the cross-check
+    // rejects one); the slower ones stay `unconfirmed`. 0: every measured candidate (what a
+    // cost-model study of valid candidates needs).
+    size_t validate = 3;
 };
 
 // The end of a stage, for a progress display: one line a person can read.

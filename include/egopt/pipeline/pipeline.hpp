@@ -129,8 +129,11 @@ struct Result {
     std::optional<size_t> best;          // index into candidates
     std::vector<std::string> derivation; // "rule: term" steps from the input to the best
     std::string crossCheck;              // the real-size check of the best (docs/pipeline.md)
-    double tauCandidates = 0;            // Kendall's tau over the valid candidates
-    double tauMeasurements = 0;          // over every successful measurement
+    // Validation: configurations validated, and the distinct sizes at which the source program
+    // was interpreted for them (its reference outputs are shared by every candidate).
+    size_t validations = 0, referencesInterpreted = 0;
+    double tauCandidates = 0;   // Kendall's tau over the candidates with a time
+    double tauMeasurements = 0; // over every successful measurement
     // Over the distinct kernels of the valid candidates (same source and launch: one point, its
     // fastest time); tau is 0 when fewer than 2 differ.
     double tauDistinct = 0;
