@@ -74,6 +74,10 @@ runtime::Session& Bench::session() {
     return *live_->session;
 }
 
+void Bench::prebuild(const Built& b) {
+    session().prebuild(b.code.source); // time() builds with the default options too
+}
+
 bool Bench::disturbed() {
     std::erase_if(hung_, [](const std::unique_ptr<Live>& h) {
         return h->session->drain(std::chrono::milliseconds(0));

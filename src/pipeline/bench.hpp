@@ -68,6 +68,9 @@ public:
     // device.
     Timing time(Built& b, int runs, bool keepOutput, double slowSeconds = 1.0,
                 double budgetSeconds = 0, double timeoutSeconds = 10.0);
+    // Starts building `b`'s program on another thread (runtime::Session::prebuild), for a time()
+    // of it soon.
+    void prebuild(const Built& b);
     // True while a kernel abandoned after a time-out on this Bench is still running.
     bool disturbed();
 

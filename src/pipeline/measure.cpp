@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <tbb/parallel_for.h>
 
 namespace egopt::pipeline {
 
@@ -130,7 +131,9 @@ struct Job {
     bool interrupted = false; // not started: the run was interrupted
     bool lost = false;        // lost twice with its worker processes (RemoteJobs::abandon)
 
-    void prepare(Work& w, std::map<std::string, size_t>& inBatch, size_t index) {
+    // Generates the kernel and predicts it (reads `w` only: the jobs of a batch generate in
+    // parallel).
+    void generate(const Work& w) {
         try {
             built = buildAt(w.candidates.at(key.first).program, key.second, w.sizes,
                             w.options.codegen, w.assumed);
@@ -142,6 +145,18 @@ struct Job {
             run.arithOps = features.total.arithOps;
             run.launchJson = built->code.launchJson();
             kernel = kernelKey(*built);
+        } catch (const std::exception& e) {
+            run.error = e.what();
+            built.reset();
+        }
+    }
+
+    // Whether the kernel runs, takes a timing made already, or is another job's (in order).
+    void prepare(Work& w, std::map<std::string, size_t>& inBatch, size_t index) {
+        if (!built) {
+            return; // it failed to generate
+        }
+        {
             if (auto it = w.kernelRuns.find(kernel); it != w.kernelRuns.end()) {
                 const Work::Run& timed = w.runs.at(it->second); // the same kernel, timed already
                 run.timing = timed.timing;
@@ -154,8 +169,6 @@ struct Job {
                 toRun = true;
                 inBatch.emplace(kernel, index);
             }
-        } catch (const std::exception& e) {
-            run.error = e.what();
         }
     }
 
@@ -266,11 +279,22 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
     std::vector<Job> jobs(configs.size());
     std::map<std::string, size_t> inBatch;
     std::vector<size_t> toRun;
-    for (size_t i = 0; i < jobs.size(); ++i) {
+    tbb::parallel_for(size_t{0}, jobs.size(), [&](size_t i) {
         jobs[i].key = configs[i];
+        jobs[i].generate(*this);
+    });
+    for (size_t i = 0; i < jobs.size(); ++i) {
         jobs[i].prepare(*this, inBatch, i);
         if (jobs[i].toRun) {
             toRun.push_back(i);
+        }
+    }
+    // On one GPU the host compiles the batch's programs while the device runs the first ones
+    // (a CPU device's runs would share the cores with the compiler and time slower).
+    if (benches.size() == 1 && !options.remote &&
+        bench().device().type.find("CPU") == std::string::npos) {
+        for (size_t i : toRun) {
+            bench().prebuild(*jobs[i].built);
         }
     }
     Shared shared;

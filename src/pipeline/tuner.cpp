@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tbb/parallel_for.h>
 
 namespace egopt::pipeline {
 
@@ -94,6 +95,8 @@ public:
         return cache_[key] = p.value_or(kUnknown);
     }
     size_t calls() const { return cache_.size(); }
+    // Takes another predictor's memo (of other candidates: no key is in both).
+    void absorb(Predictor&& other) { cache_.merge(other.cache_); }
 
 private:
     const Objective& o_;
@@ -263,13 +266,24 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
     Runner runner(objective, options.budget, spaces.size());
     Predictor predict(objective);
     // Round 0: every candidate's model seed, as many as the budget allows, measured together.
-    std::vector<Objective::Config> seeds;
+    // The seeds are independent descents, one per candidate, so they run in parallel (each
+    // prediction generates a kernel); their order and values are those of a sequential run.
+    std::vector<size_t> seeded;
     for (size_t c : order) {
-        if (runner.exhausted() || runner.result.used + seeds.size() >= options.budget) {
+        if (runner.exhausted() || runner.result.used + seeded.size() >= options.budget) {
             break;
         }
-        seeds.emplace_back(
-            c, modelSeed(spaces[c], c, predict, options.predictionsPerCandidate, options.target));
+        seeded.push_back(c);
+    }
+    std::vector<Objective::Config> seeds(seeded.size());
+    std::vector<Predictor> memos(seeded.size(), Predictor(objective));
+    tbb::parallel_for(size_t{0}, seeded.size(), [&](size_t i) {
+        size_t c = seeded[i];
+        seeds[i] = {
+            c, modelSeed(spaces[c], c, memos[i], options.predictionsPerCandidate, options.target)};
+    });
+    for (Predictor& m : memos) {
+        predict.absorb(std::move(m));
     }
     std::vector<std::optional<double>> times = runner.measure(seeds);
     std::vector<Arm> arms;

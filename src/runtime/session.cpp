@@ -1,6 +1,10 @@
 // Contexts, queues, buffers and program builds.
 #include "egopt/runtime/session.hpp"
 
+#include <future>
+#include <map>
+#include <mutex>
+
 namespace egopt::runtime {
 
 namespace {
@@ -58,7 +62,12 @@ Handle<cl_program> compile(cl_context context, cl_device_id device, const std::s
 
 } // namespace
 
-Session::Session(const Device& device) : device_(device) {
+struct Session::Programs {
+    std::mutex mutex;
+    std::map<std::pair<std::string, std::string>, std::shared_future<Handle<cl_program>>> built;
+};
+
+Session::Session(const Device& device) : device_(device), programs_(std::make_unique<Programs>()) {
     cl_int status = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                      reinterpret_cast<cl_context_properties>(device.platformId), 0};
@@ -135,7 +144,7 @@ std::vector<std::byte> Session::download(const Buffer& buffer) {
 Kernel Session::build(const std::string& source, const std::string& kernelName,
                       const std::string& options) {
     requireUsable();
-    Handle<cl_program> program = compile(context_.get(), device_.id, source, options);
+    Handle<cl_program> program = this->program(source, options);
     cl_int status = CL_SUCCESS;
     Handle<cl_kernel> kernel(clCreateKernel(program.get(), kernelName.c_str(), &status));
     if (status == CL_INVALID_KERNEL_NAME) {
@@ -145,6 +154,43 @@ Kernel Session::build(const std::string& source, const std::string& kernelName,
     checkCl(status, "clCreateKernel('" + kernelName + "')");
     // The kernel keeps its own reference to the program; ours is released here.
     return Kernel(std::move(kernel), kernelName);
+}
+
+Handle<cl_program> Session::program(const std::string& source, const std::string& options) {
+    std::shared_future<Handle<cl_program>> building;
+    std::promise<Handle<cl_program>> mine;
+    {
+        std::lock_guard lock(programs_->mutex);
+        auto [it, fresh] = programs_->built.try_emplace({source, options});
+        if (fresh) {
+            it->second = mine.get_future().share();
+        }
+        building = it->second;
+        if (!fresh) {
+            return building.get(); // built, or being built by prebuild: rethrows its BuildError
+        }
+    }
+    try {
+        mine.set_value(compile(context_.get(), device_.id, source, options));
+    } catch (...) {
+        mine.set_exception(std::current_exception());
+    }
+    return building.get();
+}
+
+void Session::prebuild(const std::string& source, const std::string& options) {
+    requireUsable();
+    std::lock_guard lock(programs_->mutex);
+    auto key = std::make_pair(source, options);
+    if (programs_->built.count(key)) {
+        return;
+    }
+    cl_context context = context_.get();
+    cl_device_id device = device_.id;
+    programs_->built.emplace(key,
+                             std::async(std::launch::async, [context, device, source, options] {
+                                 return compile(context, device, source, options);
+                             }).share());
 }
 
 } // namespace egopt::runtime

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <set>
 
 using namespace egopt;
 using namespace egopt::codegen;
@@ -112,36 +113,62 @@ fun(Float, ArrayType(Float, N), ArrayType(Int, N), ArrayType(TupleType(Float, In
   (alpha, xs, is, ts) => Join() o MapGlb(0)(MapSeq(fun(p => f(alpha, p._0, p._1, p._2)))) o
     Split(4) $ Zip(xs, is, ts)))";
 
-TEST_CASE("randomHostInputs draws randomInputs' numbers, arrays straight as device bytes",
-          "[codegen]") {
+TEST_CASE("randomHostInputs lays out every parameter as the kernels read it", "[codegen]") {
     Generated g = generateText(kMixedInputs, {{"N", 64}});
     HostInputs host = randomHostInputs(g.program, g.sizes, 5);
-    std::vector<interp::Value> values = interp::randomInputs(g.program, g.sizes, 5);
     REQUIRE(host.values.size() == 4);
     REQUIRE(host.bytes.size() == 4);
-    CHECK(host.bytes[0].empty()); // the scalar is a value
-    CHECK(host.values[0].toDouble() == values[0].toDouble());
-    for (size_t p = 1; p < 4; ++p) {
-        INFO("parameter " << p);
-        std::vector<double> flat;
-        interp::flattenScalars(values[p], flat);
-        REQUIRE(host.bytes[p].size() == flat.size() * 4);
-        for (size_t i = 0; i < flat.size(); ++i) {
-            // Floats are floats; the ints and the tuple's int field are ints in [0, 16).
-            float f;
-            int32_t n;
-            std::memcpy(&f, host.bytes[p].data() + 4 * i, 4);
-            std::memcpy(&n, host.bytes[p].data() + 4 * i, 4);
-            bool isInt = p == 2 || (p == 3 && i % 2 == 1);
-            CHECK((isInt ? double(n) : double(f)) == flat[i]);
-        }
+    CHECK(host.bytes[0].empty()); // the scalar is a value, as the interpreter draws it
+    CHECK(host.values[0].toDouble() == interp::randomInputs(g.program, g.sizes, 5)[0].toDouble());
+    // Floats in [-1, 1), ints in [0, 16); tuples interleave their fields.
+    auto floatAt = [](const std::vector<std::byte>& b, size_t i) {
+        float f;
+        std::memcpy(&f, b.data() + 4 * i, 4);
+        return f;
+    };
+    auto intAt = [](const std::vector<std::byte>& b, size_t i) {
+        int32_t n;
+        std::memcpy(&n, b.data() + 4 * i, 4);
+        return n;
+    };
+    REQUIRE(host.bytes[1].size() == 64 * 4);
+    REQUIRE(host.bytes[2].size() == 64 * 4);
+    REQUIRE(host.bytes[3].size() == 64 * 8);
+    std::set<float> distinct;
+    for (size_t i = 0; i < 64; ++i) {
+        float x = floatAt(host.bytes[1], i);
+        CHECK((x >= -1.0f && x < 1.0f));
+        distinct.insert(x);
+        CHECK((intAt(host.bytes[2], i) >= 0 && intAt(host.bytes[2], i) < 16));
+        float t0 = floatAt(host.bytes[3], 2 * i);
+        CHECK((t0 >= -1.0f && t0 < 1.0f));
+        CHECK((intAt(host.bytes[3], 2 * i + 1) >= 0 && intAt(host.bytes[3], 2 * i + 1) < 16));
     }
-    // A kernel timed on them computes what it computes on the interpreter's values.
+    CHECK(distinct.size() > 60);
+    // Reproducible from the seed, different for another.
+    CHECK(randomHostInputs(g.program, g.sizes, 5).bytes == host.bytes);
+    CHECK(randomHostInputs(g.program, g.sizes, 6).bytes[1] != host.bytes[1]);
+    // A kernel timed on them computes what the interpreter computes on the same numbers.
+    std::vector<interp::Value> values;
+    values.push_back(host.values[0]);
+    std::vector<interp::Value> xs, is, ts;
+    for (size_t i = 0; i < 64; ++i) {
+        xs.push_back(interp::Value::ofFloat(floatAt(host.bytes[1], i)));
+        is.push_back(interp::Value::ofInt(intAt(host.bytes[2], i)));
+        ts.push_back(interp::Value::tuple({interp::Value::ofFloat(floatAt(host.bytes[3], 2 * i)),
+                                           interp::Value::ofInt(intAt(host.bytes[3], 2 * i + 1))}));
+    }
+    values.push_back(interp::Value::array(xs));
+    values.push_back(interp::Value::array(is));
+    values.push_back(interp::Value::array(ts));
+    interp::Value want = interp::Interpreter(g.program, g.info, g.sizes).run(values);
     RunOptions o;
     o.runs = 1;
     o.keepOutput = true;
-    o.seed = 5;
     DeviceInputs inputs(session(), std::make_shared<const HostInputs>(std::move(host)));
-    CHECK(runTimed(inputs, g.program, g.sizes, g.code, o).output ==
-          runTimed(session(), g.program, g.sizes, g.code, o).output);
+    std::vector<double> got = runTimed(inputs, g.program, g.sizes, g.code, o).output;
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        CHECK(got[i] == Approx(want[i].toDouble()).epsilon(1e-5));
+    }
 }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <random>
 
 using egopt::interp::Value;
 
@@ -247,4 +248,19 @@ TEST_CASE("copy_vec4 and transpose move data only", "[interp]") {
         }
     }
     CHECK(t.result == want);
+}
+
+TEST_CASE("random floats are the numbers std::uniform_real_distribution(-1, 1) draws", "[interp]") {
+    std::mt19937_64 mine(11), theirs(11);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    int differ = 0;
+    for (int i = 0; i < 1'000'000; ++i) {
+        double a = egopt::interp::uniformMinusOneToOne(mine);
+        double b = uniform(theirs);
+        if (a != b && differ++ == 0) {
+            INFO("draw " << i << ": " << a << " != " << b);
+            CHECK(a == b);
+        }
+    }
+    CHECK(differ == 0);
 }

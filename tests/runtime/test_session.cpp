@@ -142,6 +142,28 @@ TEST_CASE("a build failure reports the build log", "[runtime]") {
                       Catch::Contains("no kernel 'vsub'") && Catch::Contains("vadd"));
 }
 
+TEST_CASE("a program built ahead on another thread serves build(), failures included",
+          "[runtime]") {
+    Session s(selectDevice(""));
+    const std::string twice = std::string(kVectorAdd) + "\n// built ahead\n";
+    s.prebuild(twice);
+    s.prebuild(twice); // once is enough: the second is the same program
+    Kernel a = s.build(twice, "vadd");
+    Kernel b = s.build(twice, "vadd"); // the kept program, another kernel object
+    CHECK(a.name() == "vadd");
+    CHECK(b.name() == "vadd");
+    const char* broken = "__kernel void broken2(__global int* x) { x[0] = not_declared_abc; }";
+    s.prebuild(broken);
+    for (int attempt = 0; attempt < 2; ++attempt) { // the kept failure, with its log
+        try {
+            s.build(broken, "broken2");
+            FAIL("the build succeeded");
+        } catch (const BuildError& e) {
+            CHECK(e.log().find("not_declared_abc") != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("kernel argument and launch errors are reported clearly", "[runtime]") {
     Session& s = session();
     Kernel k = s.build(kVectorAdd, "vadd", "-cl-std=CL1.2");

@@ -104,9 +104,12 @@ struct HostInputs {
     std::vector<interp::Value> values; // an array parameter given as bytes holds a default Value
     std::vector<std::vector<std::byte>> bytes; // empty: the parameter is in `values`
 };
-// interp::randomInputs' numbers at real sizes, each array parameter generated straight into its
-// device bytes: a Value tree takes 32 bytes per float and seconds to build and flatten at 128M
-// floats, where the bytes take 4 and a fraction of a second.
+// Random inputs at real sizes, each array parameter generated straight into its device bytes: a
+// Value tree takes 32 bytes per float and seconds to build and flatten at 128M floats, where the
+// bytes take 4. Scalars, ints and tuples as interp::randomInputs draws them (one engine, in
+// order); arrays of floats uniform in [-1, 1) from a counter-based hash of (seed, parameter,
+// index), filled in parallel. These are not the interpreter's numbers: nothing at real sizes is
+// compared with the interpreter (candidates are compared with each other on these inputs).
 HostInputs randomHostInputs(lift::Program& program, const arith::Bindings& sizes, uint64_t seed);
 
 // Inputs of one program at fixed sizes and their device copies on one session, uploaded on

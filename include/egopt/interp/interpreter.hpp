@@ -45,6 +45,9 @@ std::vector<Value> randomInputs(lift::Program& program, const arith::Bindings& s
 // One random scalar of kind k: floats and doubles uniform in [-1, 1), booleans 0 or 1, other
 // integers in [0, 16).
 double randomScalar(lift::ScalarKind k, std::mt19937_64& rng);
+// The floats' distribution: uniform in [-1, 1), the numbers std::uniform_real_distribution<double>
+// draws from the same engine, computed faster.
+double uniformMinusOneToOne(std::mt19937_64& rng);
 // One random value of `type` (lengths under `sizes`), drawn as randomInputs draws a parameter.
 Value randomValue(const lift::TypeArena& types, lift::TypeId type, const arith::Bindings& sizes,
                   std::mt19937_64& rng);

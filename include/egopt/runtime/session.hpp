@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -175,8 +176,15 @@ public:
     // Compiles `source` with `options` for this device and creates `kernelName` from it. Throws
     // BuildError with the build log when compilation fails, and egopt::Error listing the kernels
     // the program does define when `kernelName` is not one of them.
+    // A program built once is kept: building it again (another kernel of the same source, the
+    // same kernel timed again) takes the kept one.
     Kernel build(const std::string& source, const std::string& kernelName,
                  const std::string& options = "");
+    // Starts building `source` on another thread and returns at once; a later build() of it waits
+    // for that build instead of starting its own. The tuner builds a batch's programs this way
+    // while the device runs the earlier ones (on a GPU, whose runs the host's compiler does not
+    // slow down). The destructor waits for builds still going.
+    void prebuild(const std::string& source, const std::string& options = "");
 
     // Enqueues `kernel` and waits for it, polling until `timeout` has passed. All arguments must
     // be set; `local` is either 0-dimensional or has the dimensions of `global` and divides it.
@@ -208,9 +216,14 @@ private:
     void validateRange(const Kernel& kernel, const NDRange& global, const NDRange& local) const;
     void waitFor(cl_event event, const Kernel& kernel, std::chrono::milliseconds timeout);
 
+    struct Programs; // built and building programs by source and options (session.cpp)
+    Handle<cl_program> program(const std::string& source, const std::string& options);
+
     Device device_;
     Handle<cl_context> context_;
     Handle<cl_command_queue> queue_;
+    // After context_: destroyed (waiting for builds still going) while the context still exists.
+    std::unique_ptr<Programs> programs_;
     bool abandoned_ = false; // set by a KernelTimeout
     // The launch that timed out; declared last so that it is released before the queue.
     Handle<cl_event> hungEvent_;
