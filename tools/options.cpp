@@ -146,6 +146,11 @@ const std::vector<OptionSpec>& tuneOptionSpecs() {
          "timing (default " +
              number(d.slowFactor) + ")",
          "tune"},
+        {"tune.far-ratio", true,
+         "candidates predicted over this many times slower than the best are not measured "
+         "(default " +
+             number(d.farRatio) + "; 0: all measured)",
+         "tune"},
         {"tune.validate", true,
          "candidates validated, fastest first, before the choice: the chosen one and its "
          "cross-check's (default " +
@@ -170,6 +175,7 @@ pipeline::TuneOptions tuneFrom(const Args& args) {
     if (o.slowFactor < 1) {
         badInput("--tune.slow-factor expects a number >= 1, found " + number(o.slowFactor));
     }
+    o.farRatio = nonNegativeNumber(args, "tune.far-ratio", o.farRatio);
     o.validate = static_cast<size_t>(nonNegativeNumber(args, "tune.validate", double(o.validate)));
     return o;
 }

@@ -422,6 +422,12 @@ void confirm(Work& w, const TuneResult& tuned, Result& result) {
     for (size_t c = 0; c < w.candidates.size(); ++c) {
         result.candidates.push_back(describe(w, c));
     }
+    for (size_t c : tuned.leftOut) {
+        result.candidates[c].reason =
+            fmt("not measured: predicted over %g times slower than the best candidate "
+                "(--tune.far-ratio)",
+                w.options.tune.farRatio);
+    }
     // Fastest first, so that an interruption still leaves the most promising one confirmed.
     std::vector<size_t> order;
     for (size_t c = 0; c < tuned.best.size(); ++c) {

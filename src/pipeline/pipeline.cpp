@@ -107,6 +107,7 @@ TuneResult tuneStage(Work& w, Result& result) {
     } else {
         GuidedOptions go;
         go.budget = budget;
+        go.farRatio = w.options.tune.farRatio;
         t = tuneGuided(spaces, predictedOrder(w), obj, go);
     }
     result.tuneUsed = t.used;

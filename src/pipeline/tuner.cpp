@@ -285,7 +285,29 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
     for (Predictor& m : memos) {
         predict.absorb(std::move(m));
     }
+    // The seeds predicted far slower than the best wait until none of the others measures.
+    double bestPredicted = kUnknown;
+    for (const auto& [c, v] : seeds) {
+        bestPredicted = std::min(bestPredicted, predict(c, v));
+    }
+    std::vector<Objective::Config> near, far;
+    for (const Objective::Config& seed : seeds) {
+        double p = predict(seed.first, seed.second);
+        bool isFar = options.farRatio > 0 && bestPredicted != kUnknown && p != kUnknown &&
+                     p > options.farRatio * bestPredicted;
+        (isFar ? far : near).push_back(seed);
+    }
+    seeds = near;
     std::vector<std::optional<double>> times = runner.measure(seeds);
+    if (std::none_of(times.begin(), times.end(), [](const auto& t) { return t.has_value(); })) {
+        std::vector<std::optional<double>> more = runner.measure(far);
+        seeds.insert(seeds.end(), far.begin(), far.begin() + long(more.size()));
+        times.insert(times.end(), more.begin(), more.end());
+    } else {
+        for (const auto& [c, v] : far) {
+            runner.result.leftOut.push_back(c);
+        }
+    }
     std::vector<Arm> arms;
     for (size_t i = 0; i < times.size(); ++i) {
         if (times[i]) {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <set>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -124,4 +125,46 @@ TEST_CASE("the model's descent starts where the device fits and follows a line",
     REQUIRE(p);
     CHECK(best == arith::Bindings{{"v__1", 2}, {"v__2", 16}, {"v__3", 16}});
     CHECK(*p == Approx(1e-3));
+}
+
+TEST_CASE("candidates predicted far slower are measured only when no other one measures",
+          "[pipeline]") {
+    std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 10}}), Space({}, {{"N", 1 << 10}}),
+                              Space({}, {{"N", 1 << 10}})};
+    std::set<size_t> measured;
+    Objective o;
+    o.measure = [&](size_t c, const arith::Bindings& v) -> std::optional<double> {
+        measured.insert(c);
+        return c == 0 ? bowl(v) : c == 1 ? 2e-3 : 1.0;
+    };
+    // Candidate 2 is predicted 100x the best: over the default ratio of 16.
+    o.predict = [](size_t c, const arith::Bindings& v) -> std::optional<double> {
+        return c == 0 ? bowl(v) : c == 1 ? 2e-3 : 0.1;
+    };
+    GuidedOptions g;
+    g.budget = 8;
+    TuneResult r = tuneGuided(spaces, {0, 1, 2}, o, g);
+    CHECK(measured == std::set<size_t>{0, 1});
+    CHECK(r.leftOut == std::vector<size_t>{2});
+    CHECK(!r.best[2]);
+    // With the ratio off, it is measured like the others.
+    measured.clear();
+    g.farRatio = 0;
+    CHECK(tuneGuided(spaces, {0, 1, 2}, o, g).leftOut.empty());
+    CHECK(measured.count(2) == 1);
+    // When none of the near ones measures, the far one is measured after all.
+    measured.clear();
+    g.farRatio = 16;
+    spaces.erase(spaces.begin() + 1); // candidates 0 (fails) and 1 (far: the old candidate 2)
+    o.predict = [](size_t c, const arith::Bindings& v) -> std::optional<double> {
+        return c == 0 ? bowl(v) : 0.1;
+    };
+    o.measure = [&](size_t c, const arith::Bindings&) -> std::optional<double> {
+        measured.insert(c);
+        return c == 0 ? std::nullopt : std::optional<double>(1.0);
+    };
+    TuneResult fallback = tuneGuided(spaces, {0, 1}, o, g);
+    CHECK(measured == std::set<size_t>{0, 1});
+    CHECK(fallback.leftOut.empty());
+    CHECK(fallback.best[1]);
 }

@@ -74,6 +74,9 @@ struct TuneOptions {
     // A measurement stops timing after its first run when that run exceeds this many times the
     // fastest measurement so far: such a configuration will not win.
     double slowFactor = 4;
+    // The guided search leaves out candidates predicted over this many times slower than the
+    // best-predicted one while the others measure (GuidedOptions::farRatio; 0: none left out).
+    double farRatio = 16;
     // Confirmation validates candidates fastest first until this many are valid: the chosen one
     // and those its real-size output is cross-checked against (and more when the cross-check
     // rejects one); the slower ones stay `unconfirmed`. 0: every measured candidate (what a

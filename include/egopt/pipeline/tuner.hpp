@@ -76,6 +76,9 @@ struct TuneResult {
     // Per candidate: the fastest successful trial (index into trials), if any.
     std::vector<std::optional<size_t>> best;
     size_t used = 0; // measurements spent
+    // Candidates the guided search left unmeasured: predicted over GuidedOptions::farRatio times
+    // the best prediction while nearer ones measured.
+    std::vector<size_t> leftOut;
 };
 
 // Steepest descent on the model's predictions from Space::initial(target), within `limit`
@@ -97,6 +100,10 @@ struct GuidedOptions {
     size_t budget = 48;
     size_t predictionsPerCandidate = 64;
     int64_t target = 64; // the descent's starting point (extraction's default values)
+    // Candidates whose seed the model predicts over this many times slower than the best seed are
+    // measured only when none of the others measures (0: all measured). The model ranks naive
+    // kernels far off (mm's at 4096^3: predicted 42x the best, measured 690x, 2.6 s a run).
+    double farRatio = 16;
 };
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
                       const Objective& objective, const GuidedOptions& options);
