@@ -29,6 +29,9 @@ std::string_view statusName(CandidateResult::Status s) {
 
 namespace {
 
+// The default tuning budget: measured configurations per candidate (--tune.budget 0).
+constexpr size_t kBudgetPerCandidate = 3;
+
 arith::Bindings resolve(const Options& o, const lift::Program& p) {
     auto r = lift::resolveSizes(p, o.sizes, lift::readCompanionSizes(o.file));
     if (!r.missing.empty()) {
@@ -97,7 +100,8 @@ TuneResult tuneStage(Work& w, Result& result) {
         }
         return false;
     };
-    size_t budget = w.options.tune.budget ? w.options.tune.budget : 3 * w.candidates.size();
+    size_t budget =
+        w.options.tune.budget ? w.options.tune.budget : kBudgetPerCandidate * w.candidates.size();
     result.tuneBudget = budget;
     w.progress(fmt("tune: %s search, budget %zu measured configurations",
                    std::string(tunerName(w.options.tune.tuner)).c_str(), budget));
@@ -108,6 +112,7 @@ TuneResult tuneStage(Work& w, Result& result) {
         GuidedOptions go;
         go.budget = budget;
         go.farRatio = w.options.tune.farRatio;
+        go.budgetPerLeftOut = w.options.tune.budget ? 0 : kBudgetPerCandidate;
         t = tuneGuided(spaces, predictedOrder(w), obj, go);
     }
     result.tuneUsed = t.used;

@@ -21,6 +21,7 @@ public:
         result.best.resize(candidates);
     }
     bool exhausted() const { return result.used >= budget_ || (o_.stop && o_.stop()); }
+    void shrink(size_t n) { budget_ -= std::min(n, budget_); }
     bool tried(size_t c, const arith::Bindings& v) const { return seen_.count({c, v}) > 0; }
 
     std::optional<double> measure(size_t c, const arith::Bindings& v) {
@@ -307,6 +308,7 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
         for (const auto& [c, v] : far) {
             runner.result.leftOut.push_back(c);
         }
+        runner.shrink(options.budgetPerLeftOut * far.size());
     }
     std::vector<Arm> arms;
     for (size_t i = 0; i < times.size(); ++i) {

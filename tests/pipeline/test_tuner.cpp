@@ -147,6 +147,14 @@ TEST_CASE("candidates predicted far slower are measured only when no other one m
     CHECK(measured == std::set<size_t>{0, 1});
     CHECK(r.leftOut == std::vector<size_t>{2});
     CHECK(!r.best[2]);
+    // A budget of so many measurements per candidate loses the share of the one left out: of 4,
+    // 1 is left after round 0's two.
+    g.budget = 4;
+    CHECK(tuneGuided(spaces, {0, 1, 2}, o, g).used == 4);
+    g.budgetPerLeftOut = 3;
+    CHECK(tuneGuided(spaces, {0, 1, 2}, o, g).used == 2);
+    g.budgetPerLeftOut = 0;
+    g.budget = 8;
     // With the ratio off, it is measured like the others.
     measured.clear();
     g.farRatio = 0;

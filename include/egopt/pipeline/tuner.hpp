@@ -104,6 +104,9 @@ struct GuidedOptions {
     // measured only when none of the others measures (0: all measured). The model ranks naive
     // kernels far off (mm's at 4096^3: predicted 42x the best, measured 690x, 2.6 s a run).
     double farRatio = 16;
+    // Measurements the budget loses per candidate left out (the pipeline's default budget is 3
+    // per candidate, so the ones left out take their share with them; 0 with an explicit budget).
+    size_t budgetPerLeftOut = 0;
 };
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
                       const Objective& objective, const GuidedOptions& options);
