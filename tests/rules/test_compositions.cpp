@@ -204,11 +204,13 @@ TEST_CASE("derive lifts a macro's schedule back to the composition's result", "[
     CHECK(used.count("lower-wrg") + used.count("lower-wrg-rev") == 1);
 }
 
-// The pieces of the 2-D register blocks (macro-register-block-w4x4) that the catalogue derives
-// with equalities.rules' vector equalities: one row of the product against B's columns in blocks of
-// 4 as float4 reductions, and a map of reductions over a block's rows (the fixed array second in
-// the zip) as one reduction with an array of accumulators.
-TEST_CASE("the pieces of the 2-D register block derive from the shipped catalogue", "[rules]") {
+// The 2-D register blocks (macro-register-block-w4x4) before their tiling into work-groups: each
+// block of 4 rows of A against each float4 column of B as one reduction into 4 private float4
+// accumulators, put back in C's shape as views. The catalogue derives it in the order of the
+// clause, with equalities.rules' vector equalities (a split by the block height, B's 4-column
+// blocks as float4 columns, 4 lane reductions as one float4 reduction).
+TEST_CASE("the 2-D register blocks derive from the shipped catalogue before their tiling",
+          "[rules]") {
     egraph::Library lib = egraph::Library::standard();
     std::vector<egraph::Rule> all;
     for (const auto& entry : std::filesystem::directory_iterator(source("rules"))) {
@@ -221,38 +223,40 @@ TEST_CASE("the pieces of the 2-D register block derive from the shipped catalogu
             }
         }
     }
-    std::vector<egraph::Rule> catalogue = rules::primitiveRules(all);
     auto rs = parse(
         "let mm = (Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, "
         "Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a)\n"
-        "let red4(r, v) = (Reduce(VectorizeUserFun(4, ?f)) $ (?zv, Map(fun(p => "
-        "VectorizeUserFun(4, ?h) $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, v))))\n"
-        "rule row-lanes: mm => Map(fun(r => Join $ (Map(fun(v => Split(1) $ (AsScalar $ red4(r, "
-        "v)))) $ (Transpose $ (Map(AsVector(4)) $ ?b))))) $ ?a\n"
+        "let step = (fun((acc, q) => Map(fun(ar => VectorizeUserFun(4, ?f) $ (Get(0) $ ar, "
+        "VectorizeUserFun(4, ?h) $ (Get(1) $ ar, Get(1) $ q)))) $ (Zip $ (acc, Get(0) $ q))))\n"
+        "let blk(rows, v) = (Map(Split(1)) $ (Map(AsScalar) $ (Transpose $ (Reduce(step) $ "
+        "(Map(fun(x => ?zv)) $ rows, Zip $ (Transpose $ rows, v))))))\n"
+        "rule blocks: mm => Join $ (Map(fun(rows => Map(Join) $ (Transpose $ (Map(fun(v => "
+        "blk(rows, v))) $ (Transpose $ (Map(AsVector(4)) $ ?b)))))) $ (Split(4) $ ?a))\n"
         "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
         "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
         "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
         "    where ?zv = @broadcast(?z, 4)\n"
-        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; lanes-single\n"
-        "rule rows-block: Map(fun(r => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, Get(1) $ "
-        "p))) $ (Zip $ (r, ?v))))) $ ?rows => Transpose $ (Reduce(fun((acc, q) => Map(fun(ar => ?f "
-        "$ (Get(0) $ ar, ?h $ (Get(1) $ ar, Get(1) $ q)))) $ (Zip $ (acc, Get(0) $ q)))) $ "
-        "(Map(fun(x => ?z)) $ ?rows, Zip $ (Transpose $ ?rows, ?v)))\n"
-        "    if notFree(?v, 0), notFree(?f, 0), notFree(?f, 1), notFree(?z, 0), notFree(?h, 0), "
-        "notFree(?h, 1), innerLengthKnown(?rows)\n"
-        "    by flat-distribute-reduce; map-reduce-interchange; flat-distribute-nest; "
-        "transpose-map-map; transpose-zip-row-second; map-fusion; beta; map-fusion; beta; "
-        "get-tuple-first; get-tuple-second; lower-reduce-seq; lower-seq; reduce-map-fusion; beta2; "
-        "beta; zip-map-second; map-fusion; beta; get-tuple-first; get-tuple-second\n");
-    for (const egraph::Rule& r : rs) {
-        rules::Derivation d = rules::deriveRule(r, catalogue, lib, {});
-        INFO(rules::formatDerivation(d));
-        CHECK(d.derived);
-        std::set<std::string> used;
-        for (const rules::DerivationStep& step : d.steps) {
-            used.insert(step.rule);
-        }
-        CHECK(used.count(r.name == "row-lanes" ? "lanes-reduce-w4" : "transpose-zip-row-second"));
+        "    by split-join-w4; eta-map-expand; split-join-w4; column-vectors-w4; map-fusion; beta; "
+        "lanes-reduce-w4; lanes-single; flat-rearrange-join; map-map-interchange; "
+        "flat-rearrange-split; flat-rearrange-asscalar; flat-distribute-reduce; "
+        "map-reduce-interchange; flat-distribute-nest; transpose-map-map; "
+        "transpose-zip-row-second; map-fusion; beta; map-fusion; beta; get-tuple-first; "
+        "get-tuple-second; lower-reduce-seq; lower-seq; reduce-map-fusion; beta2; beta; "
+        "zip-map-second; map-fusion; beta; get-tuple-first; get-tuple-second\n");
+    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(all), lib, {});
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
+    std::set<std::string> used;
+    for (const rules::DerivationStep& s : d.steps) {
+        used.insert(s.rule);
+    }
+    // lanes-reduce-w4 and lanes-single rewrite a class that a later step shifts under a binder:
+    // the explanation does not show them (docs/rules.md, Open points: "shifted classes").
+    for (const char* rule : {"split-join-w4", "column-vectors-w4", "transpose-zip-row-second",
+                             "map-reduce-interchange"}) {
+        INFO(rule);
+        CHECK(used.count(rule) == 1);
     }
 }
 
