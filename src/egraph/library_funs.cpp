@@ -323,6 +323,14 @@ void addFunctionConditions(Library& lib) {
         [](const EGraph& g, const SizeFacts&, Args a) {
             return vectorizableReducer(g, a[0].eclass, a[1].eclass, 2);
         }};
+    // A matrix that a vector view of its rows can read: `Map(asVector(w))` types on it.
+    lib.conditions["scalarMatrix"] = {{"c", "the class is an array of arrays of numeric scalars"},
+                                      [](const EGraph& g, const SizeFacts&, Args a) {
+                                          const ClassData& d = g.data(a[0].eclass);
+                                          auto e = d.isData() ? elementAt(g.types, d.type, 2)
+                                                              : std::nullopt;
+                                          return e && isNumericScalar(g.types, *e);
+                                      }};
     lib.conditions["vectorizableInner"] = {
         {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
                 "scalar"},

@@ -204,6 +204,62 @@ TEST_CASE("derive lifts a macro's schedule back to the composition's result", "[
     CHECK(used.count("lower-wrg") + used.count("lower-wrg-rev") == 1);
 }
 
+// The 2-D register blocks (macro-register-block-w4x4) before their tiling into work-groups: each
+// block of 4 rows of A against each float4 column of B as one reduction into 4 private float4
+// accumulators, put back in C's shape as views. The catalogue derives it in the order of the
+// clause, with equalities.rules' vector equalities (a split by the block height, B's 4-column
+// blocks as float4 columns, 4 lane reductions as one float4 reduction).
+TEST_CASE("the 2-D register blocks derive from the shipped catalogue before their tiling",
+          "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> all;
+    for (const auto& entry : std::filesystem::directory_iterator(source("rules"))) {
+        if (entry.path().extension() == ".rules") {
+            for (egraph::Rule& r : rules::loadRules(entry.path().string(), lib)) {
+                if (std::none_of(all.begin(), all.end(),
+                                 [&](const egraph::Rule& o) { return o.name == r.name; })) {
+                    all.push_back(std::move(r));
+                }
+            }
+        }
+    }
+    auto rs = parse(
+        "let mm = (Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, "
+        "Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a)\n"
+        "let step = (fun((acc, q) => Map(fun(ar => VectorizeUserFun(4, ?f) $ (Get(0) $ ar, "
+        "VectorizeUserFun(4, ?h) $ (Get(1) $ ar, Get(1) $ q)))) $ (Zip $ (acc, Get(0) $ q))))\n"
+        "let blk(rows, v) = (Map(Split(1)) $ (Map(AsScalar) $ (Transpose $ (Reduce(step) $ "
+        "(Map(fun(x => ?zv)) $ rows, Zip $ (Transpose $ rows, v))))))\n"
+        "rule blocks: mm => Join $ (Map(fun(rows => Map(Join) $ (Transpose $ (Map(fun(v => "
+        "blk(rows, v))) $ (Transpose $ (Map(AsVector(4)) $ ?b)))))) $ (Split(4) $ ?a))\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; eta-map-expand; split-join-w4; column-vectors-w4; map-fusion; beta; "
+        "lanes-reduce-w4; lanes-single; flat-rearrange-join; map-map-interchange; "
+        "flat-rearrange-split; flat-rearrange-asscalar; flat-distribute-reduce; "
+        "map-reduce-interchange; flat-distribute-nest; transpose-map-map; "
+        "transpose-zip-row-second; map-fusion; beta; map-fusion; beta; get-tuple-first; "
+        "get-tuple-second; lower-reduce-seq; lower-seq; reduce-map-fusion; beta2; beta; "
+        "zip-map-second; map-fusion; beta; get-tuple-first; get-tuple-second\n");
+    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(all), lib, {});
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
+    std::set<std::string> used;
+    for (const rules::DerivationStep& s : d.steps) {
+        used.insert(s.rule);
+    }
+    // lanes-reduce-w4 and lanes-single rewrite a class that a later step shifts under a binder:
+    // the explanation does not show them (docs/rules.md, Open points: "shifted classes").
+    for (const char* rule : {"split-join-w4", "column-vectors-w4", "transpose-zip-row-second",
+                             "map-reduce-interchange"}) {
+        INFO(rule);
+        CHECK(used.count(rule) == 1);
+    }
+}
+
 // The shipped files: every composite rule either derives (run through the binary, as CI runs
 // `egopt rules derive`) or is listed here as not derived yet (docs/rules.md, "Compositions").
 TEST_CASE("egopt rules derive: the shipped composite rules", "[rules][cli]") {
