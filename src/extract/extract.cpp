@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <numeric>
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_group.h>
 #include <set>
 #include <unordered_set>
@@ -155,44 +156,84 @@ std::string kernelKey(const egraph::EGraph& g, const RankedTerm& r, const egraph
     return source;
 }
 
-// The code generator filter for one ranked term: a candidate, or nullopt with the term listed
-// in `result.rejected` or `result.duplicates`. `kernels` maps kernel keys to candidate labels.
-std::optional<Candidate> accept(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
-                                const RankedTerm& r, size_t rank, const egraph::Signature& sig,
-                                const ExtractOptions& opt,
-                                std::map<std::string, std::string>& kernels,
-                                const std::string& label, ExtractResult& result) {
+// What the code generator filter finds for one ranked term, computed from read-only state (so
+// that many terms are examined in parallel): a candidate and its kernel key, or why not.
+struct Examined {
+    std::optional<Candidate> candidate;
+    std::string text; // the term, shown
+    std::string why;  // the rejection's reason when there is no candidate
+    std::string key;  // the kernel key (ExtractOptions::distinctKernels)
+};
+
+Examined examine(const egraph::EGraph& g, const egraph::TuningSpace& tuning, const RankedTerm& r,
+                 size_t rank, const egraph::Signature& sig, const ExtractOptions& opt) {
+    Examined out;
     Candidate c;
     c.cost = r.cost;
     c.rank = rank;
-    c.text = egraph::showTerm(g, r.terms, r.root, sig.names);
+    c.text = out.text = egraph::showTerm(g, r.terms, r.root, sig.names);
     try {
         c.program = egraph::termToProgram(g, r.terms, r.root, sig);
     } catch (const std::exception& e) {
-        result.rejected.push_back({rank, r.cost, c.text, e.what()});
-        return std::nullopt;
+        out.why = e.what();
+        return out;
     }
     c.tuning = tuningVariables(tuning, c.program);
     for (const TuningVar& t : c.tuning) {
         c.program.sizeVars.push_back(t.name);
     }
-    if (!opt.checkCodegen) {
-        return c;
+    if (opt.checkCodegen) {
+        std::string source;
+        if (auto why = codegenCheck(c, opt, source)) {
+            out.why = *why;
+            return out;
+        }
+        if (opt.distinctKernels) {
+            out.key = kernelKey(g, r, sig, c, opt, std::move(source));
+        }
     }
-    std::string source;
-    if (auto why = codegenCheck(c, opt, source)) {
-        result.rejected.push_back({rank, r.cost, c.text, *why});
+    out.candidate = std::move(c);
+    return out;
+}
+
+// The filter's bookkeeping for one examined term, in the order the terms are taken: a candidate,
+// or nullopt with the term listed in `result.rejected` or `result.duplicates`. `kernels` maps
+// kernel keys to candidate labels.
+std::optional<Candidate> claim(Examined e, size_t rank, double cost,
+                               std::map<std::string, std::string>& kernels,
+                               const std::string& label, ExtractResult& result) {
+    if (!e.candidate) {
+        result.rejected.push_back({rank, cost, std::move(e.text), std::move(e.why)});
         return std::nullopt;
     }
-    if (opt.distinctKernels) {
-        std::string key = kernelKey(g, r, sig, c, opt, std::move(source));
-        auto [it, fresh] = kernels.emplace(std::move(key), label);
+    if (!e.key.empty()) {
+        auto [it, fresh] = kernels.emplace(std::move(e.key), label);
         if (!fresh) {
-            result.duplicates.push_back({rank, r.cost, c.text, "the same kernel as " + it->second});
+            result.duplicates.push_back({rank, cost, e.text, "the same kernel as " + it->second});
             return std::nullopt;
         }
     }
-    return c;
+    return std::move(e.candidate);
+}
+
+std::optional<Candidate> accept(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                                const RankedTerm& r, size_t rank, const egraph::Signature& sig,
+                                const ExtractOptions& opt,
+                                std::map<std::string, std::string>& kernels,
+                                const std::string& label, ExtractResult& result) {
+    return claim(examine(g, tuning, r, rank, sig, opt), rank, r.cost, kernels, label, result);
+}
+
+// `terms` examined in parallel, in their order.
+std::vector<Examined> examineAll(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
+                                 const detail::Search& search,
+                                 const std::vector<detail::Entry>& terms, size_t firstRank,
+                                 const egraph::Signature& sig, const ExtractOptions& opt) {
+    std::vector<Examined> out(terms.size());
+    tbb::parallel_for(size_t{0}, terms.size(), [&](size_t i) {
+        out[i] = examine(g, tuning, rankedTerm(search, terms[i]), firstRank + i, sig, opt);
+    });
+    return out;
 }
 
 // Exploration's drawn terms through the same filter, after the candidates (so a drawn kernel
@@ -206,14 +247,24 @@ acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
     result.exploreDrawn = drawn.size();
     ExtractResult scratch;
     std::vector<detail::TermRef> accepted;
+    // In chunks examined in parallel, claimed in order; the time budget is checked per chunk.
+    constexpr size_t kChunk = 32;
+    std::vector<Examined> chunk;
     for (size_t i = 0; i < drawn.size() && i < opt.exploreChecks; ++i) {
-        if (opt.stopExploring && opt.stopExploring()) {
-            break;
+        if (i % kChunk == 0) {
+            if (opt.stopExploring && opt.stopExploring()) {
+                break;
+            }
+            size_t end = std::min({i + kChunk, drawn.size(), opt.exploreChecks});
+            chunk = examineAll(
+                g, tuning, search,
+                std::vector<detail::Entry>(drawn.begin() + long(i), drawn.begin() + long(end)), i,
+                sig, opt);
         }
         ++result.exploreChecked;
         std::string label = "explored term " + std::to_string(result.explored.size());
-        if (auto c = accept(g, tuning, rankedTerm(search, drawn[i]), i, sig, opt, kernels, label,
-                            scratch)) {
+        if (auto c =
+                claim(std::move(chunk[i % kChunk]), i, drawn[i].cost, kernels, label, scratch)) {
             c->explored = true;
             c->guided = i < result.stats.guidedDrawn;
             if (c->guided) {
@@ -286,20 +337,27 @@ void refine(const egraph::EGraph& g, const egraph::TuningSpace& tuning, detail::
         size_t share = (opt.refineChecks - result.refineChecked + seeds.size() - 1) / seeds.size();
         for (size_t i : seeds) {
             pool[i].expanded = true;
-            size_t checked = 0;
+            if (opt.stopExploring && opt.stopExploring()) {
+                break;
+            }
+            // The seed's unseen neighbours within its share, examined in parallel, then taken
+            // in order.
+            std::vector<detail::Entry> fresh;
             for (const detail::Entry& n : search.neighbours(pool[i].term)) {
-                if (checked == share || result.refineChecked == opt.refineChecks ||
-                    (opt.stopExploring && opt.stopExploring())) {
+                if (fresh.size() == share ||
+                    result.refineChecked + fresh.size() == opt.refineChecks) {
                     break;
                 }
-                if (!seen.insert(n.term).second) {
-                    continue;
+                if (seen.insert(n.term).second) {
+                    fresh.push_back(n);
                 }
-                ++checked;
+            }
+            std::vector<Examined> examined = examineAll(g, tuning, search, fresh, 0, sig, opt);
+            for (size_t k = 0; k < fresh.size(); ++k) {
+                const detail::Entry& n = fresh[k];
                 ++result.refineChecked;
                 std::string label = "explored term " + std::to_string(result.explored.size());
-                auto c =
-                    accept(g, tuning, rankedTerm(search, n), 0, sig, opt, kernels, label, scratch);
+                auto c = claim(std::move(examined[k]), 0, n.cost, kernels, label, scratch);
                 std::optional<double> rank = c ? opt.rank(*c) : std::nullopt;
                 if (!rank) {
                     continue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tbb/parallel_for.h>
 #include <unordered_set>
 
 namespace egopt::pipeline {
@@ -31,25 +32,44 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         }
     }
     // The model's prediction at its best tuning values near the defaults (modelDescent), once
-    // per explored term.
+    // per explored term; computed for several terms at once, in parallel (each prediction
+    // generates a kernel at the real sizes).
     std::map<size_t, std::optional<double>> tuned;
-    auto predictedTuned = [&](size_t i) {
-        auto [it, fresh] = tuned.try_emplace(i);
-        if (fresh) {
-            const extract::Candidate& c = r.explored[i];
-            it->second = modelDescent(
-                             Space(c.tuning, w.sizes),
-                             [&](const arith::Bindings& v) { return w.predict(c, v); },
-                             kGuidedPredictions, kDefaultTuningValue)
-                             .second;
+    auto tuneAll = [&](const std::vector<size_t>& terms) {
+        std::vector<std::optional<double>> out(terms.size());
+        tbb::parallel_for(size_t{0}, terms.size(), [&](size_t k) {
+            const extract::Candidate& c = r.explored[terms[k]];
+            out[k] = modelDescent(
+                         Space(c.tuning, w.sizes),
+                         [&](const arith::Bindings& v) { return w.predict(c, v); },
+                         kGuidedPredictions, kDefaultTuningValue)
+                         .second;
+        });
+        for (size_t k = 0; k < terms.size(); ++k) {
+            tuned[terms[k]] = out[k];
         }
-        return it->second;
     };
+    auto predictedTuned = [&](size_t i) {
+        if (!tuned.count(i)) {
+            tuneAll({i});
+        }
+        return tuned.at(i);
+    };
+    std::vector<std::optional<double>> atDefaults(r.explored.size());
+    tbb::parallel_for(size_t{0}, r.explored.size(),
+                      [&](size_t i) { atDefaults[i] = predicted(r.explored[i]); });
+    std::vector<size_t> unfit; // guided replays whose defaults do not fit the device
+    for (size_t i = 0; i < r.explored.size(); ++i) {
+        if (!atDefaults[i] && r.explored[i].guided) {
+            unfit.push_back(i);
+        }
+    }
+    tuneAll(unfit);
     std::vector<std::pair<double, size_t>> keyed;
     // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
     std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
     for (size_t i = 0; i < r.explored.size(); ++i) {
-        auto p = predicted(r.explored[i]);
+        auto p = atDefaults[i];
         if (!p && r.explored[i].guided) {
             // A macro's open sizes at their defaults may not fit the device at all (register
             // blocks of 64 rows): judge the replay at the model's best values instead.
@@ -72,6 +92,13 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::stable_sort(keyed.begin(), keyed.end());
     size_t within = keyed.size();
     std::vector<std::pair<double, size_t>> taken;
+    std::vector<size_t> replays;
+    for (const auto& [rule, key] : bestReplay) {
+        if (!tuned.count(std::get<2>(key))) {
+            replays.push_back(std::get<2>(key));
+        }
+    }
+    tuneAll(replays);
     for (const auto& [rule, key] : bestReplay) {
         std::optional<double> p = predictedTuned(std::get<2>(key));
         if (double at = p.value_or(std::get<1>(key)); at <= bound) {
