@@ -167,6 +167,67 @@ std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
     return f.kind == FunSig::Kind::Mono ? f.params : std::vector<TypeId>{};
 }
 
+// Whether addDirect builds `rhs` exactly as instantiate + addTerm would: no binders (every
+// class variable is shifted by a constant, and no lambda needs its parameter types) and no
+// pattern applied as a function (whose nested functions addTerm types from the arguments), so
+// the nodes are added in the same order with the same attributes.
+bool direct(const Pattern& rhs, bool rootHasArgTypes) {
+    for (const PatNode& n : rhs.nodes) {
+        if (n.kind == PatNode::Kind::BoundVar ||
+            (n.kind == PatNode::Kind::Node && (n.op == Op::Lambda || n.op == Op::Param))) {
+            return false;
+        }
+        if (n.kind == PatNode::Kind::Node && n.op == Op::Apply &&
+            (n.children.empty() || rhs.nodes[n.children[0]].kind != PatNode::Kind::ClassVar)) {
+            return false;
+        }
+    }
+    const PatNode& root = rhs.nodes[rhs.root];
+    return !rootHasArgTypes || root.kind == PatNode::Kind::ClassVar || root.op == Op::Apply;
+}
+
+// Adds the right-hand side node by node, children first (an application's arguments before its
+// function, as addTerm), without building a term: most matches of a saturating rule find every
+// node present already, and a term arena's allocations were most of their cost.
+EClassId addDirect(EGraph& g, const Pattern& p, const VarTable& vars, const Subst& s, PatId id) {
+    const PatNode& pn = p.nodes[id];
+    if (pn.kind == PatNode::Kind::ClassVar) {
+        return g.shift(s.classes.at(pn.slot), pn.depth - vars.depth.at(pn.slot));
+    }
+    ENode e;
+    e.op = pn.op;
+    e.ival = pn.ival;
+    size_t n = pn.children.size();
+    EClassId kids[3];
+    std::vector<EClassId> more;
+    EClassId* out = kids;
+    if (n > 3) {
+        more.resize(n);
+        out = more.data();
+    }
+    if (pn.op == Op::Apply) {
+        for (size_t i = 1; i < n; ++i) {
+            out[i] = addDirect(g, p, vars, s, pn.children[i]);
+        }
+        out[0] = addDirect(g, p, vars, s, pn.children[0]);
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            out[i] = addDirect(g, p, vars, s, pn.children[i]);
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        e.children.push_back(out[i]);
+    }
+    if (!pn.sizes.empty()) {
+        Attr attr;
+        for (const auto& size : pn.sizes) {
+            attr.sizes.push_back(size.substitute(s.sizes));
+        }
+        e.attr = g.internAttr(std::move(attr));
+    }
+    return g.add(std::move(e));
+}
+
 // The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
 // when the rule does not apply to this match.
 std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib,
@@ -195,9 +256,13 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
         if (rule.applier) {
             return lib.appliers.at(rule.applier->name).second(g, resolve(*rule.applier, s));
         }
+        std::vector<TypeId> rootArgTypes = paramTypes(g, m.eclass);
+        if (direct(*rule.rhs, !rootArgTypes.empty())) {
+            return addDirect(g, *rule.rhs, rule.vars, s, rule.rhs->root);
+        }
         TermArena t;
         TermId root = instantiate(*rule.rhs, rule.vars, s, t);
-        return g.addTerm(t, root, paramTypes(g, m.eclass));
+        return g.addTerm(t, root, rootArgTypes);
     } catch (const ScopeError&) {
         return std::nullopt; // a variable would escape its binder: the rule does not apply here
     } catch (const TypeError& e) {
