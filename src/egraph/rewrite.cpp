@@ -192,7 +192,9 @@ bool direct(const Pattern& rhs, bool rootHasArgTypes) {
 EClassId addDirect(EGraph& g, const Pattern& p, const VarTable& vars, const Subst& s, PatId id) {
     const PatNode& pn = p.nodes[id];
     if (pn.kind == PatNode::Kind::ClassVar) {
-        return g.shift(s.classes.at(pn.slot), pn.depth - vars.depth.at(pn.slot));
+        int32_t by = pn.depth - vars.depth.at(pn.slot);
+        EClassId c = s.classes.at(pn.slot);
+        return by == 0 ? g.find(c) : g.shift(c, by); // shift(c, 0) is find(c)
     }
     ENode e;
     e.op = pn.op;
@@ -280,7 +282,13 @@ std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib
 
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
                 const Match& m, std::vector<ENodeId>* rhsNodes) {
-    Subst s = m.subst;
+    Match copy = m;
+    return applyMatchInPlace(g, rule, lib, ctx, copy, rhsNodes);
+}
+
+bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
+                       Match& m, std::vector<ENodeId>* rhsNodes) {
+    Subst& s = m.subst;
     std::vector<ENodeId> nodes;
     g.recordNodes(rhsNodes ? &nodes : nullptr);
     std::optional<EClassId> rhs;

@@ -115,8 +115,17 @@ public:
         size_ = 0;
     }
     friend bool operator==(const ChildList& a, const ChildList& b) {
-        return a.size_ == b.size_ &&
-               (a.size_ == 0 || std::memcmp(a.data(), b.data(), a.size_ * sizeof(EClassId)) == 0);
+        if (a.size_ != b.size_) {
+            return false;
+        }
+        const EClassId* x = a.data();
+        const EClassId* y = b.data();
+        for (uint32_t i = 0; i < a.size_; ++i) { // a few ids: no memcmp call
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
 private:
