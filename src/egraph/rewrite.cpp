@@ -33,6 +33,27 @@ void resolveInto(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
     }
 }
 
+// The arguments that do not depend on the match (numbers, texts), once per search.
+void prepareArgs(const Call& call, std::vector<ArgValue>& out) {
+    out.assign(call.args.size(), ArgValue{});
+    for (size_t i = 0; i < call.args.size(); ++i) {
+        out[i].number = call.args[i].number;
+        out[i].text = call.args[i].text;
+    }
+}
+
+// The arguments that do (classes, sizes), into arguments prepared by prepareArgs.
+void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
+    for (size_t i = 0; i < call.args.size(); ++i) {
+        const CallArg& a = call.args[i];
+        if (a.kind == CallArg::Kind::Class) {
+            out[i].eclass = s.classes.at(a.slot);
+        } else if (a.kind == CallArg::Kind::Size) {
+            out[i].size = a.size.substitute(s.sizes);
+        }
+    }
+}
+
 std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
     std::vector<ArgValue> out;
     resolveInto(call, s, out);
@@ -124,7 +145,22 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             }
         }
     }
-    std::vector<ArgValue> args;
+    // Each condition's arguments, numbers and texts filled in once; classes and sizes per call.
+    std::vector<std::vector<ArgValue>> args(rule.conditions.size());
+    for (size_t i = 0; i < rule.conditions.size(); ++i) {
+        prepareArgs(rule.conditions[i], args[i]);
+    }
+    // The class arguments an early condition last held for: a predicate on a const e-graph
+    // holds again for them, so the check at the end need not call it again (most matches of
+    // `?f $ (?x, ?y) if isFun(?f, "add")` share one ?f).
+    std::vector<std::vector<EClassId>> held(rule.conditions.size());
+    auto classArgs = [&](size_t i, const Subst& s, std::vector<EClassId>& out) {
+        out.clear();
+        for (uint32_t v : slotsOf[i]) {
+            out.push_back(s.classes[v]);
+        }
+    };
+    std::vector<EClassId> current;
     BindFilter keep = [&](const Subst& s, uint32_t slot) {
         for (size_t i : bySlot[slot]) {
             bool ready = std::all_of(slotsOf[i].begin(), slotsOf[i].end(),
@@ -132,24 +168,35 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             if (!ready) {
                 continue;
             }
-            resolveInto(rule.conditions[i], s, args);
+            bindArgs(rule.conditions[i], s, args[i]);
             try {
-                if (!(*conds[i])(g, facts, args)) {
+                if (!(*conds[i])(g, facts, args[i])) {
                     return false;
                 }
+                classArgs(i, s, held[i]);
             } catch (const std::exception&) {
                 // decided at the end, in order
             }
         }
         return true;
     };
+    auto heldFor = [&](size_t i, const Subst& s) {
+        if (held[i].empty()) {
+            return false;
+        }
+        classArgs(i, s, current);
+        return current == held[i];
+    };
     bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
     matchClasses(
         g, rule.lhs, numSlots, classes,
         [&](EClassId c, const Subst& s) {
             for (size_t i = 0; i < conds.size(); ++i) {
-                resolveInto(rule.conditions[i], s, args);
-                if (!(*conds[i])(g, facts, args)) {
+                if (heldFor(i, s)) {
+                    continue;
+                }
+                bindArgs(rule.conditions[i], s, args[i]);
+                if (!(*conds[i])(g, facts, args[i])) {
                     return;
                 }
             }
