@@ -364,7 +364,10 @@ bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteC
         }
     }
     try {
-        return g.merge(lhs, *rhs, {Justification::Kind::Rule, ctx.rules.id(rule.name)});
+        // The rule's id names it in explanations, the only reader of a justification: without
+        // them, no lookup by name per application.
+        RuleId id = g.explanations ? ctx.rules.id(rule.name) : 0;
+        return g.merge(lhs, *rhs, {Justification::Kind::Rule, id});
     } catch (const TypeError& e) {
         ruleBug(g, rule, e, lhs, *rhs);
     }
