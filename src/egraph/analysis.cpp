@@ -16,6 +16,16 @@ std::vector<int32_t> unite(const std::vector<int32_t>& a, const std::vector<int3
     return out;
 }
 
+// `into` ∪= `from` (both sorted); true if `into` grew. No allocation when `from` adds nothing,
+// the common case (a class's members use the same variables).
+bool uniteInto(std::vector<int32_t>& into, const std::vector<int32_t>& from) {
+    if (std::includes(into.begin(), into.end(), from.begin(), from.end())) {
+        return false;
+    }
+    into = into.empty() ? from : unite(into, from);
+    return true;
+}
+
 } // namespace
 
 ClassData EGraph::make(const ENode& n) {
@@ -26,7 +36,7 @@ ClassData EGraph::make(const ENode& n) {
         const ClassData& cd = cls(c).data;
         cost = std::min(kCostCap, cost + cd.cost);
         if (n.op != Op::Lambda) {
-            d.freeVars = unite(d.freeVars, cd.freeVars);
+            uniteInto(d.freeVars, cd.freeVars);
         }
     }
     d.cost = cost;
@@ -97,9 +107,7 @@ bool EGraph::mergeData(ClassData& into, const ClassData& from) const {
         into.fun = from.fun;
         changed = true;
     }
-    auto fv = unite(into.freeVars, from.freeVars);
-    if (fv != into.freeVars) {
-        into.freeVars = std::move(fv);
+    if (uniteInto(into.freeVars, from.freeVars)) {
         changed = true;
     }
     if (std::pair(from.cost, from.best) < std::pair(into.cost, into.best)) {

@@ -49,10 +49,20 @@ EClassId EGraph::findConst(EClassId c) const {
 
 ENode EGraph::canonicalize(const ENode& n) const {
     ENode out = n;
-    for (EClassId& c : out.children) {
+    canonicalizeInPlace(out);
+    return out;
+}
+
+void EGraph::canonicalizeInPlace(ENode& n) const {
+    for (EClassId& c : n.children) {
         c = findConst(c);
     }
-    return out;
+}
+
+void EGraph::countHeapChildren(const ENode& n) {
+    if (n.children.size() > 3) {
+        heapChildBytes_ += n.children.capacity() * sizeof(EClassId);
+    }
 }
 
 std::optional<EClassId> EGraph::lookup(ENode node) const {
@@ -77,7 +87,11 @@ EClassId EGraph::newClass(EClass c) {
 }
 
 EClassId EGraph::add(ENode node) {
-    ENode c = canonicalize(node);
+    // Without explanations the node as inserted is not kept: canonicalize it where it is.
+    ENode c = explanations ? canonicalize(node) : std::move(node);
+    if (!explanations) {
+        canonicalizeInPlace(c);
+    }
     ENodeId found = memo_.find(c, canon_);
     if (found != NodeTable::kNone && recording_) {
         recording_->push_back(found);
@@ -92,6 +106,8 @@ EClassId EGraph::add(ENode node) {
         }
         // An alias: the same canonical node spelled with other (equal) children.
         auto id = static_cast<ENodeId>(canon_.size());
+        countHeapChildren(node);
+        countHeapChildren(c);
         orig_.push_back(std::move(node));
         canon_.push_back(std::move(c));
         parent_.push_back(existing);
@@ -111,9 +127,11 @@ EClassId EGraph::add(ENode node) {
         }
     }
     if (explanations) {
+        countHeapChildren(node);
         orig_.push_back(std::move(node));
         proof_.emplace_back();
     }
+    countHeapChildren(c);
     uint64_t mask = opBit(c.op);
     canon_.push_back(std::move(c));
     parent_.push_back(id);
@@ -174,7 +192,7 @@ void EGraph::repairParents(EClassId c) {
             continue;
         }
         memo_.erase(p, canon_); // before its key, canon_[p], changes
-        canon_[p] = canonicalize(canon_[p]);
+        canonicalizeInPlace(canon_[p]);
         ENodeId owner = memo_.find(canon_[p], canon_);
         if (owner == NodeTable::kNone) {
             memo_.insert(p, canon_);
@@ -228,7 +246,7 @@ void EGraph::dedupMembers(EClassId c) {
             kept.push_back(n);
             k.opMask |= opBit(canon_[n].op);
         } else {
-            canon_[n] = canonicalize(canon_[n]);
+            canonicalizeInPlace(canon_[n]);
         }
     }
     std::sort(kept.begin(), kept.end());
@@ -283,16 +301,7 @@ size_t EGraph::memoryBytes() const {
     for (const auto& edges : proof_) {
         bytes += vec(edges);
     }
-    auto heapChildren = [](const ENode& n) { // the children outside the node
-        return n.children.size() > 3 ? n.children.capacity() * sizeof(EClassId) : 0;
-    };
-    for (const ENode& n : orig_) {
-        bytes += heapChildren(n);
-    }
-    for (size_t i = 0; i < canon_.size(); ++i) {
-        bytes += heapChildren(canon_[i]);
-    }
-    return bytes;
+    return bytes + heapChildBytes_;
 }
 
 } // namespace egopt::egraph

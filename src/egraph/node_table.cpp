@@ -1,14 +1,22 @@
 // Linear probing with backward-shift deletion (no tombstones: a table that repairs thousands of
-// parents per rebuild would otherwise fill up with them), load at most 3/4.
+// parents per rebuild would otherwise fill up with them), load at most 3/4. Each slot keeps 32
+// bits of its node's hash next to the id: a probe compares the node itself (a read of the
+// e-graph's node array, usually a cache miss) only when those bits agree, and growing or
+// deleting never reads a node.
 #include "egopt/egraph/node_table.hpp"
 
 #include <bit>
 
 namespace egopt::egraph {
 
-size_t NodeTable::home(const ENode& n) const {
-    // Fibonacci hashing: the top bits of the product mix every bit of ENodeHash's value.
-    uint64_t h = static_cast<uint64_t>(ENodeHash{}(n)) * 0x9e3779b97f4a7c15ULL;
+uint32_t NodeTable::hashOf(const ENode& n) {
+    auto h = static_cast<uint64_t>(ENodeHash{}(n));
+    return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+size_t NodeTable::home(uint32_t hash) const {
+    // Fibonacci hashing: the top bits of the product mix every bit of the hash.
+    uint64_t h = static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL;
     int bits = std::countr_zero(slots_.size());
     return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
 }
@@ -17,58 +25,60 @@ ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
+    uint32_t hash = hashOf(key);
     size_t mask = slots_.size() - 1;
-    for (size_t i = home(key);; i = (i + 1) & mask) {
-        ENodeId id = slots_[i];
-        if (id == kNone || nodes[id] == key) {
-            return id;
+    for (size_t i = home(hash);; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.id == kNone || (s.hash == hash && nodes[s.id] == key)) {
+            return s.id;
         }
     }
 }
 
 void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
-        grow(nodes);
+        grow();
     }
+    uint32_t hash = hashOf(nodes[id]);
     size_t mask = slots_.size() - 1;
-    size_t i = home(nodes[id]);
-    while (slots_[i] != kNone) {
+    size_t i = home(hash);
+    while (slots_[i].id != kNone) {
         i = (i + 1) & mask;
     }
-    slots_[i] = id;
+    slots_[i] = {id, hash};
     ++size_;
 }
 
 void NodeTable::erase(ENodeId id, const Nodes& nodes) {
     size_t mask = slots_.size() - 1;
-    size_t i = home(nodes[id]);
-    while (slots_[i] != id) {
+    size_t i = home(hashOf(nodes[id]));
+    while (slots_[i].id != id) {
         i = (i + 1) & mask;
     }
     // Shift later entries of the run back into the hole when their home allows it.
-    for (size_t j = (i + 1) & mask; slots_[j] != kNone; j = (j + 1) & mask) {
-        size_t h = home(nodes[slots_[j]]);
+    for (size_t j = (i + 1) & mask; slots_[j].id != kNone; j = (j + 1) & mask) {
+        size_t h = home(slots_[j].hash);
         bool movable = i <= j ? (h <= i || h > j) : (h <= i && h > j);
         if (movable) {
             slots_[i] = slots_[j];
             i = j;
         }
     }
-    slots_[i] = kNone;
+    slots_[i] = {kNone, 0};
     --size_;
 }
 
-void NodeTable::grow(const Nodes& nodes) {
-    std::vector<ENodeId> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : 2 * old.size(), kNone);
+void NodeTable::grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{kNone, 0});
     size_t mask = slots_.size() - 1;
-    for (ENodeId id : old) {
-        if (id != kNone) {
-            size_t i = home(nodes[id]);
-            while (slots_[i] != kNone) {
+    for (const Slot& s : old) {
+        if (s.id != kNone) {
+            size_t i = home(s.hash);
+            while (slots_[i].id != kNone) {
                 i = (i + 1) & mask;
             }
-            slots_[i] = id;
+            slots_[i] = s;
         }
     }
 }

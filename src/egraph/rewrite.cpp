@@ -33,6 +33,27 @@ void resolveInto(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
     }
 }
 
+// The arguments that do not depend on the match (numbers, texts), once per search.
+void prepareArgs(const Call& call, std::vector<ArgValue>& out) {
+    out.assign(call.args.size(), ArgValue{});
+    for (size_t i = 0; i < call.args.size(); ++i) {
+        out[i].number = call.args[i].number;
+        out[i].text = call.args[i].text;
+    }
+}
+
+// The arguments that do (classes, sizes), into arguments prepared by prepareArgs.
+void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
+    for (size_t i = 0; i < call.args.size(); ++i) {
+        const CallArg& a = call.args[i];
+        if (a.kind == CallArg::Kind::Class) {
+            out[i].eclass = s.classes.at(a.slot);
+        } else if (a.kind == CallArg::Kind::Size) {
+            out[i].size = a.size.substitute(s.sizes);
+        }
+    }
+}
+
 std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
     std::vector<ArgValue> out;
     resolveInto(call, s, out);
@@ -124,7 +145,22 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             }
         }
     }
-    std::vector<ArgValue> args;
+    // Each condition's arguments, numbers and texts filled in once; classes and sizes per call.
+    std::vector<std::vector<ArgValue>> args(rule.conditions.size());
+    for (size_t i = 0; i < rule.conditions.size(); ++i) {
+        prepareArgs(rule.conditions[i], args[i]);
+    }
+    // The class arguments an early condition last held for: a predicate on a const e-graph
+    // holds again for them, so the check at the end need not call it again (most matches of
+    // `?f $ (?x, ?y) if isFun(?f, "add")` share one ?f).
+    std::vector<std::vector<EClassId>> held(rule.conditions.size());
+    auto classArgs = [&](size_t i, const Subst& s, std::vector<EClassId>& out) {
+        out.clear();
+        for (uint32_t v : slotsOf[i]) {
+            out.push_back(s.classes[v]);
+        }
+    };
+    std::vector<EClassId> current;
     BindFilter keep = [&](const Subst& s, uint32_t slot) {
         for (size_t i : bySlot[slot]) {
             bool ready = std::all_of(slotsOf[i].begin(), slotsOf[i].end(),
@@ -132,24 +168,35 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             if (!ready) {
                 continue;
             }
-            resolveInto(rule.conditions[i], s, args);
+            bindArgs(rule.conditions[i], s, args[i]);
             try {
-                if (!(*conds[i])(g, facts, args)) {
+                if (!(*conds[i])(g, facts, args[i])) {
                     return false;
                 }
+                classArgs(i, s, held[i]);
             } catch (const std::exception&) {
                 // decided at the end, in order
             }
         }
         return true;
     };
+    auto heldFor = [&](size_t i, const Subst& s) {
+        if (held[i].empty()) {
+            return false;
+        }
+        classArgs(i, s, current);
+        return current == held[i];
+    };
     bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
     matchClasses(
         g, rule.lhs, numSlots, classes,
         [&](EClassId c, const Subst& s) {
             for (size_t i = 0; i < conds.size(); ++i) {
-                resolveInto(rule.conditions[i], s, args);
-                if (!(*conds[i])(g, facts, args)) {
+                if (heldFor(i, s)) {
+                    continue;
+                }
+                bindArgs(rule.conditions[i], s, args[i]);
+                if (!(*conds[i])(g, facts, args[i])) {
                     return;
                 }
             }
@@ -165,6 +212,69 @@ namespace {
 std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
     const FunSig& f = g.data(c).fun;
     return f.kind == FunSig::Kind::Mono ? f.params : std::vector<TypeId>{};
+}
+
+// Whether addDirect builds `rhs` exactly as instantiate + addTerm would: no binders (every
+// class variable is shifted by a constant, and no lambda needs its parameter types) and no
+// pattern applied as a function (whose nested functions addTerm types from the arguments), so
+// the nodes are added in the same order with the same attributes.
+bool direct(const Pattern& rhs, bool rootHasArgTypes) {
+    for (const PatNode& n : rhs.nodes) {
+        if (n.kind == PatNode::Kind::BoundVar ||
+            (n.kind == PatNode::Kind::Node && (n.op == Op::Lambda || n.op == Op::Param))) {
+            return false;
+        }
+        if (n.kind == PatNode::Kind::Node && n.op == Op::Apply &&
+            (n.children.empty() || rhs.nodes[n.children[0]].kind != PatNode::Kind::ClassVar)) {
+            return false;
+        }
+    }
+    const PatNode& root = rhs.nodes[rhs.root];
+    return !rootHasArgTypes || root.kind == PatNode::Kind::ClassVar || root.op == Op::Apply;
+}
+
+// Adds the right-hand side node by node, children first (an application's arguments before its
+// function, as addTerm), without building a term: most matches of a saturating rule find every
+// node present already, and a term arena's allocations were most of their cost.
+EClassId addDirect(EGraph& g, const Pattern& p, const VarTable& vars, const Subst& s, PatId id) {
+    const PatNode& pn = p.nodes[id];
+    if (pn.kind == PatNode::Kind::ClassVar) {
+        int32_t by = pn.depth - vars.depth.at(pn.slot);
+        EClassId c = s.classes.at(pn.slot);
+        return by == 0 ? g.find(c) : g.shift(c, by); // shift(c, 0) is find(c)
+    }
+    ENode e;
+    e.op = pn.op;
+    e.ival = pn.ival;
+    size_t n = pn.children.size();
+    EClassId kids[3];
+    std::vector<EClassId> more;
+    EClassId* out = kids;
+    if (n > 3) {
+        more.resize(n);
+        out = more.data();
+    }
+    if (pn.op == Op::Apply) {
+        for (size_t i = 1; i < n; ++i) {
+            out[i] = addDirect(g, p, vars, s, pn.children[i]);
+        }
+        out[0] = addDirect(g, p, vars, s, pn.children[0]);
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            out[i] = addDirect(g, p, vars, s, pn.children[i]);
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        e.children.push_back(out[i]);
+    }
+    if (!pn.sizes.empty()) {
+        Attr attr;
+        for (const auto& size : pn.sizes) {
+            attr.sizes.push_back(size.substitute(s.sizes));
+        }
+        e.attr = g.internAttr(std::move(attr));
+    }
+    return g.add(std::move(e));
 }
 
 // The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
@@ -195,9 +305,13 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
         if (rule.applier) {
             return lib.appliers.at(rule.applier->name).second(g, resolve(*rule.applier, s));
         }
+        std::vector<TypeId> rootArgTypes = paramTypes(g, m.eclass);
+        if (direct(*rule.rhs, !rootArgTypes.empty())) {
+            return addDirect(g, *rule.rhs, rule.vars, s, rule.rhs->root);
+        }
         TermArena t;
         TermId root = instantiate(*rule.rhs, rule.vars, s, t);
-        return g.addTerm(t, root, paramTypes(g, m.eclass));
+        return g.addTerm(t, root, rootArgTypes);
     } catch (const ScopeError&) {
         return std::nullopt; // a variable would escape its binder: the rule does not apply here
     } catch (const TypeError& e) {
@@ -215,7 +329,13 @@ std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib
 
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
                 const Match& m, std::vector<ENodeId>* rhsNodes) {
-    Subst s = m.subst;
+    Match copy = m;
+    return applyMatchInPlace(g, rule, lib, ctx, copy, rhsNodes);
+}
+
+bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
+                       Match& m, std::vector<ENodeId>* rhsNodes) {
+    Subst& s = m.subst;
     std::vector<ENodeId> nodes;
     g.recordNodes(rhsNodes ? &nodes : nullptr);
     std::optional<EClassId> rhs;
@@ -244,7 +364,10 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext&
         }
     }
     try {
-        return g.merge(lhs, *rhs, {Justification::Kind::Rule, ctx.rules.id(rule.name)});
+        // The rule's id names it in explanations, the only reader of a justification: without
+        // them, no lookup by name per application.
+        RuleId id = g.explanations ? ctx.rules.id(rule.name) : 0;
+        return g.merge(lhs, *rhs, {Justification::Kind::Rule, id});
     } catch (const TypeError& e) {
         ruleBug(g, rule, e, lhs, *rhs);
     }

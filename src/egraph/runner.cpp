@@ -58,13 +58,14 @@ void Runner::Matches::append(Matches&& other) {
     count += other.count;
 }
 
-Match Runner::Matches::at(size_t i, size_t& nextSizes) const {
+void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
     const EClassId* row = classes.data() + i * (width + 1);
-    Match m{row[0], {std::vector<EClassId>(row + 1, row + 1 + width), {}}};
+    out.eclass = row[0];
+    out.subst.classes.assign(row + 1, row + 1 + width);
+    out.subst.sizes.clear();
     if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
-        m.subst.sizes = sizes[nextSizes++].second;
+        out.subst.sizes = sizes[nextSizes++].second;
     }
-    return m;
 }
 
 std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report) {
@@ -179,6 +180,7 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
         size_t before = g_.numNodeIds();
         bool stopped = false;
         size_t nextSizes = 0;
+        Match m{kNoClass, {}};
         for (size_t i = 0; i < matches[r].count && !stopped; ++i) {
             if (g_.numNodes() > limits.nodes) {
                 nodeLimit = true; // counted, hence deterministic
@@ -191,10 +193,10 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
                     break;
                 }
             }
-            Match m = matches[r].at(i, nextSizes);
+            matches[r].at(i, nextSizes, m);
             bool record = applications && !rules_[r].composition.empty();
             std::vector<ENodeId> rhs;
-            if (applyMatch(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
+            if (applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
                 ++applied;
                 ++report.rules[r].applications;
             }

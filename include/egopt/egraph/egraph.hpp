@@ -170,6 +170,10 @@ public:
 
 private:
     ENode canonicalize(const ENode& n) const;
+    // Children to their roots where they are: no copy, and a node's heap children keep their
+    // capacity (counted once, by countHeapChildren, when the node was added).
+    void canonicalizeInPlace(ENode& n) const;
+    void countHeapChildren(const ENode& n);
     ClassData make(const ENode& canonical);
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
@@ -203,6 +207,9 @@ private:
     std::vector<std::vector<ProofEdge>> proof_;
     std::vector<ENodeId>* recording_ = nullptr;
     size_t numClasses_ = 0;
+    // Bytes of the children of nodes with more than three (outside the 28-byte node), in orig_
+    // and canon_: kept as nodes are added, so memoryBytes need not visit every node.
+    size_t heapChildBytes_ = 0;
 };
 
 } // namespace egopt::egraph

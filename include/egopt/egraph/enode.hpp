@@ -50,7 +50,14 @@ public:
 
     ChildList() = default;
     ChildList(std::initializer_list<EClassId> ids) { append(ids.begin(), ids.size()); }
-    ChildList(const ChildList& o) { append(o.data(), o.size()); }
+    ChildList(const ChildList& o) {
+        if (o.onHeap()) {
+            append(o.data(), o.size());
+        } else { // the inline words as they are (the common case: no call, no branch per id)
+            size_ = o.size_;
+            std::memcpy(words_, o.words_, sizeof(words_));
+        }
+    }
     ChildList(ChildList&& o) noexcept : size_(o.size_) {
         std::memcpy(words_, o.words_, sizeof(words_));
         o.size_ = 0;
@@ -92,7 +99,13 @@ public:
     }
     EClassId front() const { return data()[0]; }
     EClassId back() const { return data()[size_ - 1]; }
-    void push_back(EClassId c) { append(&c, 1); }
+    void push_back(EClassId c) {
+        if (size_ < kInline) {
+            words_[size_++] = c;
+        } else {
+            append(&c, 1);
+        }
+    }
     template <typename It>
     void assign(It first, It last) {
         clear();
@@ -115,8 +128,17 @@ public:
         size_ = 0;
     }
     friend bool operator==(const ChildList& a, const ChildList& b) {
-        return a.size_ == b.size_ &&
-               (a.size_ == 0 || std::memcmp(a.data(), b.data(), a.size_ * sizeof(EClassId)) == 0);
+        if (a.size_ != b.size_) {
+            return false;
+        }
+        const EClassId* x = a.data();
+        const EClassId* y = b.data();
+        for (uint32_t i = 0; i < a.size_; ++i) { // a few ids: no memcmp call
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
 private:

@@ -1,7 +1,8 @@
 // The hashcons of the e-graph: a flat open-addressing set of e-node ids keyed by the e-node each
-// id denotes (its canonical form, kept by the e-graph), 4 bytes a slot. An unordered_map from a
-// copy of the node to its id took about 70 bytes an entry (node, id, list pointer, bucket,
-// allocation); this stores the id alone and reads the node from the e-graph's array.
+// id denotes (its canonical form, kept by the e-graph), 8 bytes a slot: the id and 32 bits of the
+// node's hash. An unordered_map from a copy of the node to its id took about 70 bytes an entry
+// (node, id, list pointer, bucket, allocation); this stores the id and reads the node from the
+// e-graph's array, only for the slots whose hash bits agree with the key's.
 #pragma once
 
 #include "egopt/egraph/chunked.hpp"
@@ -25,13 +26,18 @@ public:
     // Removes `id`, found by its node `nodes[id]` as it was when inserted.
     void erase(ENodeId id, const Nodes& nodes);
     size_t size() const { return size_; }
-    size_t bytes() const { return slots_.capacity() * sizeof(ENodeId); }
+    size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
-    size_t home(const ENode& n) const;
-    void grow(const Nodes& nodes);
+    struct Slot {
+        ENodeId id;
+        uint32_t hash; // hashOf the node
+    };
+    static uint32_t hashOf(const ENode& n);
+    size_t home(uint32_t hash) const;
+    void grow();
 
-    std::vector<ENodeId> slots_; // a power of two of them, kNone where empty
+    std::vector<Slot> slots_; // a power of two of them, id kNone where empty
     size_t size_ = 0;
 };
 

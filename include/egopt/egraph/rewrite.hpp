@@ -108,6 +108,11 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
 bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
                 const Match& m, std::vector<ENodeId>* rhsNodes = nullptr);
 
+// applyMatch on a match the caller no longer needs: its substitution is used in place (its
+// classes made canonical, the generators' sizes added) instead of a copy.
+bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
+                       Match& m, std::vector<ENodeId>* rhsNodes = nullptr);
+
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to
 // this match (an applier declined, or a variable would escape its binder). Ill-typed right-hand

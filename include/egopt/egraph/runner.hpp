@@ -114,7 +114,8 @@ private:
         std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
         void add(EClassId c, const Subst& s);
         void append(Matches&& other);
-        Match at(size_t i, size_t& nextSizes) const;
+        // Match i into `out`, whose vector is reused from match to match.
+        void at(size_t i, size_t& nextSizes, Match& out) const;
     };
     std::vector<Matches> search(size_t iteration, RunReport& report);
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
