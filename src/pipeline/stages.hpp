@@ -180,6 +180,12 @@ std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // of the best, and its real-size cross-check.
 void confirm(Work& work, const TuneResult& tuned, Result& result);
 
+// rates.cpp: the candidates' GFLOP/s from the fewest arithmetic operations any measured
+// candidate executes (the useful work: a candidate that recomputes values gets no credit), and
+// Kendall's tau of the predictions against the measured times (result.tau*).
+void usefulRates(const Work& w, Result& result);
+void correlations(const Work& w, Result& result);
+
 // The derivation of the chosen candidate (explanations; empty when they are off), its rules
 // named by the saturation's `rules`.
 std::vector<std::string> derivation(egraph::EGraph& g, const egraph::RuleNames& rules,
