@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -202,7 +203,15 @@ TimedResult timeOn(DeviceInputs& inputs, lift::Program& program, const arith::Bi
     if (options.keepOutput) {
         std::vector<ScalarKind> kinds;
         scalarLayout(program.types, plan.concrete(code.outputType), kinds);
-        r.output = decode(plan.session().download(plan.output), kinds);
+        std::vector<std::byte> bytes = plan.session().download(plan.output);
+        if (options.floatOutput && std::all_of(kinds.begin(), kinds.end(), [](ScalarKind k) {
+                return k == ScalarKind::Float;
+            })) {
+            r.floats.resize(std::min(kinds.size(), bytes.size() / sizeof(float)));
+            std::memcpy(r.floats.data(), bytes.data(), r.floats.size() * sizeof(float));
+        } else {
+            r.output = decode(bytes, kinds);
+        }
     }
     return r;
 }

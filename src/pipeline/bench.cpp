@@ -95,6 +95,7 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, doub
     o.slowRunNs = static_cast<uint64_t>(std::max(1.0, slowSeconds * 1e9));
     o.budgetNs = static_cast<uint64_t>(std::max(0.0, budgetSeconds * 1e9));
     o.keepOutput = keepOutput && allFloats(b.program.types, b.code.outputType);
+    o.floatOutput = true;
     o.timeout =
         std::chrono::milliseconds(static_cast<int64_t>(std::max(1e-3, timeoutSeconds) * 1e3));
     o.drain = o.timeout;
@@ -102,7 +103,7 @@ Timing Bench::time(Built& b, int runs, bool keepOutput, double slowSeconds, doub
     Timing t;
     t.seconds = double(r.medianNs) * 1e-9;
     t.bytes = r.bytes;
-    t.output.assign(r.output.begin(), r.output.end());
+    t.output = std::move(r.floats);
     t.disturbed = disturbedBefore || disturbed();
     return t;
 }

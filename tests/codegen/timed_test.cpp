@@ -44,6 +44,13 @@ TEST_CASE("runTimed times a kernel sequence and returns its output", "[codegen]"
     REQUIRE(r.output.size() == want.size());
     CHECK(std::fabs(r.output[0] - want[0]) <= 1e-3 * std::max(1.0, std::fabs(want[0])));
 
+    SECTION("a float output comes as floats with floatOutput") {
+        o.floatOutput = true;
+        TimedResult f = runTimed(session(), g.program, g.sizes, g.code, o);
+        CHECK(f.output.empty());
+        REQUIRE(f.floats.size() == r.output.size());
+        CHECK(double(f.floats[0]) == r.output[0]);
+    }
     SECTION("without keepOutput nothing is downloaded") {
         o.keepOutput = false;
         o.slowRunNs = 1; // every run is "slow": the warm-up alone is kept

@@ -73,6 +73,9 @@ struct RunOptions {
     // Timed runs stop once their kernel times add up to this (at least one timed run). 0: never.
     uint64_t budgetNs = 0;
     bool keepOutput = false; // fill TimedResult::output
+    // With keepOutput, an output made only of floats fills TimedResult::floats instead, copied
+    // from the device's bytes (a 128M-float output is not widened to 1 GB of doubles).
+    bool floatOutput = false;
     std::string buildOptions;
     size_t privateCap = kPrivateBytesCap; // see resourceProblem
 };
@@ -86,6 +89,7 @@ struct TimedResult {
     int warmupRuns = 0; // untimed runs before the timed ones (RunOptions::warmupNs)
     // The output's scalars in memory order, when RunOptions::keepOutput.
     std::vector<double> output;
+    std::vector<float> floats; // the output, with RunOptions::floatOutput
 };
 
 struct RunResult : TimedResult {
