@@ -95,6 +95,26 @@ public:
         std::optional<double> p = o_.predict ? o_.predict(c, v) : std::nullopt;
         return cache_[key] = p.value_or(kUnknown);
     }
+    // Predicts the configurations not memoized yet in parallel (each generates a kernel), so
+    // that a step's neighbours cost one generation's time on a many-core host.
+    void prefetch(const std::vector<Objective::Config>& configs) {
+        std::vector<Objective::Config> missing;
+        for (const auto& key : configs) {
+            if (!cache_.count(key) &&
+                std::find(missing.begin(), missing.end(), key) == missing.end()) {
+                missing.push_back(key);
+            }
+        }
+        std::vector<double> times(missing.size(), kUnknown);
+        tbb::parallel_for(size_t{0}, missing.size(), [&](size_t i) {
+            std::optional<double> p =
+                o_.predict ? o_.predict(missing[i].first, missing[i].second) : std::nullopt;
+            times[i] = p.value_or(kUnknown);
+        });
+        for (size_t i = 0; i < missing.size(); ++i) {
+            cache_[missing[i]] = times[i];
+        }
+    }
     size_t calls() const { return cache_.size(); }
     // Takes another predictor's memo (of other candidates: no key is in both).
     void absorb(Predictor&& other) { cache_.merge(other.cache_); }
@@ -121,15 +141,27 @@ struct Arm {
     bool converged = false;
 };
 
+// The neighbours of an arm's incumbent not measured yet.
+std::vector<Objective::Config> untriedNeighbours(const Arm& arm, const Space& space,
+                                                 const Runner& runner) {
+    std::vector<Objective::Config> out;
+    for (auto& n : space.neighbours(arm.incumbent)) {
+        if (!runner.tried(arm.candidate, n)) {
+            out.emplace_back(arm.candidate, std::move(n));
+        }
+    }
+    return out;
+}
+
 // The next configuration of a coordinate-descent step: the untried neighbour of the incumbent
 // with the best prediction; none (and the arm converged) when every neighbour was tried.
 std::optional<arith::Bindings> nextStep(Arm& arm, const Space& space, const Runner& runner,
                                         Predictor& predict) {
+    std::vector<Objective::Config> untried = untriedNeighbours(arm, space, runner);
+    predict.prefetch(untried);
     std::vector<std::pair<double, arith::Bindings>> options;
-    for (auto& n : space.neighbours(arm.incumbent)) {
-        if (!runner.tried(arm.candidate, n)) {
-            options.emplace_back(predict(arm.candidate, n), std::move(n));
-        }
+    for (auto& [c, n] : untried) {
+        options.emplace_back(predict(c, n), std::move(n));
     }
     if (options.empty()) {
         arm.converged = true;
@@ -152,6 +184,16 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
     bool open = false;
     std::vector<size_t> stepping;
     std::vector<Objective::Config> configs;
+    // The steps' predictions, all arms together.
+    for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
+        if (!arms[i].converged) {
+            std::vector<Objective::Config> n =
+                untriedNeighbours(arms[i], spaces[arms[i].candidate], runner);
+            configs.insert(configs.end(), n.begin(), n.end());
+        }
+    }
+    predict.prefetch(configs);
+    configs.clear();
     for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
         if (!arms[i].converged) {
             open = true;

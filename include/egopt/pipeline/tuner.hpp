@@ -48,8 +48,9 @@ private:
 };
 
 // What the search calls. `predict` is the cost model (free: no device time; nullopt when the
-// configuration cannot be generated); `measure` runs it on the device and costs one unit of
-// budget (nullopt when it fails). `stop` ends the search early.
+// configuration cannot be generated; called from several threads at once: a step's neighbours
+// and the candidates' seeds are predicted in parallel); `measure` runs it on the device and costs
+// one unit of budget (nullopt when it fails). `stop` ends the search early.
 //
 // `measureMany`, when set, replaces `measure`: it measures independent configurations together
 // (several devices at once) and returns their times in the order given (fewer when a stop ends
