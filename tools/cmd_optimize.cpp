@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -86,6 +87,12 @@ pipeline::Options optionsFrom(const Args& args, ProgressDisplay& display) {
     }
     o.device = args.value("device").value_or("");
     o.devices = args.value("devices").value_or("");
+    if (args.has("compile-workers")) {
+        o.compileWorkers = static_cast<size_t>(nonNegativeNumber(args, "compile-workers", 0));
+    }
+    // The workers are this executable, started as `egopt compile-worker`.
+    std::error_code ec;
+    o.workerExecutable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     o.saturation = saturationFrom(args);
     o.assumeDivisorCap = static_cast<int64_t>(nonNegativeNumber(args, "assume-divisor-cap", 128));
     o.costModel = args.value("cost-model").value_or("analytic");

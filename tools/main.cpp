@@ -2,10 +2,13 @@
 // (2 bad input, 3 internal error).
 #include "cli.hpp"
 #include "egopt/rules/soundness.hpp"
+#include "egopt/runtime/compiler_pool.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "egopt_version.hpp"
 #include "options.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -169,6 +172,9 @@ std::vector<Command> commands() {
                   {"devices", true,
                    "several devices of one model: all, or indices/name substrings separated by "
                    "commas; runs are spread over them (--device: the reference device)"},
+                  {"compile-workers", true,
+                   "processes that compile the tuner's OpenCL programs in parallel (default: "
+                   "on a GPU, half the cores up to 8; 0: none)"},
                   {"time-budget", true,
                    "seconds for the whole run, device runs included; the best candidate "
                    "confirmed by then is written (default 540; 0: unlimited)"},
@@ -250,6 +256,17 @@ std::string readSourceFor(const egopt::Error& e) {
     return ss.str();
 }
 
+// `egopt compile-worker --device INDEX --fd N`: one of the processes of a
+// runtime::CompilerPool, serving build requests on descriptor N.
+int compileWorker(const std::vector<std::string>& argv) {
+    if (argv.size() != 5 || argv[1] != "--device" || argv[3] != "--fd" || argv[4].empty() ||
+        !std::all_of(argv[4].begin(), argv[4].end(), [](char c) { return std::isdigit(c); })) {
+        egopt::badInput("usage: egopt compile-worker --device INDEX --fd N (started by egopt "
+                        "itself to compile OpenCL programs in parallel)");
+    }
+    return egopt::runtime::runCompileWorker(argv[2], std::stoi(argv[4]));
+}
+
 int dispatch(const std::vector<std::string>& argv) {
     auto table = commands();
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
@@ -259,6 +276,9 @@ int dispatch(const std::vector<std::string>& argv) {
     if (argv[0] == "--version" || argv[0] == "-V") {
         std::cout << versionText();
         return egopt::kExitOk;
+    }
+    if (argv[0] == "compile-worker") {
+        return compileWorker(argv); // started by the pipeline, not listed among the commands
     }
     const Command* command = nullptr;
     std::vector<std::string> rest(argv.begin() + 1, argv.end());

@@ -61,6 +61,7 @@ runtime::Session& Bench::session() {
     if (live_ && live_->session->abandoned()) {
         // codegen already waited a bounded time for the hung kernel; keep the session only to
         // report disturbed timings while the kernel still runs.
+        loadedBefore_ += live_->session->loadedFromWorkers();
         if (!live_->session->drain(std::chrono::milliseconds(0))) {
             hung_.push_back(std::move(live_));
         }
@@ -69,6 +70,7 @@ runtime::Session& Bench::session() {
     if (!live_) {
         live_ = std::make_unique<Live>();
         live_->session = std::make_unique<runtime::Session>(device_);
+        live_->session->useCompilerPool(pool_);
         live_->inputs = std::make_unique<codegen::DeviceInputs>(*live_->session, inputs_);
     }
     return *live_->session;
@@ -76,6 +78,17 @@ runtime::Session& Bench::session() {
 
 void Bench::prebuild(const Built& b) {
     session().prebuild(b.code.source); // time() builds with the default options too
+}
+
+void Bench::useCompilerPool(std::shared_ptr<runtime::CompilerPool> pool) {
+    pool_ = std::move(pool);
+    if (live_) {
+        live_->session->useCompilerPool(pool_);
+    }
+}
+
+size_t Bench::loadedFromWorkers() const {
+    return loadedBefore_ + (live_ ? live_->session->loadedFromWorkers() : 0);
 }
 
 bool Bench::disturbed() {

@@ -10,6 +10,7 @@
 #include "egopt/interp/value.hpp"
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/pipeline/pipeline.hpp"
+#include "egopt/runtime/compiler_pool.hpp"
 #include "egopt/runtime/session.hpp"
 
 #include <functional>
@@ -71,6 +72,11 @@ public:
     // Starts building `b`'s program on another thread (runtime::Session::prebuild), for a time()
     // of it soon.
     void prebuild(const Built& b);
+    // Prebuilds compile in `pool`'s worker processes, in this session and every later one.
+    void useCompilerPool(std::shared_ptr<runtime::CompilerPool> pool);
+    bool hasCompilerPool() const { return pool_ != nullptr; }
+    // Programs loaded from the workers' binaries over all of this bench's sessions.
+    size_t loadedFromWorkers() const;
     // True while a kernel abandoned after a time-out on this Bench is still running.
     bool disturbed();
 
@@ -82,6 +88,8 @@ private:
     runtime::Device device_;
     std::shared_ptr<const codegen::HostInputs> inputs_; // at the real sizes, as device bytes
     std::unique_ptr<Live> live_;
+    std::shared_ptr<runtime::CompilerPool> pool_;
+    size_t loadedBefore_ = 0; // by the sessions before live_
     // Abandoned sessions whose kernel was still running when last asked; kept to report it.
     std::vector<std::unique_ptr<Live>> hung_;
 };

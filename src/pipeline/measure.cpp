@@ -290,9 +290,10 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
         }
     }
     // On one GPU the host compiles the batch's programs while the device runs the first ones
-    // (a CPU device's runs would share the cores with the compiler and time slower).
+    // (a CPU device's runs would share the cores with the compiler and time slower, unless
+    // compile workers were asked for).
     if (benches.size() == 1 && !options.remote &&
-        bench().device().type.find("CPU") == std::string::npos) {
+        (bench().device().type.find("CPU") == std::string::npos || bench().hasCompilerPool())) {
         for (size_t i : toRun) {
             bench().prebuild(*jobs[i].built);
         }

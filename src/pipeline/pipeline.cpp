@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 
 namespace egopt::pipeline {
 
@@ -56,6 +57,38 @@ std::vector<size_t> predictedOrder(Work& w) {
         order.push_back(c);
     }
     return order;
+}
+
+// How many compile workers to start (Options::compileWorkers).
+size_t compileWorkerCount(const Work& w) {
+    const Options& o = w.options;
+    if (o.workerExecutable.empty() || o.remote || w.benches.size() > 1) {
+        return 0;
+    }
+    if (o.compileWorkers) {
+        return *o.compileWorkers;
+    }
+    size_t cores = std::thread::hardware_concurrency();
+    bool gpu = w.bench().device().type.find("GPU") != std::string::npos;
+    return gpu && cores >= 4 ? std::min<size_t>(8, cores / 2) : 0;
+}
+
+// The compile workers start now: they open the device while this process saturates and
+// extracts (1.5-3 s each on an H100 host). Without them the builds stay in this process.
+void startCompileWorkers(Work& w, Result& result) {
+    size_t n = compileWorkerCount(w);
+    if (n == 0) {
+        return;
+    }
+    try {
+        auto pool = std::make_shared<runtime::CompilerPool>(w.options.workerExecutable,
+                                                            w.bench().device(), n);
+        result.compileWorkers = pool->workers();
+        w.bench().useCompilerPool(std::move(pool));
+    } catch (const Error& e) {
+        result.notes.push_back(std::string("no compile workers: ") + e.what());
+        w.progress(result.notes.back());
+    }
 }
 
 TuneResult tuneStage(Work& w, Result& result) {
@@ -116,6 +149,7 @@ TuneResult tuneStage(Work& w, Result& result) {
         t = tuneGuided(spaces, predictedOrder(w), obj, go);
     }
     result.tuneUsed = t.used;
+    result.programsFromWorkers = w.bench().loadedFromWorkers();
     size_t ok = 0;
     for (const Trial& trial : t.trials) {
         ok += trial.seconds.has_value();
@@ -220,6 +254,7 @@ Result run(const Options& options) {
     if (options.remote) {
         startWorkers(w, result); // the workers make their inputs while this rank saturates
     }
+    startCompileWorkers(w, result);
     if (devices.size() > 1) {
         result.notes.push_back(fmt("%zu devices of one model (timings compare across them); "
                                    "reference device %s",

@@ -4,7 +4,8 @@
 namespace egopt::runtime {
 
 BuildError::BuildError(std::string message, std::string log)
-    : Error(ErrorKind::Internal, message + "\n--- build log ---\n" + log), log_(std::move(log)) {}
+    : Error(ErrorKind::Internal, message + std::string(kBuildLogSeparator) + log),
+      log_(std::move(log)) {}
 
 KernelTimeout::KernelTimeout(std::string message)
     : Error(ErrorKind::Internal, std::move(message)) {}

@@ -1,9 +1,13 @@
 // Contexts, queues, buffers and program builds.
 #include "egopt/runtime/session.hpp"
 
+#include "egopt/runtime/compiler_pool.hpp"
+
+#include <atomic>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace egopt::runtime {
 
@@ -60,9 +64,25 @@ Handle<cl_program> compile(cl_context context, cl_device_id device, const std::s
     return program;
 }
 
+// A program from a device binary that a compile worker returned for the same device model.
+Handle<cl_program> load(cl_context context, cl_device_id device, const std::string& binary,
+                        const std::string& options) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+    size_t length = binary.size();
+    cl_int status = CL_SUCCESS, binaryStatus = CL_SUCCESS;
+    Handle<cl_program> program(
+        clCreateProgramWithBinary(context, 1, &device, &length, &bytes, &binaryStatus, &status));
+    checkCl(status, "clCreateProgramWithBinary");
+    checkCl(binaryStatus, "clCreateProgramWithBinary (the binary)");
+    checkCl(clBuildProgram(program.get(), 1, &device, options.c_str(), nullptr, nullptr),
+            "clBuildProgram from a binary");
+    return program;
+}
+
 } // namespace
 
 struct Session::Programs {
+    std::atomic<size_t> loaded{0}; // programs loaded from a compile worker's binary
     std::mutex mutex;
     std::map<std::pair<std::string, std::string>, std::shared_future<Handle<cl_program>>> built;
 };
@@ -187,10 +207,47 @@ void Session::prebuild(const std::string& source, const std::string& options) {
     }
     cl_context context = context_.get();
     cl_device_id device = device_.id;
-    programs_->built.emplace(key,
-                             std::async(std::launch::async, [context, device, source, options] {
-                                 return compile(context, device, source, options);
-                             }).share());
+    std::optional<std::shared_future<std::string>> binary;
+    if (pool_) {
+        binary = pool_->compile(source, options);
+    }
+    std::atomic<size_t>* loaded = &programs_->loaded;
+    programs_->built.emplace(
+        key, std::async(std::launch::async, [context, device, source, options, binary, loaded] {
+                 if (binary) {
+                     try {
+                         Handle<cl_program> program = load(context, device, binary->get(), options);
+                         ++*loaded;
+                         return program;
+                     } catch (const BuildError&) {
+                         throw; // the source does not compile: building it here would not either
+                     } catch (const std::exception&) {
+                         // The worker failed or its binary did not load: build from source.
+                     }
+                 }
+                 return compile(context, device, source, options);
+             }).share());
+}
+
+void Session::useCompilerPool(std::shared_ptr<CompilerPool> pool) {
+    pool_ = std::move(pool);
+}
+
+size_t Session::loadedFromWorkers() const {
+    return programs_->loaded;
+}
+
+std::string Session::binaryOf(const std::string& source, const std::string& options) {
+    requireUsable();
+    Handle<cl_program> program = this->program(source, options);
+    size_t size = 0;
+    checkCl(clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+            "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+    std::string binary(size, '\0');
+    auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
+    checkCl(clGetProgramInfo(program.get(), CL_PROGRAM_BINARIES, sizeof bytes, &bytes, nullptr),
+            "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    return binary;
 }
 
 } // namespace egopt::runtime

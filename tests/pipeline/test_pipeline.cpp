@@ -119,11 +119,18 @@ TEST_CASE("scal end to end: a validated kernel and a complete report", "[pipelin
 
 TEST_CASE("asum end to end: parallel partial sums, validated, constraints kept", "[pipeline]") {
     Options o = small("asum", {{"N", 4096}});
+    // The tuner's programs compile in a worker process (on PoCL only when asked for).
+    o.workerExecutable = EGOPT_CLI;
+    o.compileWorkers = 1;
     Result r = run(o);
     REQUIRE(r.best);
     checkTuning(r);
-    checkReport(nlohmann::json::parse(reportJson(r)));
+    nlohmann::json report = nlohmann::json::parse(reportJson(r));
+    checkReport(report);
     CHECK(!r.candidates[*r.best].validationSizes.empty());
+    CHECK(report["tuning"]["compile_workers"] == 1);
+    CHECK(r.programsFromWorkers > 0);
+    CHECK(r.programsFromWorkers <= r.tuneUsed);
 }
 
 TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[pipeline]") {

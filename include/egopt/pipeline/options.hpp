@@ -107,6 +107,12 @@ struct Options {
     // Worker processes (docs/distributed.md): device jobs are handed out to them as well as to
     // the devices above; nullptr: this process only.
     Remote* remote = nullptr;
+    // Processes that compile the tuner's OpenCL programs in parallel (runtime::CompilerPool; a
+    // GPU driver compiles one program at a time per process): the egopt executable to start as
+    // `egopt compile-worker`, and how many. nullopt: on one GPU, half the host's cores up to 8
+    // (none below 4 cores); 0: none; N: N on any device. Without an executable, none.
+    std::string workerExecutable;
+    std::optional<size_t> compileWorkers;
     SaturationOptions saturation;
     // Size assumptions: for each size variable, the largest power of two up to this cap that
     // divides its real value and every companion combination's value; < 2: none.

@@ -114,6 +114,9 @@ struct Result {
     std::string costModel;
     TunerKind tuner = TunerKind::Guided;
     size_t tuneBudget = 0, tuneUsed = 0;
+    // Compile worker processes started (Options::compileWorkers), and the tuner's programs
+    // loaded from their binaries.
+    size_t compileWorkers = 0, programsFromWorkers = 0;
     std::string input;                       // the program as parsed
     std::vector<SizeAssumption> assumptions; // given to saturation, checked at every size bound
     std::vector<PhaseResult> phases;

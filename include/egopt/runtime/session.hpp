@@ -24,12 +24,18 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace egopt::runtime {
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{10'000};
+
+// What separates a BuildError's message from the build log in what().
+inline constexpr std::string_view kBuildLogSeparator = "\n--- build log ---\n";
+
+class CompilerPool;
 
 // A program failed to compile; what() includes the full build log.
 class BuildError : public Error {
@@ -185,6 +191,14 @@ public:
     // while the device runs the earlier ones (on a GPU, whose runs the host's compiler does not
     // slow down). The destructor waits for builds still going.
     void prebuild(const std::string& source, const std::string& options = "");
+    // Later prebuilds compile in `pool`'s worker processes and load the binary they return
+    // (compiler_pool.hpp); a program the workers could not build is built here from source.
+    void useCompilerPool(std::shared_ptr<CompilerPool> pool);
+    // How many programs came from a worker's binary (the others were built here).
+    size_t loadedFromWorkers() const;
+    // The device binary of `source` (built here, or taken from the kept programs): what a
+    // compile worker returns.
+    std::string binaryOf(const std::string& source, const std::string& options = "");
 
     // Enqueues `kernel` and waits for it, polling until `timeout` has passed. All arguments must
     // be set; `local` is either 0-dimensional or has the dimensions of `global` and divides it.
@@ -222,7 +236,8 @@ private:
     Device device_;
     Handle<cl_context> context_;
     Handle<cl_command_queue> queue_;
-    // After context_: destroyed (waiting for builds still going) while the context still exists.
+    std::shared_ptr<CompilerPool> pool_; // none: prebuilds compile on threads of this process
+    // After context_ and pool_: destroyed (waiting for builds still going) while both exist.
     std::unique_ptr<Programs> programs_;
     bool abandoned_ = false; // set by a KernelTimeout
     // The launch that timed out; declared last so that it is released before the queue.
