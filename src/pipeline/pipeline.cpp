@@ -146,6 +146,7 @@ TuneResult tuneStage(Work& w, Result& result) {
         go.budget = budget;
         go.farRatio = w.options.tune.farRatio;
         go.budgetPerLeftOut = w.options.tune.budget ? 0 : kBudgetPerCandidate;
+        go.stepWidth = std::max<size_t>(1, result.compileWorkers); // a round builds in parallel
         t = tuneGuided(spaces, predictedOrder(w), obj, go);
     }
     result.tuneUsed = t.used;

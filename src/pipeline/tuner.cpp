@@ -153,10 +153,11 @@ std::vector<Objective::Config> untriedNeighbours(const Arm& arm, const Space& sp
     return out;
 }
 
-// The next configuration of a coordinate-descent step: the untried neighbour of the incumbent
-// with the best prediction; none (and the arm converged) when every neighbour was tried.
-std::optional<arith::Bindings> nextStep(Arm& arm, const Space& space, const Runner& runner,
-                                        Predictor& predict) {
+// The configurations of a coordinate-descent step: the `width` untried neighbours of the
+// incumbent with the best predictions (best first); none (and the arm converged) when every
+// neighbour was tried.
+std::vector<arith::Bindings> nextSteps(Arm& arm, const Space& space, const Runner& runner,
+                                       Predictor& predict, size_t width) {
     std::vector<Objective::Config> untried = untriedNeighbours(arm, space, runner);
     predict.prefetch(untried);
     std::vector<std::pair<double, arith::Bindings>> options;
@@ -165,9 +166,14 @@ std::optional<arith::Bindings> nextStep(Arm& arm, const Space& space, const Runn
     }
     if (options.empty()) {
         arm.converged = true;
-        return std::nullopt;
+        return {};
     }
-    return std::min_element(options.begin(), options.end())->second;
+    std::sort(options.begin(), options.end());
+    std::vector<arith::Bindings> steps;
+    for (size_t i = 0; i < std::min(width, options.size()); ++i) {
+        steps.push_back(std::move(options[i].second));
+    }
+    return steps;
 }
 
 void moveTo(Arm& arm, const arith::Bindings& values, std::optional<double> s) {
@@ -178,15 +184,19 @@ void moveTo(Arm& arm, const arith::Bindings& values, std::optional<double> s) {
 }
 
 // One step for each of the first `keep` arms that has not converged, measured together (the
-// steps of different candidates do not depend on each other). False when none was open.
+// steps of different candidates do not depend on each other). With fewer arms than `width`,
+// each takes its share of `width` neighbours and moves to the fastest (a batch builds in
+// parallel in the compile workers). False when none was open.
 bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spaces, Runner& runner,
-             Predictor& predict) {
+             Predictor& predict, size_t width) {
     bool open = false;
     std::vector<size_t> stepping;
     std::vector<Objective::Config> configs;
     // The steps' predictions, all arms together.
+    size_t openArms = 0;
     for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
         if (!arms[i].converged) {
+            ++openArms;
             std::vector<Objective::Config> n =
                 untriedNeighbours(arms[i], spaces[arms[i].candidate], runner);
             configs.insert(configs.end(), n.begin(), n.end());
@@ -194,12 +204,13 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
     }
     predict.prefetch(configs);
     configs.clear();
+    size_t share = std::max<size_t>(1, width / std::max<size_t>(1, openArms));
     for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
         if (!arms[i].converged) {
             open = true;
-            if (auto n = nextStep(arms[i], spaces[arms[i].candidate], runner, predict)) {
+            for (auto& n : nextSteps(arms[i], spaces[arms[i].candidate], runner, predict, share)) {
                 stepping.push_back(i);
-                configs.emplace_back(arms[i].candidate, std::move(*n));
+                configs.emplace_back(arms[i].candidate, std::move(n));
             }
         }
     }
@@ -367,15 +378,21 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
         std::stable_sort(arms.begin(), arms.end(),
                          [](const Arm& a, const Arm& b) { return a.time < b.time; });
         keep = std::max<size_t>(1, (keep + 1) / 2);
-        if (!stepAll(arms, keep, spaces, runner, predict)) {
+        if (!stepAll(arms, keep, spaces, runner, predict, options.stepWidth)) {
             // The kept arms are at local minima: widen to the next unconverged arm, if any.
             auto open =
                 std::find_if(arms.begin(), arms.end(), [](const Arm& a) { return !a.converged; });
             if (open == arms.end()) {
                 break;
             }
-            if (auto n = nextStep(*open, spaces[open->candidate], runner, predict)) {
-                moveTo(*open, *n, runner.measure(open->candidate, *n));
+            std::vector<Objective::Config> steps;
+            for (auto& n : nextSteps(*open, spaces[open->candidate], runner, predict,
+                                     std::max<size_t>(1, options.stepWidth))) {
+                steps.emplace_back(open->candidate, std::move(n));
+            }
+            std::vector<std::optional<double>> times = runner.measure(steps);
+            for (size_t k = 0; k < times.size(); ++k) {
+                moveTo(*open, steps[k].second, times[k]);
             }
         }
     }

@@ -89,6 +89,42 @@ TEST_CASE("the guided search beats random sampling on a planted optimum", "[pipe
     CHECK(hits < 10);
 }
 
+TEST_CASE("wide steps measure several neighbours together and reach the optimum in fewer "
+          "rounds",
+          "[pipeline]") {
+    std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 20}})};
+    auto rounds = [&](size_t width, double& best) {
+        size_t batches = 0;
+        Objective o;
+        o.measureMany = [&](const std::vector<Objective::Config>& configs) {
+            ++batches;
+            std::vector<std::optional<double>> times;
+            for (const auto& [c, v] : configs) {
+                CHECK(spaces[c].valid(v));
+                times.push_back(bowl(v));
+            }
+            return times;
+        };
+        o.predict = [](size_t, const arith::Bindings& v) -> std::optional<double> {
+            return 3 * bowl(v);
+        };
+        GuidedOptions g;
+        g.budget = 24;
+        g.target = 1024; // start away from the optimum
+        g.stepWidth = width;
+        TuneResult r = tuneGuided(spaces, {0}, o, g);
+        REQUIRE(r.best[0]);
+        best = *r.trials[*r.best[0]].seconds;
+        CHECK(r.used <= 24);
+        return batches;
+    };
+    double narrowBest = 0, wideBest = 0;
+    size_t narrow = rounds(1, narrowBest), wide = rounds(4, wideBest);
+    CHECK(narrowBest == Approx(1e-3));
+    CHECK(wideBest == Approx(1e-3));
+    CHECK(wide < narrow);
+}
+
 TEST_CASE("the search stops when asked", "[pipeline]") {
     std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 10}})};
     int calls = 0;

@@ -95,8 +95,8 @@ modelDescent(const Space& space,
 // starting configuration per candidate (a descent on predictions, up to `predictionsPerCandidate`
 // calls); round 0 measures every candidate's start in the given order; each later round keeps
 // the faster half of the candidates and moves each survivor's incumbent to its best measured
-// neighbour (neighbours ordered by prediction), until the budget is spent or every survivor
-// sits at a local minimum.
+// neighbour (neighbours ordered by prediction; GuidedOptions::stepWidth of them per round),
+// until the budget is spent or every survivor sits at a local minimum.
 struct GuidedOptions {
     size_t budget = 48;
     size_t predictionsPerCandidate = 64;
@@ -108,6 +108,10 @@ struct GuidedOptions {
     // Measurements the budget loses per candidate left out (the pipeline's default budget is 3
     // per candidate, so the ones left out take their share with them; 0 with an explicit budget).
     size_t budgetPerLeftOut = 0;
+    // Configurations measured per round once fewer arms remain: each open arm takes its share
+    // of the best-predicted neighbours and moves to the fastest. 1: one step per arm (a round's
+    // builds are sequential in one process; the pipeline passes its compile workers' count).
+    size_t stepWidth = 1;
 };
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
                       const Objective& objective, const GuidedOptions& options);
