@@ -196,6 +196,10 @@ CType promote(CType t) {
 }
 
 std::optional<CType> commonType(CType a, CType b) {
+    if (a == b && a.width == 1 && a.base >= Base::Int && a.isNumeric() &&
+        a.tuple == lift::kNoType) {
+        return a; // the usual case, and what the rules below give for it
+    }
     if (!a.isNumeric() || !b.isNumeric()) {
         return std::nullopt;
     }
