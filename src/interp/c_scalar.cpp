@@ -16,7 +16,12 @@ bool isScalarNumber(CType t) {
 // the value it computes; nullopt where it is not a scalar or evaluation would fail on types.
 class Typer {
 public:
-    explicit Typer(const Ast& ast) : ast_(ast), types_(ast.exprs.size()) {}
+    explicit Typer(const Ast& ast)
+        : ast_(ast), types_(ast.exprs.size()), operands_(ast.exprs.size()) {}
+
+    // The type operands are converted to, by expression: the common type of a binary operator
+    // (or a compound assignment, ++, --), the argument type of a builtin.
+    std::vector<CType>& operands() { return operands_; }
 
     std::optional<std::vector<CType>> all() {
         std::vector<CType> out;
@@ -36,7 +41,7 @@ private:
         if (types_[id]) {
             return types_[id];
         }
-        auto t = compute(ast_.exprs[id]);
+        auto t = compute(id, ast_.exprs[id]);
         if (t && !isScalarNumber(*t)) {
             t = std::nullopt;
         }
@@ -49,7 +54,7 @@ private:
         return v.kind == ExprKind::Var && v.type == ast_.slotTypes.at(v.aux);
     }
 
-    std::optional<CType> compute(const Expr& e) {
+    std::optional<CType> compute(uint32_t id, const Expr& e) {
         switch (e.kind) {
         case ExprKind::IntLit:
         case ExprKind::FloatLit:
@@ -57,7 +62,7 @@ private:
         case ExprKind::Var:
             return ast_.slotTypes.at(e.aux);
         case ExprKind::Unary:
-            return unaryType(e);
+            return unaryType(id, e);
         case ExprKind::Binary: {
             auto a = typeOf(e.a), b = typeOf(e.b);
             if (!a || !b) {
@@ -67,7 +72,11 @@ private:
                 return scalarType(Base::Int);
             }
             auto ct = commonType(*a, *b);
-            return ct ? std::optional(binaryResult(e.op, *ct)) : std::nullopt;
+            if (!ct) {
+                return std::nullopt;
+            }
+            operands_[id] = *ct;
+            return binaryResult(e.op, *ct);
         }
         case ExprKind::Assign: {
             auto rhs = typeOf(e.b);
@@ -75,15 +84,19 @@ private:
                 return std::nullopt;
             }
             CType lhs = ast_.exprs[e.a].type;
-            if (e.op != Op::Assign && !commonType(lhs, *rhs)) {
-                return std::nullopt;
+            if (e.op != Op::Assign) {
+                auto ct = commonType(lhs, *rhs);
+                if (!ct) {
+                    return std::nullopt;
+                }
+                operands_[id] = *ct;
             }
             return lhs;
         }
         case ExprKind::Ternary:
             return typeOf(e.a) && typeOf(e.b) && typeOf(e.c) ? std::optional(e.type) : std::nullopt;
         case ExprKind::Call:
-            return callType(e);
+            return callType(id, e);
         case ExprKind::Cast:
             return typeOf(e.a) ? std::optional(e.type) : std::nullopt;
         case ExprKind::InitList: {
@@ -100,7 +113,7 @@ private:
         return std::nullopt;
     }
 
-    std::optional<CType> unaryType(const Expr& e) {
+    std::optional<CType> unaryType(uint32_t id, const Expr& e) {
         auto a = typeOf(e.a);
         if (!a) {
             return std::nullopt;
@@ -109,13 +122,17 @@ private:
             return scalarType(Base::Int);
         }
         if (e.op >= Op::PreInc && e.op <= Op::PostDec) {
-            bool steps = isVar(e.a) && commonType(*a, scalarType(Base::Int));
-            return steps ? a : std::nullopt;
+            auto ct = commonType(*a, scalarType(Base::Int));
+            if (!isVar(e.a) || !ct) {
+                return std::nullopt;
+            }
+            operands_[id] = *ct;
+            return a;
         }
         return promote(*a);
     }
 
-    std::optional<CType> callType(const Expr& e) {
+    std::optional<CType> callType(uint32_t id, const Expr& e) {
         if (!builtinIsLanewise(e.aux) || e.listCount > 3) {
             return std::nullopt;
         }
@@ -129,7 +146,7 @@ private:
         }
         Reporter quiet("", SourceLoc{}, true);
         try {
-            builtinOperandType(e.aux, args.span(), Where{quiet, e.line});
+            operands_[id] = builtinOperandType(e.aux, args.span(), Where{quiet, e.line});
         } catch (const Error&) {
             return std::nullopt; // the general evaluator reports it on every call
         }
@@ -138,14 +155,15 @@ private:
 
     const Ast& ast_;
     std::vector<std::optional<CType>> types_;
+    std::vector<CType> operands_;
 };
 
 // Runs a body whose expressions all have the scalar types of a plan.
 class ScalarEvaluator : public StatementRunner<ScalarEvaluator> {
 public:
     ScalarEvaluator(const Ast& ast, const ScalarPlan& plan, const Reporter& rep, uint64_t limit)
-        : StatementRunner(ast, rep, limit), types_(plan.types()), result_(plan.result()),
-          slots_(ast.slotTypes.size()), assigned_(ast.slotTypes.size()) {}
+        : StatementRunner(ast, rep, limit), types_(plan.types()), operands_(plan.operands()),
+          result_(plan.result()), slots_(ast.slotTypes.size()), assigned_(ast.slotTypes.size()) {}
 
     Lane run(std::span<const Lane> args) {
         for (size_t i = 0; i < args.size(); ++i) {
@@ -195,17 +213,17 @@ private:
         case ExprKind::Var:
             return read(e.aux, e.line);
         case ExprKind::Unary:
-            return evalUnary(e);
+            return evalUnary(id, e);
         case ExprKind::Binary:
-            return evalBinary(e);
+            return evalBinary(id, e);
         case ExprKind::Assign:
-            return evalAssign(e);
+            return evalAssign(id, e);
         case ExprKind::Ternary: {
             uint32_t chosen = truth(e.a) ? e.b : e.c;
             return as(eval(chosen), types_[chosen], e.type, e.line);
         }
         case ExprKind::Call:
-            return evalCall(e);
+            return evalCall(id, e);
         case ExprKind::Cast:
             return as(eval(e.a), types_[e.a], e.type, e.line);
         case ExprKind::InitList: {
@@ -221,12 +239,12 @@ private:
         rep_.fail(e.line, "unsupported expression");
     }
 
-    Lane binaryOf(Op op, Lane a, CType ta, Lane b, CType tb, uint32_t line) const {
-        CType ct = *commonType(ta, tb);
+    // a op b in their common type ct.
+    Lane binaryOf(Op op, Lane a, CType ta, Lane b, CType tb, CType ct, uint32_t line) const {
         return binaryLane(op, as(a, ta, ct, line), as(b, tb, ct, line), ct, at(line));
     }
 
-    Lane evalUnary(const Expr& e) {
+    Lane evalUnary(uint32_t id, const Expr& e) {
         CType t = types_[e.a];
         if (e.op < Op::PreInc || e.op > Op::PostDec) {
             Lane a = eval(e.a);
@@ -239,15 +257,15 @@ private:
         uint32_t slot = ast_.exprs[e.a].aux;
         Lane old = read(slot, e.line);
         Op step = e.op == Op::PreInc || e.op == Op::PostInc ? Op::Add : Op::Sub;
-        CType one = scalarType(Base::Int);
-        CType ct = *commonType(t, one);
-        Lane now = as(binaryOf(step, old, t, scalarInt(1).lanes[0], one, e.line),
-                      binaryResult(step, ct), t, e.line);
+        CType ct = operands_[id];
+        Lane now =
+            as(binaryOf(step, old, t, scalarInt(1).lanes[0], scalarType(Base::Int), ct, e.line),
+               binaryResult(step, ct), t, e.line);
         write(slot, now);
         return e.op == Op::PreInc || e.op == Op::PreDec ? now : old;
     }
 
-    Lane evalBinary(const Expr& e) {
+    Lane evalBinary(uint32_t id, const Expr& e) {
         if (e.op == Op::LogAnd) {
             return scalarInt(truth(e.a) && truth(e.b)).lanes[0];
         }
@@ -256,16 +274,16 @@ private:
         }
         Lane a = eval(e.a);
         Lane b = eval(e.b);
-        return binaryOf(e.op, a, types_[e.a], b, types_[e.b], e.line);
+        return binaryOf(e.op, a, types_[e.a], b, types_[e.b], operands_[id], e.line);
     }
 
-    Lane evalAssign(const Expr& e) {
+    Lane evalAssign(uint32_t id, const Expr& e) {
         const Expr& lhs = ast_.exprs[e.a];
         Lane v = eval(e.b);
         CType vt = types_[e.b];
         if (e.op != Op::Assign) {
-            CType ct = *commonType(lhs.type, vt);
-            v = binaryOf(e.op, read(lhs.aux, e.line), lhs.type, v, vt, e.line);
+            CType ct = operands_[id];
+            v = binaryOf(e.op, read(lhs.aux, e.line), lhs.type, v, vt, ct, e.line);
             vt = binaryResult(e.op, ct);
         }
         v = as(v, vt, lhs.type, e.line);
@@ -273,7 +291,7 @@ private:
         return v;
     }
 
-    Lane evalCall(const Expr& e) {
+    Lane evalCall(uint32_t id, const Expr& e) {
         CType argTypes[3];
         Lane args[3];
         for (uint32_t i = 0; i < e.listCount; ++i) {
@@ -281,8 +299,7 @@ private:
             args[i] = eval(a);
             argTypes[i] = types_[a];
         }
-        std::span<const CType> types(argTypes, e.listCount);
-        CType t = builtinOperandType(e.aux, types, at(e.line));
+        CType t = operands_[id];
         for (uint32_t i = 0; i < e.listCount; ++i) {
             args[i] = as(args[i], argTypes[i], t, e.line);
         }
@@ -302,6 +319,7 @@ private:
     }
 
     const std::vector<CType>& types_;
+    const std::vector<CType>& operands_;
     CType result_;
     detail::SmallVec<Lane, 16> slots_;
     detail::SmallVec<uint8_t, 16> assigned_;
@@ -326,12 +344,14 @@ std::optional<ScalarPlan> ScalarPlan::of(const Ast& ast, std::span<const CType> 
             return std::nullopt;
         }
     }
-    auto types = Typer(ast).all();
+    Typer typer(ast);
+    auto types = typer.all();
     if (!types) {
         return std::nullopt;
     }
     ScalarPlan plan;
     plan.types_ = std::move(*types);
+    plan.operands_ = std::move(typer.operands());
     plan.result_ = result;
     return plan;
 }

@@ -27,10 +27,14 @@ public:
 
     // The type every expression (by id) has when evaluated.
     const std::vector<CType>& types() const { return types_; }
+    // The type an expression's operands are converted to (binary operators, compound
+    // assignments, ++ and --, builtin calls).
+    const std::vector<CType>& operands() const { return operands_; }
     CType result() const { return result_; }
 
 private:
     std::vector<CType> types_;
+    std::vector<CType> operands_;
     CType result_;
 };
 
