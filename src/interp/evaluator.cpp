@@ -57,14 +57,8 @@ Value Evaluator::eval(NodeId e) {
     Guard guard(*this, e);
     const lift::Node& n = p_.node(e);
     switch (n.op) {
-    case Op::Param: {
-        auto& v = env_.at(static_cast<size_t>(n.ival));
-        if (!v) {
-            fail(e, "parameter '" + p_.params[static_cast<size_t>(n.ival)].name +
-                        "' used outside its function");
-        }
-        return *v;
-    }
+    case Op::Param:
+        return param(e);
     case Op::Literal: {
         const auto& known = s_.literals.at(static_cast<size_t>(n.ival));
         if (known) {
@@ -95,12 +89,40 @@ Value Evaluator::evalApply(NodeId e) {
         lift::semantics(p_.op(p_.child(c[1], 0))) == Semantics::Zip) {
         return mapZipped(c[0], c[1]);
     }
+    if (c.size() == 2 && lift::semantics(p_.op(c[0])) == Semantics::Get &&
+        p_.op(c[1]) == Op::Param) {
+        // A field of a bound tuple, without copying the tuple. The depth is eval(c[1])'s;
+        // apply(c[0], ...) would nest no deeper.
+        Guard guard(*this, c[1]);
+        return field(c[0], param(c[1]));
+    }
     Args args;
     args.reserve(c.size() - 1);
     for (size_t i = 1; i < c.size(); ++i) {
         args.push_back(eval(c[i]));
     }
     return apply(c[0], args.span());
+}
+
+const Value& Evaluator::param(NodeId e) const {
+    const lift::Node& n = p_.node(e);
+    const auto& v = env_.at(static_cast<size_t>(n.ival));
+    if (!v) {
+        fail(e, "parameter '" + p_.params[static_cast<size_t>(n.ival)].name +
+                    "' used outside its function");
+    }
+    return *v;
+}
+
+Value Evaluator::field(NodeId get, const Value& x) const {
+    int32_t i = p_.node(get).ival;
+    if (x.kind() != Value::Kind::Tuple && x.kind() != Value::Kind::Vector) {
+        fail(get, "expected a tuple");
+    }
+    if (i < 0 || static_cast<size_t>(i) >= x.size()) {
+        fail(get, "field " + std::to_string(i) + " out of range");
+    }
+    return x[static_cast<size_t>(i)];
 }
 
 void Evaluator::fail(NodeId at, const std::string& msg) const {
@@ -260,13 +282,7 @@ Value Evaluator::layout(NodeId fun, std::span<Value> args) {
     case Semantics::Unzip:
         return detail::unzip(x, w);
     case Semantics::Get:
-        if (x.kind() != Value::Kind::Tuple && x.kind() != Value::Kind::Vector) {
-            fail(fun, "expected a tuple");
-        }
-        if (n.ival < 0 || static_cast<size_t>(n.ival) >= x.size()) {
-            fail(fun, "field " + std::to_string(n.ival) + " out of range");
-        }
-        return x[static_cast<size_t>(n.ival)];
+        return field(fun, x);
     case Semantics::AsVector:
         return detail::asVector(x, size(fun, 0), w);
     case Semantics::AsScalar:

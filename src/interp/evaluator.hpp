@@ -58,6 +58,10 @@ private:
     Value one(lift::NodeId fun, std::span<Value> args) const;
 
     Value evalApply(lift::NodeId e);
+    // The value bound to a parameter.
+    const Value& param(lift::NodeId e) const;
+    // Get's field of a tuple (or lane of a vector).
+    Value field(lift::NodeId get, const Value& x) const;
     Value applyLambda(lift::NodeId fun, std::span<Value> args);
     Value generate(lift::NodeId fun, const std::vector<int64_t>& lengths,
                    std::vector<Value>& indices);
