@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 namespace egopt::interp::detail {
 
@@ -80,7 +81,7 @@ Value Evaluator::mapIndices(size_t n, size_t scalarsPerElement, const Element& e
         return Value::array(std::move(out));
     }
     FirstFailure failure(n);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n), [&](const tbb::blocked_range<size_t>& r) {
+    auto range = [&](const tbb::blocked_range<size_t>& r) {
         if (failure.skips(r.begin())) {
             return;
         }
@@ -93,7 +94,11 @@ Value Evaluator::mapIndices(size_t n, size_t scalarsPerElement, const Element& e
                 return;
             }
         }
-    });
+    };
+    // Isolated: a thread waiting for this loop's ranges takes no outer Map's range meanwhile,
+    // which would nest a second evaluation on its stack.
+    tbb::this_task_arena::isolate(
+        [&] { tbb::parallel_for(tbb::blocked_range<size_t>(0, n), range); });
     failure.rethrow();
     return Value::array(std::move(out));
 }
