@@ -166,12 +166,16 @@ public:
           result_(plan.result()), slots_(ast.slotTypes.size()), assigned_(ast.slotTypes.size()) {}
 
     Lane run(std::span<const Lane> args) {
-        for (size_t i = 0; i < args.size(); ++i) {
-            slots_[i] = args[i];
-            assigned_[i] = 1;
-        }
+        bind(args);
         runBody();
         return returned_;
+    }
+
+    // A body that is one return statement: its value, as run() gives it, without walking the
+    // two statements (which cannot reach a step limit of 2 or more).
+    Lane returnOf(std::span<const Lane> args, uint32_t value) {
+        bind(args);
+        return valueAs(value, result_);
     }
 
     // The statement runner's hooks.
@@ -196,6 +200,13 @@ public:
 
 private:
     Where at(uint32_t line) const { return Where{rep_, line}; }
+
+    void bind(std::span<const Lane> args) {
+        for (size_t i = 0; i < args.size(); ++i) {
+            slots_[i] = args[i];
+            assigned_[i] = 1;
+        }
+    }
 
     Lane as(Lane v, CType from, CType to, uint32_t line) const {
         return from == to ? v : convertScalar(v, from.base, to.base, at(line));
@@ -350,6 +361,13 @@ std::optional<ScalarPlan> ScalarPlan::of(const Ast& ast, std::span<const CType> 
         return std::nullopt;
     }
     ScalarPlan plan;
+    const Stmt& root = ast.stmts.at(ast.root);
+    if (root.kind == StmtKind::Block && root.listCount == 1) {
+        const Stmt& only = ast.stmts.at(ast.list(root.listBegin)[0]);
+        if (only.kind == StmtKind::Return) {
+            plan.returnOnly_ = only.a;
+        }
+    }
     plan.types_ = std::move(*types);
     plan.operands_ = std::move(typer.operands());
     plan.result_ = result;
@@ -358,7 +376,11 @@ std::optional<ScalarPlan> ScalarPlan::of(const Ast& ast, std::span<const CType> 
 
 Lane ScalarPlan::run(const Ast& ast, std::span<const Lane> args, const Reporter& rep,
                      uint64_t stepLimit) const {
-    return ScalarEvaluator(ast, *this, rep, stepLimit).run(args);
+    ScalarEvaluator evaluator(ast, *this, rep, stepLimit);
+    if (returnOnly_ != kNone && stepLimit >= 2) {
+        return evaluator.returnOf(args, returnOnly_);
+    }
+    return evaluator.run(args);
 }
 
 } // namespace egopt::interp::c

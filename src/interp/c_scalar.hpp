@@ -36,6 +36,8 @@ private:
     std::vector<CType> types_;
     std::vector<CType> operands_;
     CType result_;
+    // The returned expression of a body `{ return e; }`, else kNone.
+    uint32_t returnOnly_ = kNone;
 };
 
 } // namespace egopt::interp::c
