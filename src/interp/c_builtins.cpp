@@ -1,5 +1,7 @@
 #include "c_builtins.hpp"
 
+#include "small_vec.hpp"
+
 #include <cmath>
 
 namespace egopt::interp::c {
@@ -129,23 +131,33 @@ int64_t intLane(const Builtin& b, const int64_t* a) {
     return a[0] < 0 ? -a[0] : a[0]; // abs
 }
 
+Lane elementwiseLane(const Builtin& b, std::span<const Lane> args, CType t) {
+    Lane r;
+    if (t.isFloating()) {
+        double a[3] = {};
+        for (size_t j = 0; j < args.size(); ++j) {
+            a[j] = args[j].f;
+        }
+        r.f = b.fn(a, t.base == Base::Float);
+    } else {
+        int64_t a[3] = {};
+        for (size_t j = 0; j < args.size(); ++j) {
+            a[j] = args[j].i;
+        }
+        r.i = intLane(b, a);
+    }
+    return r;
+}
+
 CVal elementwise(const Builtin& b, std::span<const CVal> args, CType t) {
     CVal r;
     r.type = t;
     for (int k = 0; k < t.width; ++k) {
-        if (t.isFloating()) {
-            double a[3] = {};
-            for (size_t j = 0; j < args.size(); ++j) {
-                a[j] = args[j].lanes[k].f;
-            }
-            r.lanes[k].f = b.fn(a, t.base == Base::Float);
-        } else {
-            int64_t a[3] = {};
-            for (size_t j = 0; j < args.size(); ++j) {
-                a[j] = args[j].lanes[k].i;
-            }
-            r.lanes[k].i = intLane(b, a);
+        Lane lanes[3] = {};
+        for (size_t j = 0; j < args.size(); ++j) {
+            lanes[j] = args[j].lanes[k];
         }
+        r.lanes[k] = elementwiseLane(b, std::span<const Lane>(lanes, args.size()), t);
     }
     return r;
 }
@@ -235,21 +247,33 @@ CType builtinResult(uint32_t id, std::span<const CType> args, const Where& w) {
     return scalarResult ? t.elem() : t;
 }
 
+bool builtinIsLanewise(uint32_t id) {
+    return kBuiltins[id].kind < Kind::Dot;
+}
+
+CType builtinOperandType(uint32_t id, std::span<const CType> args, const Where& w) {
+    return operandType(kBuiltins[id], args, w);
+}
+
+Lane builtinLane(uint32_t id, std::span<const Lane> args, CType t) {
+    return elementwiseLane(kBuiltins[id], args, t);
+}
+
 CVal callBuiltin(uint32_t id, std::span<const CVal> args, CType result, const Where& w) {
     const Builtin& b = kBuiltins[id];
-    std::vector<CType> types;
+    detail::SmallVec<CType, 3> types;
     for (const CVal& a : args) {
         types.push_back(a.type);
     }
-    CType t = operandType(b, types, w);
-    std::vector<CVal> conv;
+    CType t = operandType(b, types.span(), w);
+    detail::SmallVec<CVal, 3> conv;
     for (const CVal& a : args) {
         conv.push_back(convert(a, t, w));
     }
     if (b.kind >= Kind::Dot) {
-        return geometric(b, conv, w);
+        return geometric(b, conv.span(), w);
     }
-    return convert(elementwise(b, conv, t), result, w);
+    return convert(elementwise(b, conv.span(), t), result, w);
 }
 
 } // namespace egopt::interp::c

@@ -17,4 +17,12 @@ CType builtinResult(uint32_t id, std::span<const CType> args, const Where& w);
 
 CVal callBuiltin(uint32_t id, std::span<const CVal> args, CType result, const Where& w);
 
+// For the evaluator of scalar functions (c_scalar.hpp), callBuiltin in parts:
+// Whether the builtin works lane by lane (math, min, max, abs; not dot, length, cross, ...).
+bool builtinIsLanewise(uint32_t id);
+// The type its arguments are converted to before the call.
+CType builtinOperandType(uint32_t id, std::span<const CType> args, const Where& w);
+// One lane of a lane-wise builtin, the arguments converted to t; the result has type t.
+Lane builtinLane(uint32_t id, std::span<const Lane> args, CType t);
+
 } // namespace egopt::interp::c

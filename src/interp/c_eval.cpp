@@ -1,12 +1,12 @@
 #include "c_eval.hpp"
 
 #include "c_builtins.hpp"
+#include "c_exec.hpp"
+#include "small_vec.hpp"
 
 namespace egopt::interp::c {
 
 namespace {
-
-enum class Flow : uint8_t { Normal, Break, Continue, Return };
 
 // An assignable location: a whole value, or some of its lanes.
 struct Ref {
@@ -15,84 +15,24 @@ struct Ref {
     uint32_t slot;
 };
 
-class Evaluator {
+class Evaluator : public StatementRunner<Evaluator> {
 public:
     Evaluator(const Ast& ast, CType result, const Reporter& rep, uint64_t limit)
-        : ast_(ast), result_(result), rep_(rep), limit_(limit), slots_(ast.slotTypes.size()),
-          assigned_(ast.slotTypes.size(), 0) {}
+        : StatementRunner(ast, rep, limit), result_(result), slots_(ast.slotTypes.size()),
+          assigned_(ast.slotTypes.size()) {}
 
-    CVal run(std::vector<CVal> args) {
+    CVal run(std::span<CVal> args) {
         for (size_t i = 0; i < args.size(); ++i) {
             slots_[i] = std::move(args[i]);
             assigned_[i] = 1;
         }
-        if (exec(ast_.root) != Flow::Return) {
-            rep_.fail(lastLine(), "the end of the body is reached without a 'return'");
-        }
+        runBody();
         return std::move(returned_);
     }
 
-private:
-    Where at(uint32_t line) const { return Where{rep_, line}; }
-
-    uint32_t lastLine() const {
-        uint32_t line = 0;
-        for (const Stmt& s : ast_.stmts) {
-            line = std::max(line, s.line);
-        }
-        return line;
-    }
-
-    Flow exec(uint32_t id) {
-        const Stmt& s = ast_.stmts[id];
-        if (++steps_ > limit_) {
-            rep_.fail(s.line,
-                      "stopped after " + std::to_string(limit_) + " steps (an endless loop?)");
-        }
-        switch (s.kind) {
-        case StmtKind::Block:
-        case StmtKind::Decls:
-            return execList(s);
-        case StmtKind::Decl:
-            declare(s);
-            return Flow::Normal;
-        case StmtKind::Expr:
-            eval(s.a);
-            return Flow::Normal;
-        case StmtKind::If:
-            if (truth(s.a)) {
-                return exec(s.b);
-            }
-            return s.c == kNone ? Flow::Normal : exec(s.c);
-        case StmtKind::For:
-            return execFor(s);
-        case StmtKind::While:
-            return execLoop(s.a, s.b, false);
-        case StmtKind::DoWhile:
-            return execLoop(s.b, s.a, true);
-        case StmtKind::Break:
-            return Flow::Break;
-        case StmtKind::Continue:
-            return Flow::Continue;
-        case StmtKind::Return:
-            returned_ = initValue(s.a, result_);
-            return Flow::Return;
-        case StmtKind::Empty:
-            return Flow::Normal;
-        }
-        return Flow::Normal;
-    }
-
-    Flow execList(const Stmt& s) {
-        for (uint32_t i = 0; i < s.listCount; ++i) {
-            Flow f = exec(ast_.list(s.listBegin)[i]);
-            if (f != Flow::Normal) {
-                return f;
-            }
-        }
-        return Flow::Normal;
-    }
-
+    // The statement runner's hooks.
+    void discard(uint32_t e) { eval(e); }
+    void setReturn(uint32_t e) { returned_ = initValue(e, result_); }
     void declare(const Stmt& s) {
         if (s.a == kNone) {
             slots_[s.slot] = zeroOf(s.type, ast_);
@@ -102,44 +42,10 @@ private:
         slots_[s.slot] = initValue(s.a, s.type);
         assigned_[s.slot] = 1;
     }
-
-    Flow execFor(const Stmt& s) {
-        if (s.a != kNone) {
-            exec(s.a);
-        }
-        while (s.b == kNone || truth(s.b)) {
-            Flow f = exec(s.d);
-            if (f == Flow::Break || f == Flow::Return) {
-                return f == Flow::Return ? f : Flow::Normal;
-            }
-            if (s.c != kNone) {
-                eval(s.c);
-            }
-        }
-        return Flow::Normal;
-    }
-
-    Flow execLoop(uint32_t cond, uint32_t body, bool bodyFirst) {
-        while (bodyFirst || truth(cond)) {
-            bodyFirst = false;
-            Flow f = exec(body);
-            if (f == Flow::Break || f == Flow::Return) {
-                return f == Flow::Return ? f : Flow::Normal;
-            }
-            tick(body);
-        }
-        return Flow::Normal;
-    }
-
-    // An empty loop body still counts towards the step limit.
-    void tick(uint32_t stmt) {
-        if (++steps_ > limit_) {
-            rep_.fail(ast_.stmts[stmt].line,
-                      "stopped after " + std::to_string(limit_) + " steps (an endless loop?)");
-        }
-    }
-
     bool truth(uint32_t id) { return eval(id).truthy(); }
+
+private:
+    Where at(uint32_t line) const { return Where{rep_, line}; }
 
     // The value of an initialiser (a brace list or an expression) converted to t.
     CVal initValue(uint32_t id, CType t) {
@@ -215,11 +121,12 @@ private:
     }
 
     CVal evalCall(const Expr& e) {
-        std::vector<CVal> args;
+        detail::SmallVec<CVal, 3> args;
+        args.reserve(e.listCount);
         for (uint32_t i = 0; i < e.listCount; ++i) {
             args.push_back(eval(ast_.list(e.listBegin)[i]));
         }
-        return callBuiltin(e.aux, args, e.type, at(e.line));
+        return callBuiltin(e.aux, args.span(), e.type, at(e.line));
     }
 
     CVal evalMember(const Expr& e) {
@@ -301,21 +208,18 @@ private:
         assigned_[r.slot] = 1;
     }
 
-    const Ast& ast_;
     CType result_;
-    const Reporter& rep_;
-    uint64_t limit_;
-    uint64_t steps_ = 0;
-    std::vector<CVal> slots_;
-    std::vector<uint8_t> assigned_;
+    // Most bodies have a few variables: their slots live on the stack.
+    detail::SmallVec<CVal, 6> slots_;
+    detail::SmallVec<uint8_t, 32> assigned_;
     CVal returned_;
 };
 
 } // namespace
 
-CVal evaluate(const Ast& ast, std::vector<CVal> args, CType result, const Reporter& rep,
+CVal evaluate(const Ast& ast, std::span<CVal> args, CType result, const Reporter& rep,
               uint64_t stepLimit) {
-    return Evaluator(ast, result, rep, stepLimit).run(std::move(args));
+    return Evaluator(ast, result, rep, stepLimit).run(args);
 }
 
 } // namespace egopt::interp::c

@@ -196,6 +196,10 @@ CType promote(CType t) {
 }
 
 std::optional<CType> commonType(CType a, CType b) {
+    if (a == b && a.width == 1 && a.base >= Base::Int && a.isNumeric() &&
+        a.tuple == lift::kNoType) {
+        return a; // the usual case, and what the rules below give for it
+    }
     if (!a.isNumeric() || !b.isNumeric()) {
         return std::nullopt;
     }
@@ -240,27 +244,62 @@ CVal convert(const CVal& v, CType to, const Where& w) {
     return r;
 }
 
+Lane convertScalar(Lane x, Base from, Base to, const Where& w) {
+    return convertLane(x, from, to, w);
+}
+
+bool truthy(Lane l, CType t) {
+    return t.isFloating() ? l.f != 0 : l.i != 0;
+}
+
+Lane binaryLane(Op op, Lane x, Lane y, CType ct, const Where& w) {
+    Lane r;
+    if (isComparison(op)) {
+        bool t = ct.isFloating() ? compare(op, x.f, y.f) : compareInt(op, x.i, y.i);
+        int64_t yes = ct.width > 1 ? -1 : 1; // OpenCL vector comparisons give -1 for true
+        r.i = t ? yes : 0;
+    } else if (ct.isFloating()) {
+        r.f = floatOp(op, x.f, y.f, ct.base == Base::Float, w);
+    } else {
+        r.i = intOp(op, x.i, y.i, ct.base, w);
+    }
+    return r;
+}
+
+CType binaryResult(Op op, CType ct) {
+    return isComparison(op) ? CType{Base::Int, ct.width, lift::kNoType} : ct;
+}
+
+Lane unaryLane(Op op, Lane l, CType t, const Where& w) {
+    if (op == Op::Neg) {
+        if (t.isFloating()) {
+            l.f = -l.f;
+        } else {
+            l.i = wrap(t.base, static_cast<int64_t>(0 - static_cast<uint64_t>(l.i)));
+        }
+    } else if (op == Op::BitNot) {
+        if (t.isFloating()) {
+            w.fail("'~' needs an integer operand");
+        }
+        l.i = wrap(t.base, ~l.i);
+    }
+    return l;
+}
+
 CVal binary(Op op, const CVal& a, const CVal& b, const Where& w) {
     auto ct = commonType(a.type, b.type);
     if (!ct) {
         w.fail("operands of types " + typeName(a.type) + " and " + typeName(b.type) +
                " do not match");
     }
-    CVal x = convert(a, *ct, w), y = convert(b, *ct, w);
+    // Operands already of the common type (the usual case) are not copied.
+    CVal xc, yc;
+    const CVal& x = a.type == *ct ? a : (xc = convert(a, *ct, w));
+    const CVal& y = b.type == *ct ? b : (yc = convert(b, *ct, w));
     CVal r;
-    bool cmp = isComparison(op);
-    r.type = cmp ? CType{Base::Int, ct->width, lift::kNoType} : *ct;
-    int64_t yes = ct->width > 1 ? -1 : 1; // OpenCL vector comparisons give -1 for true
+    r.type = binaryResult(op, *ct);
     for (int k = 0; k < ct->width; ++k) {
-        Lane &xl = x.lanes[k], &yl = y.lanes[k];
-        if (cmp) {
-            bool t = ct->isFloating() ? compare(op, xl.f, yl.f) : compareInt(op, xl.i, yl.i);
-            r.lanes[k].i = t ? yes : 0;
-        } else if (ct->isFloating()) {
-            r.lanes[k].f = floatOp(op, xl.f, yl.f, ct->base == Base::Float, w);
-        } else {
-            r.lanes[k].i = intOp(op, xl.i, yl.i, ct->base, w);
-        }
+        r.lanes[k] = binaryLane(op, x.lanes[k], y.lanes[k], *ct, w);
     }
     return r;
 }
@@ -274,19 +313,7 @@ CVal unary(Op op, const CVal& a, const Where& w) {
     }
     CVal r = convert(a, promote(a.type), w);
     for (int k = 0; k < r.type.width; ++k) {
-        Lane& l = r.lanes[k];
-        if (op == Op::Neg) {
-            if (r.type.isFloating()) {
-                l.f = -l.f;
-            } else {
-                l.i = wrap(r.type.base, static_cast<int64_t>(0 - static_cast<uint64_t>(l.i)));
-            }
-        } else if (op == Op::BitNot) {
-            if (r.type.isFloating()) {
-                w.fail("'~' needs an integer operand");
-            }
-            l.i = wrap(r.type.base, ~l.i);
-        }
+        r.lanes[k] = unaryLane(op, r.lanes[k], r.type, w);
     }
     return r;
 }

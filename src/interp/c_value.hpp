@@ -6,6 +6,7 @@
 #include "c_ast.hpp"
 #include "c_error.hpp"
 
+#include <cstring>
 #include <optional>
 
 namespace egopt::interp::c {
@@ -15,9 +16,29 @@ union Lane {
     int64_t i;
 };
 
+// A value's 16 lanes, not cleared on construction: every operation reads only the lanes of its
+// operands' widths, and clearing all 16 on every temporary cost more than the arithmetic.
+// Copies copy the bytes, set or not.
+class Lanes {
+public:
+    Lanes() {} // NOLINT(modernize-use-equals-default): `= default` would clear on value-init
+    Lanes(const Lanes& o) { std::memcpy(lanes_, o.lanes_, sizeof lanes_); }
+    Lanes& operator=(const Lanes& o) {
+        std::memcpy(lanes_, o.lanes_, sizeof lanes_);
+        return *this;
+    }
+    Lane& operator[](size_t k) { return lanes_[k]; }
+    const Lane& operator[](size_t k) const { return lanes_[k]; }
+    Lane* begin() { return lanes_; }
+    Lane* end() { return lanes_ + 16; }
+
+private:
+    Lane lanes_[16];
+};
+
 struct CVal {
     CType type;
-    std::array<Lane, 16> lanes{};
+    Lanes lanes;
     std::vector<CVal> fields; // Tuple
 
     bool truthy() const { return type.isFloating() ? lanes[0].f != 0 : lanes[0].i != 0; }
@@ -54,5 +75,18 @@ CVal convert(const CVal& v, CType to, const Where& w);
 CVal binary(Op op, const CVal& a, const CVal& b, const Where& w);
 // -a, +a, ~a, !a.
 CVal unary(Op op, const CVal& a, const Where& w);
+
+// The operations above lane by lane, shared by the evaluator of scalar functions (c_scalar.hpp)
+// so that both give the same numbers.
+// One lane converted between element kinds, as convert does.
+Lane convertScalar(Lane x, Base from, Base to, const Where& w);
+// Whether a lane of type t is true in a condition.
+bool truthy(Lane l, CType t);
+// The type of a op b for operands of the common type ct.
+CType binaryResult(Op op, CType ct);
+// One lane of a op b, x and y of the common type ct.
+Lane binaryLane(Op op, Lane x, Lane y, CType ct, const Where& w);
+// One lane of -a, +a or ~a, l of the promoted type t.
+Lane unaryLane(Op op, Lane l, CType t, const Where& w);
 
 } // namespace egopt::interp::c

@@ -69,8 +69,12 @@ Value build(const lift::TypeArena& types, lift::TypeId type, const arith::Bindin
         int64_t n = lengthOf(types, type, sizes, what);
         std::vector<Value> elems;
         elems.reserve(static_cast<size_t>(n));
+        const lift::TypeNode& elem = types.at(t.elems[0]);
         for (int64_t i = 0; i < n; ++i) {
-            elems.push_back(build(types, t.elems[0], sizes, next, what));
+            // Arrays of scalars, the large inputs, without a call per element.
+            elems.push_back(elem.kind == TypeKind::Scalar
+                                ? next(elem.scalar)
+                                : build(types, t.elems[0], sizes, next, what));
         }
         return Value::array(std::move(elems));
     }

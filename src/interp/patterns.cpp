@@ -7,11 +7,11 @@ namespace egopt::interp::detail {
 
 namespace {
 
-[[noreturn]] void fault(const std::string& where, const std::string& msg) {
-    badInput(where + ": " + msg);
+[[noreturn]] void fault(const Site& where, const std::string& msg) {
+    badInput(where.text() + ": " + msg);
 }
 
-const std::vector<Value>& elementsOf(const Value& v, const std::string& where) {
+const std::vector<Value>& elementsOf(const Value& v, const Site& where) {
     if (v.kind() != Value::Kind::Array) {
         fault(where, "expected an array");
     }
@@ -20,7 +20,13 @@ const std::vector<Value>& elementsOf(const Value& v, const std::string& where) {
 
 } // namespace
 
-Value split(const Value& xs, int64_t k, const std::string& where) {
+std::string Site::text() const {
+    SourceLoc l = program.node(node).loc;
+    return std::string(lift::opName(program.op(node))) +
+           (l.known() ? " at " + std::to_string(l.line) + ":" + std::to_string(l.col) : "");
+}
+
+Value split(const Value& xs, int64_t k, const Site& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     if (k <= 0 || n % k != 0) {
@@ -35,19 +41,28 @@ Value split(const Value& xs, int64_t k, const std::string& where) {
     return Value::array(std::move(chunks));
 }
 
-Value join(const Value& xs, const std::string& where) {
+Value join(const Value& xs, const Site& where) {
+    const auto& rows = elementsOf(xs, where);
+    size_t total = 0;
+    for (const Value& row : rows) {
+        total += elementsOf(row, where).size();
+    }
     std::vector<Value> out;
-    for (const Value& row : elementsOf(xs, where)) {
+    out.reserve(total);
+    for (const Value& row : rows) {
         const auto& r = elementsOf(row, where);
         out.insert(out.end(), r.begin(), r.end());
     }
     return Value::array(std::move(out));
 }
 
-Value transpose(const Value& xs, const std::string& where) {
+Value transpose(const Value& xs, const Site& where) {
     const auto& rows = elementsOf(xs, where);
     size_t cols = rows.empty() ? 0 : elementsOf(rows[0], where).size();
     std::vector<std::vector<Value>> out(cols);
+    for (auto& col : out) {
+        col.reserve(rows.size());
+    }
     for (const Value& row : rows) {
         const auto& r = elementsOf(row, where);
         if (r.size() != cols) {
@@ -58,23 +73,33 @@ Value transpose(const Value& xs, const std::string& where) {
         }
     }
     std::vector<Value> result;
+    result.reserve(cols);
     for (auto& col : out) {
         result.push_back(Value::array(std::move(col)));
     }
     return Value::array(std::move(result));
 }
 
-Value zip(std::span<const Value> arrays, const std::string& where) {
+size_t zipLength(std::span<const Value> arrays, const Site& where) {
+    if (arrays.empty()) {
+        fault(where, "expected at least one array");
+    }
     size_t n = elementsOf(arrays[0], where).size();
     for (const Value& a : arrays) {
         if (elementsOf(a, where).size() != n) {
             fault(where, "arrays of different lengths");
         }
     }
+    return n;
+}
+
+Value zip(std::span<const Value> arrays, const Site& where) {
+    size_t n = zipLength(arrays, where);
     std::vector<Value> out;
     out.reserve(n);
     for (size_t i = 0; i < n; ++i) {
         std::vector<Value> fields;
+        fields.reserve(arrays.size());
         for (const Value& a : arrays) {
             fields.push_back(a[i]);
         }
@@ -83,13 +108,16 @@ Value zip(std::span<const Value> arrays, const std::string& where) {
     return Value::array(std::move(out));
 }
 
-Value unzip(const Value& xs, const std::string& where) {
+Value unzip(const Value& xs, const Site& where) {
     const auto& e = elementsOf(xs, where);
     if (e.empty()) {
         fault(where, "cannot unzip an empty array");
     }
     size_t arity = e[0].size();
     std::vector<std::vector<Value>> cols(arity);
+    for (auto& c : cols) {
+        c.reserve(e.size());
+    }
     for (const Value& t : e) {
         for (size_t f = 0; f < arity; ++f) {
             cols[f].push_back(t[f]);
@@ -102,13 +130,14 @@ Value unzip(const Value& xs, const std::string& where) {
     return Value::tuple(std::move(fields));
 }
 
-Value asVector(const Value& xs, int64_t width, const std::string& where) {
+Value asVector(const Value& xs, int64_t width, const Site& where) {
     const auto& e = elementsOf(xs, where);
     if (width <= 0 || e.size() % static_cast<size_t>(width) != 0) {
         fault(where, "vector width " + std::to_string(width) + " does not divide the length " +
                          std::to_string(e.size()));
     }
     std::vector<Value> out;
+    out.reserve(e.size() / static_cast<size_t>(width));
     for (size_t i = 0; i < e.size(); i += static_cast<size_t>(width)) {
         out.push_back(Value::vector(std::vector<Value>(
             e.begin() + static_cast<ptrdiff_t>(i), e.begin() + static_cast<ptrdiff_t>(i) + width)));
@@ -116,7 +145,7 @@ Value asVector(const Value& xs, int64_t width, const std::string& where) {
     return Value::array(std::move(out));
 }
 
-Value asScalar(const Value& xs, const std::string& where) {
+Value asScalar(const Value& xs, const Site& where) {
     std::vector<Value> out;
     for (const Value& v : elementsOf(xs, where)) {
         if (v.kind() != Value::Kind::Vector) {
@@ -127,7 +156,7 @@ Value asScalar(const Value& xs, const std::string& where) {
     return Value::array(std::move(out));
 }
 
-Value slide(const Value& xs, int64_t size, int64_t step, const std::string& where) {
+Value slide(const Value& xs, int64_t size, int64_t step, const Site& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     if (size <= 0 || step <= 0) {
@@ -159,7 +188,7 @@ Value filledLike(const Value& like, const Value& fill) {
 } // namespace
 
 Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b, const Value* constant,
-          const std::string& where) {
+          const Site& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     if (n == 0 || left < 0 || right < 0) {
@@ -192,13 +221,14 @@ Value pad(const Value& xs, int64_t left, int64_t right, lift::PadBoundary b, con
         return 0;
     };
     std::vector<Value> out;
+    out.reserve(static_cast<size_t>(n + left + right));
     for (int64_t i = -left; i < n + right; ++i) {
         out.push_back(e[static_cast<size_t>(source(i))]);
     }
     return Value::array(std::move(out));
 }
 
-Value at(const Value& xs, int64_t i, const std::string& where) {
+Value at(const Value& xs, int64_t i, const Site& where) {
     const auto& e = elementsOf(xs, where);
     if (i < 0 || i >= static_cast<int64_t>(e.size())) {
         fault(where, "index " + std::to_string(i) + " out of range for length " +
@@ -207,15 +237,17 @@ Value at(const Value& xs, int64_t i, const std::string& where) {
     return e[static_cast<size_t>(i)];
 }
 
-Value filter(const Value& xs, const Value& ids, const std::string& where) {
+Value filter(const Value& xs, const Value& ids, const Site& where) {
+    const auto& indices = elementsOf(ids, where);
     std::vector<Value> out;
-    for (const Value& id : elementsOf(ids, where)) {
+    out.reserve(indices.size());
+    for (const Value& id : indices) {
         out.push_back(at(xs, static_cast<int64_t>(id.toDouble()), where));
     }
     return Value::array(std::move(out));
 }
 
-int64_t reorderIndex(lift::Op f, int64_t param, int64_t i, int64_t n, const std::string& where) {
+int64_t reorderIndex(lift::Op f, int64_t param, int64_t i, int64_t n, const Site& where) {
     switch (f) {
     case lift::Op::ReorderStride: {
         if (param <= 0 || n % param != 0) {
@@ -234,7 +266,7 @@ int64_t reorderIndex(lift::Op f, int64_t param, int64_t i, int64_t n, const std:
     }
 }
 
-Value gather(const Value& xs, lift::Op f, int64_t param, const std::string& where) {
+Value gather(const Value& xs, lift::Op f, int64_t param, const Site& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     std::vector<Value> out;
@@ -245,7 +277,7 @@ Value gather(const Value& xs, lift::Op f, int64_t param, const std::string& wher
     return Value::array(std::move(out));
 }
 
-Value scatter(const Value& xs, lift::Op f, int64_t param, const std::string& where) {
+Value scatter(const Value& xs, lift::Op f, int64_t param, const Site& where) {
     const auto& e = elementsOf(xs, where);
     int64_t n = static_cast<int64_t>(e.size());
     std::vector<Value> out(e.size());

@@ -7,6 +7,8 @@
 #include "c_eval.hpp"
 #include "c_lexer.hpp"
 #include "c_parser.hpp"
+#include "c_scalar.hpp"
+#include "small_vec.hpp"
 
 namespace egopt::interp {
 
@@ -19,6 +21,8 @@ struct CompiledUserFun::Impl {
     std::vector<CType> params;
     std::vector<std::string> paramNames;
     CType result;
+    // Set when everything in the body is scalar: calls then run on bare lanes.
+    std::optional<ScalarPlan> scalar;
 };
 
 namespace {
@@ -121,13 +125,14 @@ Value fromC(const CVal& v) {
 } // namespace
 
 CompiledUserFun CompiledUserFun::compile(const lift::UserFunDecl& decl,
-                                         const lift::TypeArena& types) {
+                                         const lift::TypeArena& types, bool scalarFastPath) {
     auto impl = std::make_unique<Impl>(Impl{decl.name,
                                             Reporter(decl.name, decl.loc, decl.builtin),
                                             Ast{},
                                             {},
                                             decl.paramNames,
-                                            CType{}});
+                                            CType{},
+                                            std::nullopt});
     const Reporter& rep = impl->rep;
     if (decl.paramNames.size() != decl.paramTypes.size()) {
         rep.failCall("has " + std::to_string(decl.paramNames.size()) + " parameter names but " +
@@ -143,6 +148,9 @@ CompiledUserFun CompiledUserFun::compile(const lift::UserFunDecl& decl,
     }
     impl->result = fromLift(decl.returnType, types, impl->ast, rep, "the result");
     check(impl->ast, params, impl->result, rep);
+    if (scalarFastPath) {
+        impl->scalar = ScalarPlan::of(impl->ast, impl->params, impl->result);
+    }
     return CompiledUserFun(std::move(impl));
 }
 
@@ -152,15 +160,31 @@ Value CompiledUserFun::call(std::span<const Value> args) const {
         f.rep.failCall("takes " + std::to_string(f.params.size()) + " argument(s) but got " +
                        std::to_string(args.size()));
     }
-    std::vector<CVal> cargs(args.size());
+    auto mismatch = [&](size_t i) {
+        f.rep.failCall("argument " + std::to_string(i + 1) + " (" + args[i].toJson() +
+                       ") does not have the type " + typeName(f.params[i]) + " of parameter '" +
+                       f.paramNames[i] + "'");
+    };
+    if (f.scalar) {
+        detail::SmallVec<Lane, 4> lanes(args.size());
+        for (size_t i = 0; i < args.size(); ++i) {
+            if (!toLane(args[i], f.params[i].base, lanes[i])) {
+                mismatch(i);
+            }
+        }
+        return laneValue(f.scalar->run(f.ast, lanes.span(), f.rep, kStepLimit), f.result.base);
+    }
+    detail::SmallVec<CVal, 4> cargs(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
         if (!toC(args[i], f.params[i], f.ast, cargs[i])) {
-            f.rep.failCall("argument " + std::to_string(i + 1) + " (" + args[i].toJson() +
-                           ") does not have the type " + typeName(f.params[i]) + " of parameter '" +
-                           f.paramNames[i] + "'");
+            mismatch(i);
         }
     }
-    return fromC(evaluate(f.ast, std::move(cargs), f.result, f.rep));
+    return fromC(evaluate(f.ast, cargs.span(), f.result, f.rep));
+}
+
+bool CompiledUserFun::runsOnScalars() const {
+    return impl_->scalar.has_value();
 }
 
 const std::string& CompiledUserFun::name() const {

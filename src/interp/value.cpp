@@ -1,5 +1,6 @@
 #include "egopt/interp/value.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -82,15 +83,18 @@ void appendNumber(std::string& out, double v, bool single) {
         return;
     }
     char buf[64];
-    // Shortest text that reads back as the same float (or double).
+    char* end = buf;
+    // Shortest %g text that reads back as the same float (or double). std::to_chars with a
+    // precision writes what printf's %.*g writes, several times faster.
     for (int precision = single ? 6 : 15; precision <= 17; ++precision) {
-        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-        double back = std::strtod(buf, nullptr);
+        end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, precision).ptr;
+        double back = 0;
+        std::from_chars(buf, end, back);
         if (single ? static_cast<float>(back) == static_cast<float>(v) : back == v) {
             break;
         }
     }
-    out += buf;
+    out.append(buf, end);
 }
 
 void appendJson(std::string& out, const Value& v) {

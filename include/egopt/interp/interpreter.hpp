@@ -18,15 +18,28 @@
 
 namespace egopt::interp {
 
+// Whether and when the interpreter uses several threads. Results never depend on it: a Map's
+// elements are independent and each lands in its own place, a Reduce runs in order, and an
+// error is the one the first failing element (in index order) gives.
+struct InterpreterOptions {
+    // A Map with at least 2 elements runs them on TBB's threads when it has at least
+    // parallelMinElements elements or its input holds at least parallelMinScalars scalars.
+    bool parallel = true;
+    int64_t parallelMinElements = 1024;
+    int64_t parallelMinScalars = 32768;
+};
+
 class Interpreter {
 public:
     // Compiles the program's user functions once. `sizes` binds every size variable (and tuning
     // variable) that appears in the program; a missing one is BadInput.
-    Interpreter(const lift::Program& program, const lift::TypeInfo& types, arith::Bindings sizes);
+    Interpreter(const lift::Program& program, const lift::TypeInfo& types, arith::Bindings sizes,
+                InterpreterOptions options = {});
     ~Interpreter();
 
     // Applies the top-level lambda to the arguments (one per parameter, shapes as declared).
     // Errors (a split that does not divide, an out-of-range index) are egopt::Error (BadInput).
+    // Several threads may run the same Interpreter at once.
     Value run(std::span<const Value> args) const;
 
     struct State; // the program, its sizes and compiled user functions (interpreter.cpp)

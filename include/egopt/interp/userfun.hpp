@@ -21,8 +21,12 @@ class CompiledUserFun {
 public:
     // Parses and checks the body against the declared parameter and return types. An unsupported
     // construct is egopt::Error (BadInput) naming the user function and the line within the
-    // .lift file (decl.loc + line within the body).
-    static CompiledUserFun compile(const lift::UserFunDecl& decl, const lift::TypeArena& types);
+    // .lift file (decl.loc + line within the body). A function whose parameters, variables,
+    // result and expressions are all scalars runs on a faster evaluator of scalars, which gives
+    // the same results and errors; scalarFastPath = false keeps it on the general one (to
+    // compare the two).
+    static CompiledUserFun compile(const lift::UserFunDecl& decl, const lift::TypeArena& types,
+                                   bool scalarFastPath = true);
 
     // Runs the function. Arguments must match the declared types (vectors for VectorizeUserFun
     // are handled by the caller, lane by lane). Runtime faults (e.g. an infinite loop hitting the
@@ -30,6 +34,8 @@ public:
     Value call(std::span<const Value> args) const;
 
     const std::string& name() const;
+    // Whether calls run on the evaluator of scalars.
+    bool runsOnScalars() const;
 
     CompiledUserFun(CompiledUserFun&&) noexcept;
     CompiledUserFun& operator=(CompiledUserFun&&) noexcept;
