@@ -248,6 +248,17 @@ struct Predictions {
         ++used;
         return predict(v).value_or(kUnknown);
     }
+    // The predictions of `vs` that a sequential run would make (as many as the limit leaves, in
+    // order), made in parallel: each generates a kernel, and a descent's neighbourhood is
+    // independent. Fewer than given when the limit ends it.
+    std::vector<double> atAll(const std::vector<arith::Bindings>& vs) {
+        size_t n = std::min(vs.size(), limit - std::min(limit, used));
+        std::vector<double> out(n, kUnknown);
+        tbb::parallel_for(size_t{0}, n,
+                          [&](size_t i) { out[i] = predict(vs[i]).value_or(kUnknown); });
+        used += n;
+        return out;
+    }
 };
 
 // Starting points at several scales: each variable the largest allowed value <= t, for t =
@@ -258,12 +269,17 @@ struct Predictions {
 std::pair<arith::Bindings, double> bestStart(const Space& space, Predictions& p, int64_t target) {
     std::pair<arith::Bindings, double> best{space.initial(target), kUnknown};
     std::set<arith::Bindings> seen;
-    for (int64_t t = target; t >= 1 && p.left(); t /= 2) {
+    std::vector<arith::Bindings> starts;
+    for (int64_t t = target; t >= 1; t /= 2) {
         arith::Bindings x = space.initial(t);
         if (seen.insert(x).second) {
-            if (double px = p.at(x); px < best.second || seen.size() == 1) {
-                best = {std::move(x), px};
-            }
+            starts.push_back(std::move(x));
+        }
+    }
+    std::vector<double> predicted = p.atAll(starts);
+    for (size_t i = 0; i < predicted.size(); ++i) {
+        if (predicted[i] < best.second || i == 0) {
+            best = {starts[i], predicted[i]};
         }
     }
     return best;
@@ -280,13 +296,12 @@ modelDescent(const Space& space,
     while (p.left()) {
         arith::Bindings next;
         double best = px;
-        for (const auto& n : space.neighbours(x)) {
-            if (!p.left()) {
-                break;
-            }
-            if (double pn = p.at(n); pn < best) {
-                best = pn;
-                next = n;
+        std::vector<arith::Bindings> around = space.neighbours(x);
+        std::vector<double> predicted = p.atAll(around);
+        for (size_t i = 0; i < predicted.size(); ++i) {
+            if (predicted[i] < best) {
+                best = predicted[i];
+                next = around[i];
             }
         }
         if (next.empty()) {

@@ -3,6 +3,7 @@
 // fewer measurements than random sampling needs.
 #include "egopt/pipeline/tuner.hpp"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -145,7 +146,7 @@ TEST_CASE("the model's descent starts where the device fits and follows a line",
     // the optimum (2, 16, 16) has its variables far apart.
     arith::Size n = arith::Size::var("N");
     Space s({{"v__1", {n}}, {"v__2", {n}}, {"v__3", {n}}}, {{"N", 1 << 12}});
-    size_t calls = 0;
+    std::atomic<size_t> calls = 0; // the descent predicts a neighbourhood in parallel
     auto predict = [&](const arith::Bindings& v) -> std::optional<double> {
         ++calls;
         int64_t a = v.at("v__1"), b = v.at("v__2"), c = v.at("v__3");

@@ -84,7 +84,9 @@ struct TuneResult {
 
 // Steepest descent on the model's predictions from Space::initial(target), within `limit`
 // predictions: the configuration the model deems best near the defaults, and its prediction
-// (nullopt when none could be predicted). The guided tuner's starting points; the pipeline also
+// (nullopt when none could be predicted). A neighbourhood's predictions (and the starting
+// scales') are made in parallel, so `predict` must be safe to call from several threads; the
+// result is that of a sequential descent. The guided tuner's starting points; the pipeline also
 // ranks macro rules' replays by it (docs/extraction.md).
 std::pair<arith::Bindings, std::optional<double>>
 modelDescent(const Space& space,
