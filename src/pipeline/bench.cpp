@@ -57,7 +57,24 @@ Bench::Bench(const runtime::Device& device, const Bench& other)
 
 Bench::~Bench() = default;
 
+std::unique_ptr<Bench::Live> Bench::open() const {
+    auto live = std::make_unique<Live>();
+    live->session = std::make_unique<runtime::Session>(device_);
+    live->inputs = std::make_unique<codegen::DeviceInputs>(*live->session, inputs_);
+    return live;
+}
+
+void Bench::openAhead() {
+    if (!live_ && !opening_.valid()) {
+        opening_ = std::async(std::launch::async, [this] { return open(); });
+    }
+}
+
 runtime::Session& Bench::session() {
+    if (opening_.valid()) {
+        live_ = opening_.get();
+        live_->session->useCompilerPool(pool_);
+    }
     if (live_ && live_->session->abandoned()) {
         // codegen already waited a bounded time for the hung kernel; keep the session only to
         // report disturbed timings while the kernel still runs.
@@ -68,10 +85,8 @@ runtime::Session& Bench::session() {
         live_.reset();
     }
     if (!live_) {
-        live_ = std::make_unique<Live>();
-        live_->session = std::make_unique<runtime::Session>(device_);
+        live_ = open();
         live_->session->useCompilerPool(pool_);
-        live_->inputs = std::make_unique<codegen::DeviceInputs>(*live_->session, inputs_);
     }
     return *live_->session;
 }

@@ -61,6 +61,10 @@ public:
     const runtime::Device& device() const { return device_; }
     // The session for device work, a fresh one when the last one was abandoned.
     runtime::Session& session();
+    // Opens the first session (the OpenCL context, 1.5-2 s on NVIDIA where it initialises CUDA,
+    // and the inputs' upload) on another thread, while the caller saturates and extracts; the
+    // first session() takes it, or rethrows what failed.
+    void openAhead();
     // Builds, runs one warm-up and `runs` timed runs (fewer when one run exceeds `slowSeconds`:
     // a configuration that slow is not worth repeating, or when the timed runs add up to
     // `budgetSeconds`). A run longer than `timeoutSeconds` is abandoned (runtime::KernelTimeout,
@@ -87,7 +91,10 @@ private:
     };
     runtime::Device device_;
     std::shared_ptr<const codegen::HostInputs> inputs_; // at the real sizes, as device bytes
+    std::unique_ptr<Live> open() const;
+
     std::unique_ptr<Live> live_;
+    std::future<std::unique_ptr<Live>> opening_; // openAhead's session, until session() takes it
     std::shared_ptr<runtime::CompilerPool> pool_;
     size_t loadedBefore_ = 0; // by the sessions before live_
     // Abandoned sessions whose kernel was still running when last asked; kept to report it.

@@ -256,6 +256,9 @@ Result run(const Options& options) {
         startWorkers(w, result); // the workers make their inputs while this rank saturates
     }
     startCompileWorkers(w, result);
+    for (auto& bench : w.benches) {
+        bench->openAhead(); // the device's context and inputs while this thread saturates
+    }
     if (devices.size() > 1) {
         result.notes.push_back(fmt("%zu devices of one model (timings compare across them); "
                                    "reference device %s",
