@@ -353,19 +353,29 @@ void refine(const egraph::EGraph& g, const egraph::TuningSpace& tuning, detail::
                 }
             }
             std::vector<Examined> examined = examineAll(g, tuning, search, fresh, 0, sig, opt);
+            // Claimed in order (the kernel map decides duplicates), then ranked in parallel:
+            // each rank generates the kernel at the real sizes.
+            std::vector<std::optional<Candidate>> claimed;
             for (size_t k = 0; k < fresh.size(); ++k) {
-                const detail::Entry& n = fresh[k];
                 ++result.refineChecked;
-                std::string label = "explored term " + std::to_string(result.explored.size());
-                auto c = claim(std::move(examined[k]), 0, n.cost, kernels, label, scratch);
-                std::optional<double> rank = c ? opt.rank(*c) : std::nullopt;
-                if (!rank) {
+                std::string label = "refinement's term " + std::to_string(k);
+                claimed.push_back(
+                    claim(std::move(examined[k]), 0, fresh[k].cost, kernels, label, scratch));
+            }
+            std::vector<std::optional<double>> ranks(claimed.size());
+            tbb::parallel_for(size_t{0}, claimed.size(), [&](size_t k) {
+                if (claimed[k]) {
+                    ranks[k] = opt.rank(*claimed[k]);
+                }
+            });
+            for (size_t k = 0; k < claimed.size(); ++k) {
+                if (!ranks[k]) {
                     continue;
                 }
-                c->explored = true;
-                result.explored.push_back(std::move(*c));
+                claimed[k]->explored = true;
+                result.explored.push_back(std::move(*claimed[k]));
                 ++result.refineAccepted;
-                pool.push_back({*rank, n.term});
+                pool.push_back({*ranks[k], fresh[k].term});
             }
         }
     }
@@ -420,17 +430,22 @@ ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpa
     if (opt.rank && opt.refineRounds > 0) {
         std::vector<Seed> pool;
         std::unordered_set<detail::TermRef> seen;
-        auto add = [&](const Candidate& c, detail::TermRef t) {
-            seen.insert(t);
-            if (auto r = opt.rank(c)) {
-                pool.push_back({*r, t});
-            }
-        };
-        for (size_t i = 0; i < candidateTerms.size(); ++i) { // the first view's: its terms
-            add(result.candidates[i], candidateTerms[i]);
+        // The first view's candidates and the accepted draws, ranked in parallel, in order.
+        std::vector<std::pair<const Candidate*, detail::TermRef>> start;
+        for (size_t i = 0; i < candidateTerms.size(); ++i) {
+            start.emplace_back(&result.candidates[i], candidateTerms[i]);
         }
         for (size_t i = 0; i < explored.size(); ++i) {
-            add(result.explored[i], explored[i]);
+            start.emplace_back(&result.explored[i], explored[i]);
+        }
+        std::vector<std::optional<double>> ranks(start.size());
+        tbb::parallel_for(size_t{0}, start.size(),
+                          [&](size_t i) { ranks[i] = opt.rank(*start[i].first); });
+        for (size_t i = 0; i < start.size(); ++i) {
+            seen.insert(start[i].second);
+            if (ranks[i]) {
+                pool.push_back({*ranks[i], start[i].second});
+            }
         }
         for (const detail::Entry& d : drawn) {
             seen.insert(d.term); // checked already, or beyond exploreChecks

@@ -89,7 +89,8 @@ struct ExtractOptions {
     // round takes the `refineSeeds` best-ranked terms not yet expanded (candidates, explored
     // terms, earlier neighbours) and checks their neighbours (one e-node swapped, e.g. a MapSeq
     // for a MapGlb, the rest kept) through the code generator filter; accepted ones join
-    // `explored` and the ranking. Off unless both `rank` and `refineRounds` are set.
+    // `explored` and the ranking. Off unless both `rank` and `refineRounds` are set. `rank` is
+    // called from several threads at once (a round's accepted terms are ranked in parallel).
     std::function<std::optional<double>(const Candidate&)>
         rank; // lower is better; nullopt: unranked
     size_t refineRounds = 0;
