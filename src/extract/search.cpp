@@ -16,17 +16,75 @@ using egraph::ENode;
 using lift::Op;
 using lift::TypeId;
 
-uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
-    auto [tit, tnew] = typesIndex_.emplace(types, static_cast<uint32_t>(types_.size()));
-    if (tnew) {
+namespace {
+
+uint64_t stateHash(EClassId c, uint32_t ctx, uint32_t types) {
+    uint64_t h = (uint64_t(c) << 32 | ctx) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 31) ^ types) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+} // namespace
+
+uint32_t Search::typesFor(std::vector<TypeId> types) {
+    if (types.empty()) {
+        return 0;
+    }
+    auto [it, fresh] = typesIndex_.try_emplace(types, static_cast<uint32_t>(types_.size()));
+    if (fresh) {
         types_.push_back(std::move(types));
     }
-    StateKey key{c, ctx.key(), tit->second};
-    auto [it, fresh] = stateIndex_.emplace(key, static_cast<uint32_t>(states_.size()));
-    if (fresh) {
-        states_.push_back({c, ctx, tit->second});
-        childEdges_.emplace_back();
-        lists_.emplace_back();
+    return it->second;
+}
+
+uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
+    uint32_t t = typesFor(std::move(types));
+    uint32_t key = ctx.key();
+    size_t mask = stateSlots_.size() - 1;
+    size_t i = stateHash(c, key, t) & mask;
+    for (; stateSlots_[i] != kEmptySlot; i = (i + 1) & mask) {
+        const State& st = states_[stateSlots_[i]];
+        if (st.eclass == c && st.types == t && st.ctx.key() == key) {
+            return stateSlots_[i];
+        }
+    }
+    auto id = static_cast<uint32_t>(states_.size());
+    stateSlots_[i] = id;
+    states_.push_back({c, ctx, t});
+    lists_.emplace_back();
+    if (2 * states_.size() > stateSlots_.size()) {
+        growStateIndex();
+    }
+    return id;
+}
+
+void Search::growStateIndex() {
+    std::vector<uint32_t> slots(2 * stateSlots_.size(), kEmptySlot);
+    size_t mask = slots.size() - 1;
+    for (uint32_t id = 0; id < states_.size(); ++id) {
+        const State& st = states_[id];
+        size_t i = stateHash(st.eclass, st.ctx.key(), st.types) & mask;
+        while (slots[i] != kEmptySlot) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = id;
+    }
+    stateSlots_ = std::move(slots);
+}
+
+const std::vector<ChildContexts>& Search::contextsOf(const ENode& n, Context ctx,
+                                                     std::vector<ChildContexts>& uncached) {
+    constexpr size_t kMaxChildren = 63; // 6 bits of the key
+    if (n.children.size() > kMaxChildren) {
+        uncached = childContexts(n, ctx, multi_);
+        return uncached;
+    }
+    static_assert(sizeof(lift::Op) == 1);
+    uint64_t key = uint64_t(uint32_t(n.ival)) << 32 | uint64_t(n.children.size()) << 26 |
+                   uint64_t(static_cast<uint8_t>(n.op)) << 18 | ctx.key();
+    auto it = contexts_.find(key);
+    if (it == contexts_.end()) {
+        it = contexts_.emplace(key, childContexts(n, ctx, multi_)).first;
     }
     return it->second;
 }
@@ -52,27 +110,55 @@ std::vector<TypeId> Search::childTypes(const State& s, const ENode& n, size_t i)
 void Search::expand(uint32_t s) {
     State st = states_[s]; // copied: stateFor appends to states_
     auto first = static_cast<uint32_t>(edges_.size());
+    std::vector<uint32_t>& cs = childScratch_;
+    std::vector<ChildContexts> uncached;
     for (egraph::ENodeId id : g_.eclass(st.eclass).nodes) {
         const ENode& n = g_.node(id);
-        for (const ChildContexts& alt : childContexts(n, st.ctx, multi_)) {
-            std::vector<uint32_t> cs;
+        for (const ChildContexts& alt : contextsOf(n, st.ctx, uncached)) {
+            cs.clear();
             for (size_t i = 0; i < n.children.size(); ++i) {
                 cs.push_back(stateFor(g_.findConst(n.children[i]), alt[i], childTypes(st, n, i)));
             }
-            auto edge = static_cast<uint32_t>(edges_.size());
             edges_.push_back(
                 {id, static_cast<uint32_t>(childStates_.size()), static_cast<uint32_t>(cs.size())});
-            edgeOwner_.push_back(s);
             childStates_.insert(childStates_.end(), cs.begin(), cs.end());
-            for (uint32_t c : cs) {
-                if (childEdges_[c].empty() || childEdges_[c].back() != edge) {
-                    childEdges_[c].push_back(edge);
-                }
-            }
         }
     }
     states_[s].firstEdge = first;
     states_[s].numEdges = static_cast<uint32_t>(edges_.size()) - first;
+}
+
+void Search::indexChildEdges(bool dedupe) {
+    edgeOwner_.assign(edges_.size(), 0);
+    std::vector<uint32_t>& start = childEdges_.start;
+    start.assign(states_.size() + 2, 0);
+    auto eachChild = [&](auto&& visit) {
+        for (uint32_t s = 0; s < states_.size(); ++s) {
+            const State& st = states_[s];
+            for (uint32_t e = st.firstEdge; e < st.firstEdge + st.numEdges; ++e) {
+                edgeOwner_[e] = s;
+                const Edge& edge = edges_[e];
+                for (uint32_t i = 0; i < edge.numChildren; ++i) {
+                    uint32_t c = childStates_[edge.firstChild + i];
+                    // The same child twice in one edge (x * x) lists the edge once.
+                    bool repeated = false;
+                    for (uint32_t j = 0; dedupe && j < i; ++j) {
+                        repeated = repeated || childStates_[edge.firstChild + j] == c;
+                    }
+                    if (!repeated) {
+                        visit(c, e);
+                    }
+                }
+            }
+        }
+    };
+    eachChild([&](uint32_t c, uint32_t) { ++start[c + 2]; });
+    for (size_t i = 2; i < start.size(); ++i) {
+        start[i] += start[i - 1];
+    }
+    childEdges_.items.resize(start.back());
+    eachChild([&](uint32_t c, uint32_t e) { childEdges_.items[start[c + 1]++] = e; });
+    start.pop_back();
 }
 
 void Search::discover(EClassId root) {
@@ -80,6 +166,7 @@ void Search::discover(EClassId root) {
     for (uint32_t s = 0; s < states_.size(); ++s) { // breadth first; states_ grows
         expand(s);
     }
+    indexChildEdges(true);
     edgeDirty_.assign(edges_.size(), true);
     edgeLists_.resize(edges_.size());
     edgeBounds_.assign(edges_.size(), std::numeric_limits<double>::infinity());

@@ -59,14 +59,21 @@ private:
         egraph::ENodeId node;
         uint32_t firstChild, numChildren;
     };
-    struct StateKey {
-        egraph::EClassId eclass;
-        uint32_t ctx, types;
-        friend bool operator==(const StateKey&, const StateKey&) = default;
+    struct TypesHash {
+        size_t operator()(const std::vector<lift::TypeId>& v) const noexcept {
+            uint64_t h = v.size();
+            for (lift::TypeId t : v) {
+                h = (h ^ t) * 0x9e3779b97f4a7c15ull;
+            }
+            return h ^ (h >> 29);
+        }
     };
-    struct StateKeyHash {
-        size_t operator()(const StateKey& k) const noexcept {
-            return (size_t(k.eclass) * 0x9e3779b97f4a7c15ull) ^ (size_t(k.ctx) << 20) ^ k.types;
+    // The edges each state is a child of, in edge order (compressed rows: the edges of state s
+    // are items[start[s] .. start[s + 1])).
+    struct ChildEdges {
+        std::vector<uint32_t> start, items;
+        std::span<const uint32_t> operator[](uint32_t s) const {
+            return {items.data() + start[s], start[s + 1] - start[s]};
         }
     };
 
@@ -111,7 +118,16 @@ private:
     };
 
     uint32_t stateFor(egraph::EClassId c, Context ctx, std::vector<lift::TypeId> types);
+    uint32_t typesFor(std::vector<lift::TypeId> types);
+    void growStateIndex();
+    // childContexts(n, ctx), memoised: it depends only on the node's operator, integer and
+    // number of children and on the context, and discovery asks for it millions of times.
+    // Nodes with too many children for the memo's key are computed into `uncached`.
+    const std::vector<ChildContexts>& contextsOf(const egraph::ENode& n, Context ctx,
+                                                 std::vector<ChildContexts>& uncached);
     void expand(uint32_t s);
+    // childEdges_ and edgeOwner_ from the edges (`dedupe`: an edge once per child state).
+    void indexChildEdges(bool dedupe);
     std::vector<std::vector<uint32_t>> components() const;
     void runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
@@ -144,7 +160,7 @@ private:
     // Per edge its state, per state the edges it is a child of (built by discover; the
     // worklist queues the owners of a changed state's edges; indexEdges rebuilds them).
     std::vector<uint32_t> edgeOwner_;
-    std::vector<std::vector<uint32_t>> childEdges_;
+    ChildEdges childEdges_;
     struct Guide {
         const std::unordered_set<egraph::ENodeId>& nodes;
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
@@ -187,9 +203,14 @@ private:
     std::vector<std::vector<Entry>> edgeLists_;
     std::vector<double> edgeBounds_;
     std::vector<bool> edgeDirty_;
-    std::unordered_map<StateKey, uint32_t, StateKeyHash> stateIndex_;
+    // The states by (class, context, types): open addressing (linear probing) over state ids,
+    // kEmptySlot where free; discovery's hottest lookup.
+    static constexpr uint32_t kEmptySlot = ~uint32_t(0);
+    std::vector<uint32_t> stateSlots_ = std::vector<uint32_t>(1024, kEmptySlot);
     std::vector<std::vector<lift::TypeId>> types_{{}};
-    std::map<std::vector<lift::TypeId>, uint32_t> typesIndex_{{{}, 0}};
+    std::unordered_map<std::vector<lift::TypeId>, uint32_t, TypesHash> typesIndex_{{{}, 0}};
+    std::unordered_map<uint64_t, std::vector<ChildContexts>> contexts_;
+    std::vector<uint32_t> childScratch_; // expand's child states of one alternative
 };
 
 } // namespace egopt::extract::detail
