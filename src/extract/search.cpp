@@ -206,7 +206,33 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
     idx.assign(m, 0);
     frontier.clear();
     kids.resize(m);
-    frontier.push_back({costOf(s, e, idx, scratch_), 0, 0});
+    // Whether child i's j-th listed term holds the edge's e-node (a combination with it would
+    // repeat the e-node on a path), asked once per listed term: 0 unknown, 1 no, 2 yes.
+    std::vector<uint32_t>& cycleAt = cycleAt_;
+    cycleAt.resize(m + 1);
+    cycleAt[0] = 0;
+    for (size_t i = 0; i < m; ++i) {
+        cycleAt[i + 1] = cycleAt[i] + static_cast<uint32_t>(lists_[cs[i]].size());
+    }
+    cycles_.assign(cycleAt[m], 0);
+    auto repeats = [&](size_t i, uint32_t j) {
+        uint8_t& known = cycles_[cycleAt[i] + j];
+        if (known == 0) {
+            known = terms_.contains(lists_[cs[i]][j].term, e.node) ? 2 : 1;
+        }
+        return known == 2;
+    };
+    // The hash-consing key of a combination, computed (and its slot prefetched) when it joins
+    // the frontier, so that the term store's cache miss overlaps the work until it is popped.
+    auto keyOf = [&](std::span<const uint32_t> at) {
+        uint64_t key = TermStore::keyStart(e.node, m);
+        for (size_t i = 0; i < m; ++i) {
+            key = TermStore::keyNext(key, lists_[cs[i]][at[i]].term);
+        }
+        terms_.prefetch(key);
+        return key;
+    };
+    frontier.push_back({costOf(s, e, idx, scratch_), 0, 0, keyOf(idx)});
     for (size_t pops = 0; !frontier.empty() && pops < 4 * pool.limit + 4; ++pops) {
         std::pop_heap(frontier.begin(), frontier.end(), std::greater<>());
         Item it = frontier.back();
@@ -214,13 +240,15 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
         if (pool.full() && it.cost > pool.bound()) {
             return pool.bound();
         }
+        bool cyclic = false;
         for (size_t i = 0; i < m; ++i) {
             kids[i] = lists_[cs[i]][idx[it.offset + i]].term;
+            cyclic = cyclic || repeats(i, idx[it.offset + i]);
         }
-        if (m > 0 && terms_.contains(kids, e.node)) {
+        if (cyclic) {
             ++stats.cutCycles; // the e-node would repeat on a path: a pumped cycle
         } else {
-            pool.add({it.cost, terms_.make(e.node, kids)});
+            pool.add({it.cost, terms_.make(e.node, kids, it.key)});
         }
         for (size_t i = it.last; i < m; ++i) {
             if (idx[it.offset + i] + 1 >= lists_[cs[i]].size()) {
@@ -233,7 +261,8 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
             }
             ++idx[offset + i];
             std::span<const uint32_t> next(idx.data() + offset, m);
-            frontier.push_back({costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i)});
+            frontier.push_back(
+                {costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i), keyOf(next)});
             std::push_heap(frontier.begin(), frontier.end(), std::greater<>());
         }
     }
@@ -245,20 +274,22 @@ void Search::Pool::add(Entry e) {
     if (!distinct.insert(e.term)) {
         return;
     }
-    best.push(e.cost);
+    best.push_back(e.cost);
+    std::push_heap(best.begin(), best.end());
     if (best.size() > limit) {
-        best.pop();
+        std::pop_heap(best.begin(), best.end());
+        best.pop_back();
     }
 }
 
-std::vector<Entry> Search::bestDistinct(std::vector<Entry>& all, size_t limit) const {
+void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Entry>& best) const {
     std::sort(all.begin(), all.end(), [&](const Entry& a, const Entry& b) {
         if (a.cost != b.cost) {
             return a.cost < b.cost;
         }
         return terms_.structurallyLess(a.term, b.term);
     });
-    std::vector<Entry> best;
+    best.clear();
     Marks& taken = takenMarks_;
     taken.clear();
     for (const Entry& en : all) {
@@ -269,21 +300,26 @@ std::vector<Entry> Search::bestDistinct(std::vector<Entry>& all, size_t limit) c
             best.push_back(en); // the cheapest way to build this term in this state
         }
     }
-    return best;
+}
+
+// Makes `list` equal to `best`; true when it changed (assigned in place: the lists change a
+// million times and keep their capacity).
+static bool update(std::vector<Entry>& list, const std::vector<Entry>& best) {
+    if (best == list) {
+        return false;
+    }
+    list.assign(best.begin(), best.end());
+    return true;
 }
 
 bool Search::recompute(uint32_t s, ExtractStats& stats) {
-    Pool pool(s == 0 ? rootK_ : k_, poolMarks_);
+    Pool pool(s == 0 ? rootK_ : k_, statePool_);
     const State st = states_[s];
     for (uint32_t i = 0; i < st.numEdges; ++i) {
         combine(s, edges_[st.firstEdge + i], pool, stats);
     }
-    std::vector<Entry> best = bestDistinct(pool.entries, pool.limit);
-    if (best == lists_[s]) {
-        return false;
-    }
-    lists_[s] = std::move(best);
-    return true;
+    bestDistinct(pool.entries, pool.limit, best_);
+    return update(lists_[s], best_);
 }
 
 // One edge's best terms on its own: the edge's part of any list of its state. A term of the
@@ -291,78 +327,77 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
 // better terms are as good for the state; so merging the edges' lists gives what enumerating
 // all edges under one shared bound gives (recompute), and an edge whose children did not
 // change keeps its list.
-std::vector<Entry> Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats) {
-    Pool pool(limit, poolMarks_);
+void Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats,
+                      std::vector<Entry>& out) {
+    Pool pool(limit, edgePool_);
     combine(s, edges_[e], pool, stats);
-    return bestDistinct(pool.entries, limit);
+    bestDistinct(pool.entries, limit, out);
 }
 
 bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
     size_t limit = s == 0 ? rootK_ : k_;
     const State st = states_[s];
     uint32_t first = st.firstEdge, end = st.firstEdge + st.numEdges;
-    std::vector<Entry> best;
+    std::vector<Entry>& best = best_;
     if (st.numEdges == 1) { // the edge's list is the state's: nothing to keep
         if (!edgeDirty_[first]) {
             return false;
         }
         edgeDirty_[first] = false;
-        best = edgeBest(s, first, limit, stats);
-    } else {
-        if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
-                         [](bool d) { return d; })) {
-            return false;
-        }
-        // The kept lists first, so that the changed edges' enumeration starts with a bound.
-        Pool pool(limit, poolMarks_);
-        for (uint32_t e = first; e < end; ++e) {
-            if (!edgeDirty_[e]) {
-                for (const Entry& en : edgeLists_[e]) {
-                    pool.add(en);
-                }
-            }
-        }
-        for (uint32_t e = first; e < end; ++e) {
-            if (edgeDirty_[e]) {
-                edgeDirty_[e] = false;
-                size_t from = pool.entries.size();
-                edgeBounds_[e] = combine(s, edges_[e], pool, stats);
-                std::vector<Entry> own(pool.entries.begin() + from, pool.entries.end());
-                edgeLists_[e] = bestDistinct(own, limit);
-            }
-        }
-        best = merged(s, limit);
-        // An edge list cut at a bound below the state's new limit-th cost may miss terms the
-        // state now needs (a kept list can be one cut when the state had better terms): such
-        // an edge is enumerated again on its own bound.
-        double worst =
-            best.size() == limit ? best.back().cost : std::numeric_limits<double>::infinity();
-        bool again = false;
-        for (uint32_t e = first; e < end; ++e) {
-            if (edgeBounds_[e] < worst) {
-                edgeLists_[e] = edgeBest(s, e, limit, stats);
-                edgeBounds_[e] = std::numeric_limits<double>::infinity();
-                again = true;
-            }
-        }
-        if (again) {
-            best = merged(s, limit);
-        }
+        edgeBest(s, first, limit, stats, best);
+        return update(lists_[s], best);
     }
-    if (best == lists_[s]) {
+    if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
+                     [](bool d) { return d; })) {
         return false;
     }
-    lists_[s] = std::move(best);
-    return true;
+    // The kept lists first, so that the changed edges' enumeration starts with a bound.
+    Pool pool(limit, statePool_);
+    for (uint32_t e = first; e < end; ++e) {
+        if (!edgeDirty_[e]) {
+            for (const Entry& en : edgeLists_[e]) {
+                pool.add(en);
+            }
+        }
+    }
+    for (uint32_t e = first; e < end; ++e) {
+        if (edgeDirty_[e]) {
+            edgeDirty_[e] = false;
+            size_t from = pool.entries.size();
+            edgeBounds_[e] = combine(s, edges_[e], pool, stats);
+            own_.assign(pool.entries.begin() + from, pool.entries.end());
+            bestDistinct(own_, limit, best);
+            edgeLists_[e].assign(best.begin(), best.end());
+        }
+    }
+    merged(s, limit, best);
+    // An edge list cut at a bound below the state's new limit-th cost may miss terms the
+    // state now needs (a kept list can be one cut when the state had better terms): such
+    // an edge is enumerated again on its own bound.
+    double worst =
+        best.size() == limit ? best.back().cost : std::numeric_limits<double>::infinity();
+    bool again = false;
+    for (uint32_t e = first; e < end; ++e) {
+        if (edgeBounds_[e] < worst) {
+            edgeBest(s, e, limit, stats, edgeLists_[e]);
+            edgeBounds_[e] = std::numeric_limits<double>::infinity();
+            again = true;
+        }
+    }
+    if (again) {
+        merged(s, limit, best);
+    }
+    return update(lists_[s], best);
 }
 
-std::vector<Entry> Search::merged(uint32_t s, size_t limit) const {
+void Search::merged(uint32_t s, size_t limit, std::vector<Entry>& out) const {
     const State& st = states_[s];
-    std::vector<Entry> all;
+    std::vector<Entry>& all = mergeScratch_;
+    all.clear();
     for (uint32_t e = st.firstEdge; e < st.firstEdge + st.numEdges; ++e) {
         all.insert(all.end(), edgeLists_[e].begin(), edgeLists_[e].end());
     }
-    return bestDistinct(all, limit);
+    bestDistinct(all, limit, out);
 }
 
 // The strongly connected components of the states (a state points to its edges' children),

@@ -97,21 +97,33 @@ private:
 
     // The terms one state's recomputation produces, and the cost of the limit-th best distinct
     // one so far (a bound for the enumeration of the remaining edges).
-    struct Pool {
-        Pool(size_t limit, Marks& distinct) : limit(limit), distinct(distinct) { distinct.clear(); }
-        size_t limit = 0;
+    // Its storage is reused from one recomputation to the next.
+    struct PoolBuffers {
         std::vector<Entry> entries;
+        std::vector<double> best;
+        Marks distinct;
+    };
+    struct Pool {
+        Pool(size_t limit, PoolBuffers& b)
+            : limit(limit), entries(b.entries), distinct(b.distinct), best(b.best) {
+            entries.clear();
+            distinct.clear();
+            best.clear();
+        }
+        size_t limit = 0;
+        std::vector<Entry>& entries;
         Marks& distinct;
-        std::priority_queue<double> best; // the `limit` smallest costs of distinct terms
+        std::vector<double>& best; // max-heap of the `limit` smallest costs of distinct terms
         void add(Entry e);
         bool full() const { return best.size() == limit; }
-        double bound() const { return best.top(); }
+        double bound() const { return best.front(); }
     };
     // combine's frontier: an index vector (at `offset` in the shared index store) and its cost.
     struct Item {
         double cost;
         uint32_t offset; // of the index vector in the index store
         uint32_t last;   // indices before it stay fixed in successors
+        uint64_t key;    // its term's hash-consing key (TermStore::key)
         bool operator>(const Item& o) const {
             return cost != o.cost ? cost > o.cost : offset > o.offset;
         }
@@ -136,9 +148,9 @@ private:
     double combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                   std::vector<ChildChoice>& scratch) const;
-    // The `limit` best distinct terms of `all`, cheapest first (ties by structure); each term
-    // at the cheapest cost it has in `all`.
-    std::vector<Entry> bestDistinct(std::vector<Entry>& all, size_t limit) const;
+    // The `limit` best distinct terms of `all` into `best`, cheapest first (ties by structure);
+    // each term at the cheapest cost it has in `all`.
+    void bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Entry>& best) const;
     // A state's new list; true when it changed. `recompute` enumerates every edge of the state
     // under one shared bound (the reference); `recomputeDirty` only the edges whose children
     // changed since their last enumeration (the others' lists are memoised in edgeLists_), and
@@ -147,8 +159,9 @@ private:
     bool recomputeDirty(uint32_t s, ExtractStats& stats);
     // One edge's best terms on its own bound (complete for its state), and the merge of a
     // state's edge lists.
-    std::vector<Entry> edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats);
-    std::vector<Entry> merged(uint32_t s, size_t limit) const;
+    void edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats,
+                  std::vector<Entry>& out);
+    void merged(uint32_t s, size_t limit, std::vector<Entry>& out) const;
     // A term of state `s` built by edge `e` from the children's entries (cost included).
     Entry build(uint32_t s, const Edge& e, std::span<const Entry> kids);
     struct Draw; // explore.cpp
@@ -190,7 +203,14 @@ private:
     std::vector<uint32_t> idx_;
     std::vector<Item> frontier_;
     std::vector<TermRef> kids_;
-    Marks poolMarks_;
+    // combine's cycle checks per listed child term (offsets per child, then 0/1/2 flags).
+    std::vector<uint32_t> cycleAt_;
+    std::vector<uint8_t> cycles_;
+    // A state's pool and an edge's own pool (edgeBest runs while the state's is alive), a
+    // state's new list, an edge's part of the pool, and merged's input.
+    PoolBuffers statePool_, edgePool_;
+    std::vector<Entry> best_, own_;
+    mutable std::vector<Entry> mergeScratch_;
     mutable Marks takenMarks_;
     std::vector<State> states_;
     std::vector<Edge> edges_;
