@@ -38,18 +38,24 @@ uint32_t Search::typesFor(std::vector<TypeId> types) {
 }
 
 uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
+    constexpr uint64_t kHigh = ~uint64_t(0xffffffff);
     uint32_t t = typesFor(std::move(types));
     uint32_t key = ctx.key();
+    uint64_t h = stateHash(c, key, t);
     size_t mask = stateSlots_.size() - 1;
-    size_t i = stateHash(c, key, t) & mask;
+    size_t i = h & mask;
     for (; stateSlots_[i] != kEmptySlot; i = (i + 1) & mask) {
-        const State& st = states_[stateSlots_[i]];
+        if ((stateSlots_[i] & kHigh) != (h & kHigh)) {
+            continue;
+        }
+        auto id = static_cast<uint32_t>(stateSlots_[i]);
+        const State& st = states_[id];
         if (st.eclass == c && st.types == t && st.ctx.key() == key) {
-            return stateSlots_[i];
+            return id;
         }
     }
     auto id = static_cast<uint32_t>(states_.size());
-    stateSlots_[i] = id;
+    stateSlots_[i] = (h & kHigh) | id;
     states_.push_back({c, ctx, t});
     lists_.emplace_back();
     if (2 * states_.size() > stateSlots_.size()) {
@@ -59,15 +65,18 @@ uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
 }
 
 void Search::growStateIndex() {
-    std::vector<uint32_t> slots(2 * stateSlots_.size(), kEmptySlot);
+    std::vector<uint64_t> slots(2 * stateSlots_.size(), kEmptySlot);
     size_t mask = slots.size() - 1;
-    for (uint32_t id = 0; id < states_.size(); ++id) {
-        const State& st = states_[id];
+    for (uint64_t slot : stateSlots_) {
+        if (slot == kEmptySlot) {
+            continue;
+        }
+        const State& st = states_[static_cast<uint32_t>(slot)];
         size_t i = stateHash(st.eclass, st.ctx.key(), st.types) & mask;
         while (slots[i] != kEmptySlot) {
             i = (i + 1) & mask;
         }
-        slots[i] = id;
+        slots[i] = slot;
     }
     stateSlots_ = std::move(slots);
 }
@@ -202,10 +211,8 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
     }
     std::vector<uint32_t>& idx = idx_;
     std::vector<Item>& frontier = frontier_; // a min-heap
-    std::vector<TermRef>& kids = kids_;
     idx.assign(m, 0);
     frontier.clear();
-    kids.resize(m);
     // Whether child i's j-th listed term holds the edge's e-node (a combination with it would
     // repeat the e-node on a path), asked once per listed term: 0 unknown, 1 no, 2 yes.
     std::vector<uint32_t>& cycleAt = cycleAt_;
@@ -233,22 +240,41 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
         return key;
     };
     frontier.push_back({costOf(s, e, idx, scratch_), 0, 0, keyOf(idx)});
+    // A popped term is hash-consed one step later, after its successors' costs, which gives
+    // its slot's prefetch time to land; the pool sees the terms in the same order.
+    std::vector<TermRef>& pending = pendingKids_;
+    bool hasPending = false;
+    double pendingCost = 0;
+    uint64_t pendingKey = 0;
+    auto flush = [&] {
+        if (hasPending) {
+            pool.add({pendingCost, terms_.make(e.node, pending, pendingKey)});
+            hasPending = false;
+        }
+    };
     for (size_t pops = 0; !frontier.empty() && pops < 4 * pool.limit + 4; ++pops) {
         std::pop_heap(frontier.begin(), frontier.end(), std::greater<>());
         Item it = frontier.back();
         frontier.pop_back();
+        flush();
         if (pool.full() && it.cost > pool.bound()) {
             return pool.bound();
         }
         bool cyclic = false;
-        for (size_t i = 0; i < m; ++i) {
-            kids[i] = lists_[cs[i]][idx[it.offset + i]].term;
-            cyclic = cyclic || repeats(i, idx[it.offset + i]);
+        for (size_t i = 0; i < m && !cyclic; ++i) {
+            cyclic = repeats(i, idx[it.offset + i]);
         }
         if (cyclic) {
             ++stats.cutCycles; // the e-node would repeat on a path: a pumped cycle
         } else {
-            pool.add({it.cost, terms_.make(e.node, kids, it.key)});
+            pending.resize(m);
+            for (size_t i = 0; i < m; ++i) {
+                pending[i] = lists_[cs[i]][idx[it.offset + i]].term;
+            }
+            hasPending = true;
+            pendingCost = it.cost;
+            pendingKey = it.key;
+            terms_.prefetch(it.key);
         }
         for (size_t i = it.last; i < m; ++i) {
             if (idx[it.offset + i] + 1 >= lists_[cs[i]].size()) {
@@ -266,6 +292,7 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
             std::push_heap(frontier.begin(), frontier.end(), std::greater<>());
         }
     }
+    flush();
     return kComplete;
 }
 

@@ -202,7 +202,7 @@ private:
     // and children, the pools' and bestDistinct's distinct sets.
     std::vector<uint32_t> idx_;
     std::vector<Item> frontier_;
-    std::vector<TermRef> kids_;
+    std::vector<TermRef> pendingKids_;
     // combine's cycle checks per listed child term (offsets per child, then 0/1/2 flags).
     std::vector<uint32_t> cycleAt_;
     std::vector<uint8_t> cycles_;
@@ -223,10 +223,11 @@ private:
     std::vector<std::vector<Entry>> edgeLists_;
     std::vector<double> edgeBounds_;
     std::vector<bool> edgeDirty_;
-    // The states by (class, context, types): open addressing (linear probing) over state ids,
+    // The states by (class, context, types): open addressing (linear probing), a slot holding a
+    // state id in its low half and the high half of its hash (most probes then touch no state),
     // kEmptySlot where free; discovery's hottest lookup.
-    static constexpr uint32_t kEmptySlot = ~uint32_t(0);
-    std::vector<uint32_t> stateSlots_ = std::vector<uint32_t>(1024, kEmptySlot);
+    static constexpr uint64_t kEmptySlot = ~uint64_t(0);
+    std::vector<uint64_t> stateSlots_ = std::vector<uint64_t>(1024, kEmptySlot);
     std::vector<std::vector<lift::TypeId>> types_{{}};
     std::unordered_map<std::vector<lift::TypeId>, uint32_t, TypesHash> typesIndex_{{{}, 0}};
     std::unordered_map<uint64_t, std::vector<ChildContexts>> contexts_;

@@ -83,9 +83,10 @@ TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children,
             return t;
         }
     }
-    Rec r{nodeHash(node), bit(node), key};
+    Rec r{bit(node), key};
+    uint64_t shash = nodeHash(node);
     for (TermRef c : children) {
-        r.shash = mix(r.shash, recs_[c].shash);
+        shash = mix(shash, shash_[c]);
         for (size_t j = 0; j < r.nodes.size(); ++j) {
             r.nodes[j] |= recs_[c].nodes[j];
         }
@@ -95,6 +96,7 @@ TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children,
         {node, static_cast<uint32_t>(kids_.size()), static_cast<uint32_t>(children.size())});
     kids_.insert(kids_.end(), children.begin(), children.end());
     recs_.push_back(r);
+    shash_.push_back(shash);
     slots_[i] = tag | id;
     if (2 * heads_.size() > slots_.size()) { // at most half full: short probes
         grow();
@@ -167,8 +169,8 @@ bool TermStore::structurallyLess(TermRef a, TermRef b) const {
     if (a == b) {
         return false;
     }
-    if (recs_[a].shash != recs_[b].shash) {
-        return recs_[a].shash < recs_[b].shash;
+    if (shash_[a] != shash_[b]) {
+        return shash_[a] < shash_[b];
     }
     return a < b; // a hash collision of different structures: practically never
 }

@@ -63,9 +63,8 @@ private:
         uint32_t count;
     };
     struct Rec {
-        uint64_t shash; // structural hash (id-independent)
-        Bloom nodes;    // e-nodes of the term, for contains()
-        uint64_t key;   // hash of (node, children), for the index
+        Bloom nodes;  // e-nodes of the term, for contains()
+        uint64_t key; // hash of (node, children), for the index
     };
     uint64_t nodeHash(egraph::ENodeId n);
     static Bloom bit(egraph::ENodeId n);
@@ -75,6 +74,7 @@ private:
     const egraph::EGraph& g_;
     std::vector<Head> heads_;
     std::vector<Rec> recs_;
+    std::vector<uint64_t> shash_; // structural hashes (id-independent; the lists' tie-break)
     std::vector<TermRef> kids_;
     // contains()'s walk: a stack and the terms visited (a stamp per term), reused.
     mutable std::vector<TermRef> walk_;
