@@ -95,14 +95,14 @@ private:
         }
     };
 
-    // The terms one state's recomputation produces, and the cost of the limit-th best distinct
-    // one so far (a bound for the enumeration of the remaining edges).
-    // Its storage is reused from one recomputation to the next.
+    // A pool's storage, reused from one recomputation to the next.
     struct PoolBuffers {
         std::vector<Entry> entries;
         std::vector<double> best;
         Marks distinct;
     };
+    // The terms one state's recomputation produces, and the cost of the limit-th best distinct
+    // one so far (a bound for the enumeration of the remaining edges).
     struct Pool {
         Pool(size_t limit, PoolBuffers& b)
             : limit(limit), entries(b.entries), distinct(b.distinct), best(b.best) {
@@ -171,7 +171,8 @@ private:
     std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
     std::vector<bool> edgeViable_; // per edge (indexEdges)
     // Per edge its state, per state the edges it is a child of (built by discover; the
-    // worklist queues the owners of a changed state's edges; indexEdges rebuilds them).
+    // worklist queues the owners of a changed state's edges; indexEdges rebuilds them listing
+    // an edge once per child position).
     std::vector<uint32_t> edgeOwner_;
     ChildEdges childEdges_;
     struct Guide {
