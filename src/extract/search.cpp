@@ -146,22 +146,30 @@ void Search::Pool::add(Entry e) {
 }
 
 void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Entry>& best) const {
-    std::sort(all.begin(), all.end(), [&](const Entry& a, const Entry& b) {
-        if (a.cost != b.cost) {
-            return a.cost < b.cost;
-        }
-        return terms_.structurallyLess(a.term, b.term);
-    });
+    // By cost, then each run of equal costs by structure, only as far as the list reaches: one
+    // edge's pool comes in cost order already, and most runs are never read. The same order as
+    // sorting by (cost, structure) at once: entries equal in both are the same term at one cost.
+    auto byCost = [](const Entry& a, const Entry& b) { return a.cost < b.cost; };
+    if (!std::is_sorted(all.begin(), all.end(), byCost)) {
+        std::sort(all.begin(), all.end(), byCost);
+    }
     best.clear();
     Marks& taken = takenMarks_;
     taken.clear();
-    for (const Entry& en : all) {
-        if (best.size() == limit) {
-            break;
+    for (auto run = all.begin(); run != all.end() && best.size() < limit;) {
+        auto end =
+            std::find_if(run, all.end(), [&](const Entry& e) { return e.cost != run->cost; });
+        if (end - run > 1) {
+            std::sort(run, end, [&](const Entry& a, const Entry& b) {
+                return terms_.structurallyLess(a.term, b.term);
+            });
         }
-        if (taken.insert(en.term)) {
-            best.push_back(en); // the cheapest way to build this term in this state
+        for (; run != end && best.size() < limit; ++run) {
+            if (taken.insert(run->term)) {
+                best.push_back(*run); // the cheapest way to build this term in this state
+            }
         }
+        run = end;
     }
 }
 
