@@ -46,6 +46,7 @@ public:
 #endif
     }
     // Whether e-node `n` is the root of `t` or of one of its subterms (a cycle would repeat it).
+    // One caller at a time: the walk's stack and visited stamps are reused.
     bool contains(std::span<const TermRef> terms, egraph::ENodeId n) const;
     bool contains(TermRef t, egraph::ENodeId n) const {
         return contains({&t, 1}, n);
@@ -69,8 +70,8 @@ public:
 
 private:
     using Bloom = std::array<uint64_t, 4>;
-    // What hash-consing compares (12 bytes a term: a probe's second cache line is more often
-    // shared), and the rest.
+    // What hash-consing compares, 12 bytes a term apart from the rest (a probe that reaches a
+    // term then reads a dense array: fewer cache misses).
     struct Head {
         egraph::ENodeId node;
         uint32_t first;
