@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace egopt::extract {
@@ -287,9 +288,15 @@ double StructuralCost::cost(const CostInput& in) const {
             lengthsOf_ = &in.graph;
         }
         lift::TypeId arg = in.argTypes.empty() ? lift::kNoType : in.argTypes.back();
-        auto known = lengths_.find(arg);
-        n = known != lengths_.end() ? known->second
-                                    : lengths_[arg] = lengthOf(in, sizes, p_.unknownSize);
+        size_t slot = arg == lift::kNoType ? 0 : size_t(arg) + 1;
+        if (slot >= lengths_.size()) {
+            lengths_.resize(std::max(slot + 1, in.graph.types.size() + 1),
+                            std::numeric_limits<double>::quiet_NaN());
+        }
+        if (std::isnan(lengths_[slot])) {
+            lengths_[slot] = lengthOf(in, sizes, p_.unknownSize);
+        }
+        n = lengths_[slot];
     }
     if (lift::isThreadMap(in.node.op)) {
         // Local maps store into local memory (small, like private memory); a global or

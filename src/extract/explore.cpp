@@ -92,21 +92,12 @@ std::optional<Entry> Search::draw(uint32_t s, size_t depth, Draw& d) {
 // of (built once per exploration, shared by every guide).
 void Search::indexEdges() {
     edgeViable_.assign(edges_.size(), false);
-    edgeOwner_.assign(edges_.size(), 0);
-    childEdges_.assign(states_.size(), {});
     for (uint32_t s = 0; s < states_.size(); ++s) {
         for (uint32_t i : viableEdges(s)) {
             edgeViable_[i] = true;
         }
-        const State& st = states_[s];
-        for (uint32_t i = st.firstEdge; i < st.firstEdge + st.numEdges; ++i) {
-            edgeOwner_[i] = s;
-            const Edge& e = edges_[i];
-            for (uint32_t c = 0; c < e.numChildren; ++c) {
-                childEdges_[childStates_[e.firstChild + c]].push_back(i);
-            }
-        }
     }
+    indexChildEdges(false);
 }
 
 // A state leads to a guide when one of its viable edges is a guide's e-node or has a child

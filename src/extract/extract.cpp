@@ -216,14 +216,6 @@ std::optional<Candidate> claim(Examined e, size_t rank, double cost,
     return std::move(e.candidate);
 }
 
-std::optional<Candidate> accept(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
-                                const RankedTerm& r, size_t rank, const egraph::Signature& sig,
-                                const ExtractOptions& opt,
-                                std::map<std::string, std::string>& kernels,
-                                const std::string& label, ExtractResult& result) {
-    return claim(examine(g, tuning, r, rank, sig, opt), rank, r.cost, kernels, label, result);
-}
-
 // `terms` examined in parallel, in their order.
 std::vector<Examined> examineAll(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
                                  const detail::Search& search,
@@ -279,23 +271,33 @@ acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
 }
 
 // The code generator filter over ranked terms in order, until `k` candidates are taken from them
-// or a term costs over maxCostRatio x the first one taken. Returns the taken terms.
+// or a term costs over maxCostRatio x the first one taken. Returns the taken terms. The terms are
+// examined in parallel a chunk at a time and taken in order (the same candidates as one at a time;
+// at most a chunk's worth of terms is examined in vain).
 std::vector<detail::TermRef>
 takeRanked(const egraph::EGraph& g, const egraph::TuningSpace& tuning, const detail::Search& search,
            const std::vector<detail::Entry>& ranked, size_t k, bool secondView,
            const egraph::Signature& sig, const ExtractOptions& opt,
            std::map<std::string, std::string>& kernels, ExtractResult& result) {
+    constexpr size_t kChunk = 16;
     std::vector<detail::TermRef> taken;
     std::optional<double> first;
+    std::vector<Examined> chunk;
     for (size_t rank = 0; rank < ranked.size() && taken.size() < k; ++rank) {
         const detail::Entry& r = ranked[rank];
         if (opt.maxCostRatio > 0 && first && r.cost > opt.maxCostRatio * *first) {
             result.beyondCostRatio += ranked.size() - rank; // ranked is in cost order
             break;
         }
+        if (rank % kChunk == 0) {
+            size_t end = std::min(rank + kChunk, ranked.size());
+            chunk = examineAll(
+                g, tuning, search,
+                std::vector<detail::Entry>(ranked.begin() + long(rank), ranked.begin() + long(end)),
+                rank, sig, opt);
+        }
         std::string label = "candidate " + std::to_string(result.candidates.size());
-        if (auto c =
-                accept(g, tuning, rankedTerm(search, r), rank, sig, opt, kernels, label, result)) {
+        if (auto c = claim(std::move(chunk[rank % kChunk]), rank, r.cost, kernels, label, result)) {
             c->secondView = secondView;
             first = first.value_or(c->cost);
             result.candidates.push_back(std::move(*c));
@@ -411,11 +413,12 @@ ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpa
     }
     std::vector<detail::Entry> drawn;
     std::vector<detail::Entry> ranked = runSearch(search, root, so, result.stats, &drawn);
-    group.wait();
     result.exploreSeconds = result.stats.exploreSeconds;
     std::map<std::string, std::string> kernels; // kernel key -> the candidate that has it
+    // The first view's filter runs while the second view may still be searching.
     std::vector<detail::TermRef> candidateTerms =
         takeRanked(g, tuning, search, ranked, opt.k, false, sig, opt, kernels, result);
+    group.wait();
     if (secondSearch) {
         result.stats.seconds = std::max(result.stats.seconds, secondStats.seconds); // together
         result.stats.truncated = result.stats.truncated || secondStats.truncated;

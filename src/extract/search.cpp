@@ -1,5 +1,6 @@
 // The K-best search: states (e-class, context, argument types) reachable from the root, and
-// their K best terms computed bottom-up with a worklist until nothing changes (docs/extraction.md).
+// their K best terms computed bottom-up with a worklist until nothing changes (docs/extraction.md;
+// discovery of the states is in discover.cpp).
 #include "search.hpp"
 
 #include <algorithm>
@@ -15,75 +16,6 @@ using egraph::EClassId;
 using egraph::ENode;
 using lift::Op;
 using lift::TypeId;
-
-uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
-    auto [tit, tnew] = typesIndex_.emplace(types, static_cast<uint32_t>(types_.size()));
-    if (tnew) {
-        types_.push_back(std::move(types));
-    }
-    StateKey key{c, ctx.key(), tit->second};
-    auto [it, fresh] = stateIndex_.emplace(key, static_cast<uint32_t>(states_.size()));
-    if (fresh) {
-        states_.push_back({c, ctx, tit->second});
-        childEdges_.emplace_back();
-        lists_.emplace_back();
-    }
-    return it->second;
-}
-
-std::vector<TypeId> Search::childTypes(const State& s, const ENode& n, size_t i) const {
-    if (i != 0 || n.op == Op::Lambda) {
-        return {}; // data children: their class has a type
-    }
-    if (n.op == Op::Apply) {
-        std::vector<TypeId> args;
-        for (size_t j = 1; j < n.children.size(); ++j) {
-            TypeId t = g_.data(n.children[j]).type;
-            if (t == lift::kNoType) {
-                return {};
-            }
-            args.push_back(t);
-        }
-        return args;
-    }
-    return childArgTypes(g_, n, types_[s.types]);
-}
-
-void Search::expand(uint32_t s) {
-    State st = states_[s]; // copied: stateFor appends to states_
-    auto first = static_cast<uint32_t>(edges_.size());
-    for (egraph::ENodeId id : g_.eclass(st.eclass).nodes) {
-        const ENode& n = g_.node(id);
-        for (const ChildContexts& alt : childContexts(n, st.ctx, multi_)) {
-            std::vector<uint32_t> cs;
-            for (size_t i = 0; i < n.children.size(); ++i) {
-                cs.push_back(stateFor(g_.findConst(n.children[i]), alt[i], childTypes(st, n, i)));
-            }
-            auto edge = static_cast<uint32_t>(edges_.size());
-            edges_.push_back(
-                {id, static_cast<uint32_t>(childStates_.size()), static_cast<uint32_t>(cs.size())});
-            edgeOwner_.push_back(s);
-            childStates_.insert(childStates_.end(), cs.begin(), cs.end());
-            for (uint32_t c : cs) {
-                if (childEdges_[c].empty() || childEdges_[c].back() != edge) {
-                    childEdges_[c].push_back(edge);
-                }
-            }
-        }
-    }
-    states_[s].firstEdge = first;
-    states_[s].numEdges = static_cast<uint32_t>(edges_.size()) - first;
-}
-
-void Search::discover(EClassId root) {
-    stateFor(g_.findConst(root), Context::host(), {});
-    for (uint32_t s = 0; s < states_.size(); ++s) { // breadth first; states_ grows
-        expand(s);
-    }
-    edgeDirty_.assign(edges_.size(), true);
-    edgeLists_.resize(edges_.size());
-    edgeBounds_.assign(edges_.size(), std::numeric_limits<double>::infinity());
-}
 
 double Search::costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                       std::vector<ChildChoice>& scratch) const {
@@ -115,25 +47,70 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
     }
     std::vector<uint32_t>& idx = idx_;
     std::vector<Item>& frontier = frontier_; // a min-heap
-    std::vector<TermRef>& kids = kids_;
     idx.assign(m, 0);
     frontier.clear();
-    kids.resize(m);
-    frontier.push_back({costOf(s, e, idx, scratch_), 0, 0});
+    // Whether child i's j-th listed term holds the edge's e-node (a combination with it would
+    // repeat the e-node on a path), asked once per listed term: 0 unknown, 1 no, 2 yes.
+    std::vector<uint32_t>& cycleAt = cycleAt_;
+    cycleAt.resize(m + 1);
+    cycleAt[0] = 0;
+    for (size_t i = 0; i < m; ++i) {
+        cycleAt[i + 1] = cycleAt[i] + static_cast<uint32_t>(lists_[cs[i]].size());
+    }
+    cycles_.assign(cycleAt[m], 0);
+    auto repeats = [&](size_t i, uint32_t j) {
+        uint8_t& known = cycles_[cycleAt[i] + j];
+        if (known == 0) {
+            known = terms_.contains(lists_[cs[i]][j].term, e.node) ? 2 : 1;
+        }
+        return known == 2;
+    };
+    // The hash-consing key of a combination, computed (and its slot prefetched) when it joins
+    // the frontier, so that the term store's cache miss overlaps the work until it is popped.
+    auto keyOf = [&](std::span<const uint32_t> at) {
+        uint64_t key = TermStore::keyStart(e.node, m);
+        for (size_t i = 0; i < m; ++i) {
+            key = TermStore::keyNext(key, lists_[cs[i]][at[i]].term);
+        }
+        terms_.prefetch(key);
+        return key;
+    };
+    frontier.push_back({costOf(s, e, idx, scratch_), 0, 0, keyOf(idx)});
+    // A popped term is hash-consed one step later, after its successors' costs, which gives
+    // its slot's prefetch time to land; the pool sees the terms in the same order.
+    std::vector<TermRef>& pending = pendingKids_;
+    bool hasPending = false;
+    double pendingCost = 0;
+    uint64_t pendingKey = 0;
+    auto flush = [&] {
+        if (hasPending) {
+            pool.add({pendingCost, terms_.make(e.node, pending, pendingKey)});
+            hasPending = false;
+        }
+    };
     for (size_t pops = 0; !frontier.empty() && pops < 4 * pool.limit + 4; ++pops) {
         std::pop_heap(frontier.begin(), frontier.end(), std::greater<>());
         Item it = frontier.back();
         frontier.pop_back();
+        flush();
         if (pool.full() && it.cost > pool.bound()) {
             return pool.bound();
         }
-        for (size_t i = 0; i < m; ++i) {
-            kids[i] = lists_[cs[i]][idx[it.offset + i]].term;
+        bool cyclic = false;
+        for (size_t i = 0; i < m && !cyclic; ++i) {
+            cyclic = repeats(i, idx[it.offset + i]);
         }
-        if (m > 0 && terms_.contains(kids, e.node)) {
+        if (cyclic) {
             ++stats.cutCycles; // the e-node would repeat on a path: a pumped cycle
         } else {
-            pool.add({it.cost, terms_.make(e.node, kids)});
+            pending.resize(m);
+            for (size_t i = 0; i < m; ++i) {
+                pending[i] = lists_[cs[i]][idx[it.offset + i]].term;
+            }
+            hasPending = true;
+            pendingCost = it.cost;
+            pendingKey = it.key;
+            terms_.prefetch(it.key);
         }
         for (size_t i = it.last; i < m; ++i) {
             if (idx[it.offset + i] + 1 >= lists_[cs[i]].size()) {
@@ -146,10 +123,12 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
             }
             ++idx[offset + i];
             std::span<const uint32_t> next(idx.data() + offset, m);
-            frontier.push_back({costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i)});
+            frontier.push_back(
+                {costOf(s, e, next, scratch_), offset, static_cast<uint32_t>(i), keyOf(next)});
             std::push_heap(frontier.begin(), frontier.end(), std::greater<>());
         }
     }
+    flush();
     return kComplete;
 }
 
@@ -158,45 +137,64 @@ void Search::Pool::add(Entry e) {
     if (!distinct.insert(e.term)) {
         return;
     }
-    best.push(e.cost);
+    best.push_back(e.cost);
+    std::push_heap(best.begin(), best.end());
     if (best.size() > limit) {
-        best.pop();
+        std::pop_heap(best.begin(), best.end());
+        best.pop_back();
     }
 }
 
-std::vector<Entry> Search::bestDistinct(std::vector<Entry>& all, size_t limit) const {
-    std::sort(all.begin(), all.end(), [&](const Entry& a, const Entry& b) {
-        if (a.cost != b.cost) {
-            return a.cost < b.cost;
-        }
-        return terms_.structurallyLess(a.term, b.term);
-    });
-    std::vector<Entry> best;
+void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Entry>& best) const {
+    // By cost, then each run of equal costs by structure, only as far as the list reaches: one
+    // edge's pool comes in cost order already, and most runs are never read. The same order as
+    // sorting by (cost, structure) at once: entries equal in both are the same term at one cost.
+    auto byCost = [](const Entry& a, const Entry& b) { return a.cost < b.cost; };
+    if (!std::is_sorted(all.begin(), all.end(), byCost)) {
+        std::sort(all.begin(), all.end(), byCost);
+    }
+    best.clear();
     Marks& taken = takenMarks_;
     taken.clear();
-    for (const Entry& en : all) {
-        if (best.size() == limit) {
-            break;
+    for (auto run = all.begin(); run != all.end() && best.size() < limit;) {
+        auto end =
+            std::find_if(run, all.end(), [&](const Entry& e) { return e.cost != run->cost; });
+        if (end - run > 1) {
+            std::sort(run, end, [&](const Entry& a, const Entry& b) {
+                return terms_.structurallyLess(a.term, b.term);
+            });
         }
-        if (taken.insert(en.term)) {
-            best.push_back(en); // the cheapest way to build this term in this state
+        for (; run != end && best.size() < limit; ++run) {
+            if (taken.insert(run->term)) {
+                best.push_back(*run); // the cheapest way to build this term in this state
+            }
         }
+        run = end;
     }
-    return best;
 }
 
+namespace {
+
+// Makes `list` equal to `best`; true when it changed (assigned in place: the lists change a
+// million times and keep their capacity).
+bool update(std::vector<Entry>& list, const std::vector<Entry>& best) {
+    if (best == list) {
+        return false;
+    }
+    list.assign(best.begin(), best.end());
+    return true;
+}
+
+} // namespace
+
 bool Search::recompute(uint32_t s, ExtractStats& stats) {
-    Pool pool(s == 0 ? rootK_ : k_, poolMarks_);
+    Pool pool(s == 0 ? rootK_ : k_, statePool_);
     const State st = states_[s];
     for (uint32_t i = 0; i < st.numEdges; ++i) {
         combine(s, edges_[st.firstEdge + i], pool, stats);
     }
-    std::vector<Entry> best = bestDistinct(pool.entries, pool.limit);
-    if (best == lists_[s]) {
-        return false;
-    }
-    lists_[s] = std::move(best);
-    return true;
+    bestDistinct(pool.entries, pool.limit, best_);
+    return update(lists_[s], best_);
 }
 
 // One edge's best terms on its own: the edge's part of any list of its state. A term of the
@@ -204,78 +202,77 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
 // better terms are as good for the state; so merging the edges' lists gives what enumerating
 // all edges under one shared bound gives (recompute), and an edge whose children did not
 // change keeps its list.
-std::vector<Entry> Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats) {
-    Pool pool(limit, poolMarks_);
+void Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats,
+                      std::vector<Entry>& out) {
+    Pool pool(limit, edgePool_);
     combine(s, edges_[e], pool, stats);
-    return bestDistinct(pool.entries, limit);
+    bestDistinct(pool.entries, limit, out);
 }
 
 bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
     size_t limit = s == 0 ? rootK_ : k_;
     const State st = states_[s];
     uint32_t first = st.firstEdge, end = st.firstEdge + st.numEdges;
-    std::vector<Entry> best;
+    std::vector<Entry>& best = best_;
     if (st.numEdges == 1) { // the edge's list is the state's: nothing to keep
         if (!edgeDirty_[first]) {
             return false;
         }
         edgeDirty_[first] = false;
-        best = edgeBest(s, first, limit, stats);
-    } else {
-        if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
-                         [](bool d) { return d; })) {
-            return false;
-        }
-        // The kept lists first, so that the changed edges' enumeration starts with a bound.
-        Pool pool(limit, poolMarks_);
-        for (uint32_t e = first; e < end; ++e) {
-            if (!edgeDirty_[e]) {
-                for (const Entry& en : edgeLists_[e]) {
-                    pool.add(en);
-                }
-            }
-        }
-        for (uint32_t e = first; e < end; ++e) {
-            if (edgeDirty_[e]) {
-                edgeDirty_[e] = false;
-                size_t from = pool.entries.size();
-                edgeBounds_[e] = combine(s, edges_[e], pool, stats);
-                std::vector<Entry> own(pool.entries.begin() + from, pool.entries.end());
-                edgeLists_[e] = bestDistinct(own, limit);
-            }
-        }
-        best = merged(s, limit);
-        // An edge list cut at a bound below the state's new limit-th cost may miss terms the
-        // state now needs (a kept list can be one cut when the state had better terms): such
-        // an edge is enumerated again on its own bound.
-        double worst =
-            best.size() == limit ? best.back().cost : std::numeric_limits<double>::infinity();
-        bool again = false;
-        for (uint32_t e = first; e < end; ++e) {
-            if (edgeBounds_[e] < worst) {
-                edgeLists_[e] = edgeBest(s, e, limit, stats);
-                edgeBounds_[e] = std::numeric_limits<double>::infinity();
-                again = true;
-            }
-        }
-        if (again) {
-            best = merged(s, limit);
-        }
+        edgeBest(s, first, limit, stats, best);
+        return update(lists_[s], best);
     }
-    if (best == lists_[s]) {
+    if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
+                     [](bool d) { return d; })) {
         return false;
     }
-    lists_[s] = std::move(best);
-    return true;
+    // The kept lists first, so that the changed edges' enumeration starts with a bound.
+    Pool pool(limit, statePool_);
+    for (uint32_t e = first; e < end; ++e) {
+        if (!edgeDirty_[e]) {
+            for (const Entry& en : edgeLists_[e]) {
+                pool.add(en);
+            }
+        }
+    }
+    for (uint32_t e = first; e < end; ++e) {
+        if (edgeDirty_[e]) {
+            edgeDirty_[e] = false;
+            size_t from = pool.entries.size();
+            edgeBounds_[e] = combine(s, edges_[e], pool, stats);
+            own_.assign(pool.entries.begin() + from, pool.entries.end());
+            bestDistinct(own_, limit, best);
+            edgeLists_[e].assign(best.begin(), best.end());
+        }
+    }
+    merged(s, limit, best);
+    // An edge list cut at a bound below the state's new limit-th cost may miss terms the
+    // state now needs (a kept list can be one cut when the state had better terms): such
+    // an edge is enumerated again on its own bound.
+    double worst =
+        best.size() == limit ? best.back().cost : std::numeric_limits<double>::infinity();
+    bool again = false;
+    for (uint32_t e = first; e < end; ++e) {
+        if (edgeBounds_[e] < worst) {
+            edgeBest(s, e, limit, stats, edgeLists_[e]);
+            edgeBounds_[e] = std::numeric_limits<double>::infinity();
+            again = true;
+        }
+    }
+    if (again) {
+        merged(s, limit, best);
+    }
+    return update(lists_[s], best);
 }
 
-std::vector<Entry> Search::merged(uint32_t s, size_t limit) const {
+void Search::merged(uint32_t s, size_t limit, std::vector<Entry>& out) const {
     const State& st = states_[s];
-    std::vector<Entry> all;
+    std::vector<Entry>& all = mergeScratch_;
+    all.clear();
     for (uint32_t e = st.firstEdge; e < st.firstEdge + st.numEdges; ++e) {
         all.insert(all.end(), edgeLists_[e].begin(), edgeLists_[e].end());
     }
-    return bestDistinct(all, limit);
+    bestDistinct(all, limit, out);
 }
 
 // The strongly connected components of the states (a state points to its edges' children),

@@ -59,14 +59,21 @@ private:
         egraph::ENodeId node;
         uint32_t firstChild, numChildren;
     };
-    struct StateKey {
-        egraph::EClassId eclass;
-        uint32_t ctx, types;
-        friend bool operator==(const StateKey&, const StateKey&) = default;
+    struct TypesHash {
+        size_t operator()(const std::vector<lift::TypeId>& v) const noexcept {
+            uint64_t h = v.size();
+            for (lift::TypeId t : v) {
+                h = (h ^ t) * 0x9e3779b97f4a7c15ull;
+            }
+            return h ^ (h >> 29);
+        }
     };
-    struct StateKeyHash {
-        size_t operator()(const StateKey& k) const noexcept {
-            return (size_t(k.eclass) * 0x9e3779b97f4a7c15ull) ^ (size_t(k.ctx) << 20) ^ k.types;
+    // The edges each state is a child of, in edge order (compressed rows: the edges of state s
+    // are items[start[s] .. start[s + 1])).
+    struct ChildEdges {
+        std::vector<uint32_t> start, items;
+        std::span<const uint32_t> operator[](uint32_t s) const {
+            return {items.data() + start[s], start[s + 1] - start[s]};
         }
     };
 
@@ -88,30 +95,51 @@ private:
         }
     };
 
+    // A pool's storage, reused from one recomputation to the next.
+    struct PoolBuffers {
+        std::vector<Entry> entries;
+        std::vector<double> best;
+        Marks distinct;
+    };
     // The terms one state's recomputation produces, and the cost of the limit-th best distinct
     // one so far (a bound for the enumeration of the remaining edges).
     struct Pool {
-        Pool(size_t limit, Marks& distinct) : limit(limit), distinct(distinct) { distinct.clear(); }
+        Pool(size_t limit, PoolBuffers& b)
+            : limit(limit), entries(b.entries), distinct(b.distinct), best(b.best) {
+            entries.clear();
+            distinct.clear();
+            best.clear();
+        }
         size_t limit = 0;
-        std::vector<Entry> entries;
+        std::vector<Entry>& entries;
         Marks& distinct;
-        std::priority_queue<double> best; // the `limit` smallest costs of distinct terms
+        std::vector<double>& best; // max-heap of the `limit` smallest costs of distinct terms
         void add(Entry e);
         bool full() const { return best.size() == limit; }
-        double bound() const { return best.top(); }
+        double bound() const { return best.front(); }
     };
     // combine's frontier: an index vector (at `offset` in the shared index store) and its cost.
     struct Item {
         double cost;
         uint32_t offset; // of the index vector in the index store
         uint32_t last;   // indices before it stay fixed in successors
+        uint64_t key;    // its term's hash-consing key (TermStore::key)
         bool operator>(const Item& o) const {
             return cost != o.cost ? cost > o.cost : offset > o.offset;
         }
     };
 
     uint32_t stateFor(egraph::EClassId c, Context ctx, std::vector<lift::TypeId> types);
+    uint32_t typesFor(std::vector<lift::TypeId> types);
+    void growStateIndex();
+    // childContexts(n, ctx), memoised: it depends only on the node's operator, integer and
+    // number of children and on the context, and discovery asks for it millions of times.
+    // Nodes with too many children for the memo's key are computed into `uncached`.
+    const std::vector<ChildContexts>& contextsOf(const egraph::ENode& n, Context ctx,
+                                                 std::vector<ChildContexts>& uncached);
     void expand(uint32_t s);
+    // childEdges_ and edgeOwner_ from the edges (`dedupe`: an edge once per child state).
+    void indexChildEdges(bool dedupe);
     std::vector<std::vector<uint32_t>> components() const;
     void runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
@@ -120,9 +148,9 @@ private:
     double combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
                   std::vector<ChildChoice>& scratch) const;
-    // The `limit` best distinct terms of `all`, cheapest first (ties by structure); each term
-    // at the cheapest cost it has in `all`.
-    std::vector<Entry> bestDistinct(std::vector<Entry>& all, size_t limit) const;
+    // The `limit` best distinct terms of `all` into `best`, cheapest first (ties by structure);
+    // each term at the cheapest cost it has in `all`.
+    void bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Entry>& best) const;
     // A state's new list; true when it changed. `recompute` enumerates every edge of the state
     // under one shared bound (the reference); `recomputeDirty` only the edges whose children
     // changed since their last enumeration (the others' lists are memoised in edgeLists_), and
@@ -131,8 +159,9 @@ private:
     bool recomputeDirty(uint32_t s, ExtractStats& stats);
     // One edge's best terms on its own bound (complete for its state), and the merge of a
     // state's edge lists.
-    std::vector<Entry> edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats);
-    std::vector<Entry> merged(uint32_t s, size_t limit) const;
+    void edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats,
+                  std::vector<Entry>& out);
+    void merged(uint32_t s, size_t limit, std::vector<Entry>& out) const;
     // A term of state `s` built by edge `e` from the children's entries (cost included).
     Entry build(uint32_t s, const Edge& e, std::span<const Entry> kids);
     struct Draw; // explore.cpp
@@ -142,9 +171,10 @@ private:
     std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
     std::vector<bool> edgeViable_; // per edge (indexEdges)
     // Per edge its state, per state the edges it is a child of (built by discover; the
-    // worklist queues the owners of a changed state's edges; indexEdges rebuilds them).
+    // worklist queues the owners of a changed state's edges; indexEdges rebuilds them listing
+    // an edge once per child position).
     std::vector<uint32_t> edgeOwner_;
-    std::vector<std::vector<uint32_t>> childEdges_;
+    ChildEdges childEdges_;
     struct Guide {
         const std::unordered_set<egraph::ENodeId>& nodes;
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
@@ -173,8 +203,15 @@ private:
     // and children, the pools' and bestDistinct's distinct sets.
     std::vector<uint32_t> idx_;
     std::vector<Item> frontier_;
-    std::vector<TermRef> kids_;
-    Marks poolMarks_;
+    std::vector<TermRef> pendingKids_;
+    // combine's cycle checks per listed child term (offsets per child, then 0/1/2 flags).
+    std::vector<uint32_t> cycleAt_;
+    std::vector<uint8_t> cycles_;
+    // A state's pool and an edge's own pool (edgeBest runs while the state's is alive), a
+    // state's new list, an edge's part of the pool, and merged's input.
+    PoolBuffers statePool_, edgePool_;
+    std::vector<Entry> best_, own_;
+    mutable std::vector<Entry> mergeScratch_;
     mutable Marks takenMarks_;
     std::vector<State> states_;
     std::vector<Edge> edges_;
@@ -187,9 +224,15 @@ private:
     std::vector<std::vector<Entry>> edgeLists_;
     std::vector<double> edgeBounds_;
     std::vector<bool> edgeDirty_;
-    std::unordered_map<StateKey, uint32_t, StateKeyHash> stateIndex_;
+    // The states by (class, context, types): open addressing (linear probing), a slot holding a
+    // state id in its low half and the high half of its hash (most probes then touch no state),
+    // kEmptySlot where free; discovery's hottest lookup.
+    static constexpr uint64_t kEmptySlot = ~uint64_t(0);
+    std::vector<uint64_t> stateSlots_ = std::vector<uint64_t>(1024, kEmptySlot);
     std::vector<std::vector<lift::TypeId>> types_{{}};
-    std::map<std::vector<lift::TypeId>, uint32_t> typesIndex_{{{}, 0}};
+    std::unordered_map<std::vector<lift::TypeId>, uint32_t, TypesHash> typesIndex_{{{}, 0}};
+    std::unordered_map<uint64_t, std::vector<ChildContexts>> contexts_;
+    std::vector<uint32_t> childScratch_; // expand's child states of one alternative
 };
 
 } // namespace egopt::extract::detail

@@ -30,9 +30,17 @@ TermStore::Bloom TermStore::bit(egraph::ENodeId n) {
     return b;
 }
 
+uint64_t TermStore::keyStart(egraph::ENodeId node, size_t children) {
+    return mix(node, children);
+}
+
+uint64_t TermStore::keyNext(uint64_t key, TermRef child) {
+    return mix(key, child);
+}
+
 uint64_t TermStore::nodeHash(egraph::ENodeId id) {
-    if (auto it = nodeHashes_.find(id); it != nodeHashes_.end()) {
-        return it->second;
+    if (id < nodeHashes_.size() && nodeHashes_[id] != 0) {
+        return nodeHashes_[id];
     }
     const egraph::ENode& n = g_.node(id);
     uint64_t h = mix(static_cast<uint64_t>(n.op), n.children.size());
@@ -52,46 +60,45 @@ uint64_t TermStore::nodeHash(egraph::ENodeId id) {
     for (lift::TypeId t : a.types) {
         h = fnv(t == lift::kNoType ? "?" : g_.types.show(t), mix(h, 2));
     }
-    nodeHashes_.emplace(id, h);
+    h += h == 0; // 0 marks "not computed"
+    if (id >= nodeHashes_.size()) {
+        nodeHashes_.resize(std::max<size_t>(id + 1, 2 * nodeHashes_.size()), 0);
+    }
+    nodeHashes_[id] = h;
     return h;
 }
 
-TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children) {
-    uint64_t key = mix(node, children.size());
-    for (TermRef c : children) {
-        key = mix(key, c);
-    }
+TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children, uint64_t key) {
     uint64_t tag = key & ~uint64_t(0xffffffff);
     size_t mask = slots_.size() - 1;
-    size_t i = (key ^ (key >> 29)) & mask;
+    size_t i = slotOf(key, slots_.size());
     for (; slots_[i] != kEmpty; i = (i + 1) & mask) {
         if ((slots_[i] & ~uint64_t(0xffffffff)) != tag) {
             continue;
         }
         auto t = static_cast<TermRef>(slots_[i]);
         auto kids = this->children(t);
-        if (recs_[t].node == node &&
+        if (heads_[t].node == node &&
             std::equal(kids.begin(), kids.end(), children.begin(), children.end())) {
             return t;
         }
     }
-    Rec r{node,
-          static_cast<uint32_t>(kids_.size()),
-          static_cast<uint32_t>(children.size()),
-          nodeHash(node),
-          bit(node),
-          key};
+    Rec r{bit(node), key};
+    uint64_t shash = nodeHash(node);
     for (TermRef c : children) {
-        r.shash = mix(r.shash, recs_[c].shash);
+        shash = mix(shash, shash_[c]);
         for (size_t j = 0; j < r.nodes.size(); ++j) {
             r.nodes[j] |= recs_[c].nodes[j];
         }
     }
+    auto id = static_cast<TermRef>(heads_.size());
+    heads_.push_back(
+        {node, static_cast<uint32_t>(kids_.size()), static_cast<uint32_t>(children.size())});
     kids_.insert(kids_.end(), children.begin(), children.end());
-    auto id = static_cast<TermRef>(recs_.size());
     recs_.push_back(r);
+    shash_.push_back(shash);
     slots_[i] = tag | id;
-    if (2 * recs_.size() > slots_.size()) { // at most half full: short probes
+    if (2 * heads_.size() > slots_.size()) { // at most half full: short probes
         grow();
     }
     return id;
@@ -104,8 +111,7 @@ void TermStore::grow() {
         if (slot == kEmpty) {
             continue;
         }
-        uint64_t key = recs_[static_cast<TermRef>(slot)].key;
-        size_t i = (key ^ (key >> 29)) & mask;
+        size_t i = slotOf(recs_[static_cast<TermRef>(slot)].key, slots.size());
         while (slots[i] != kEmpty) {
             i = (i + 1) & mask;
         }
@@ -116,30 +122,42 @@ void TermStore::grow() {
 
 bool TermStore::contains(std::span<const TermRef> terms, egraph::ENodeId n) const {
     Bloom b = bit(n);
-    std::vector<TermRef> stack;
-    for (TermRef t : terms) {
+    auto maybe = [&](TermRef t) {
+        bool hit = false;
         for (size_t i = 0; i < b.size(); ++i) {
-            if (b[i] & recs_[t].nodes[i]) {
-                stack.push_back(t);
-            }
+            hit = hit || (b[i] & recs_[t].nodes[i]) != 0;
+        }
+        return hit;
+    };
+    std::vector<TermRef>& stack = walk_;
+    stack.clear();
+    for (TermRef t : terms) {
+        if (maybe(t)) {
+            stack.push_back(t);
         }
     }
-    std::unordered_set<TermRef> seen;
+    if (stack.empty()) {
+        return false;
+    }
+    if (visited_.size() < heads_.size()) {
+        visited_.resize(heads_.size() + heads_.size() / 2, 0);
+    }
+    if (++visit_ == 0) { // the stamps wrapped around: forget them all
+        std::fill(visited_.begin(), visited_.end(), 0);
+        visit_ = 1;
+    }
     while (!stack.empty()) { // exact check on a bloom hit
         TermRef t = stack.back();
         stack.pop_back();
-        if (!seen.insert(t).second) {
+        if (visited_[t] == visit_) {
             continue;
         }
-        if (recs_[t].node == n) {
+        visited_[t] = visit_;
+        if (heads_[t].node == n) {
             return true;
         }
         for (TermRef c : children(t)) {
-            bool maybe = false;
-            for (size_t i = 0; i < b.size(); ++i) {
-                maybe = maybe || (b[i] & recs_[c].nodes[i]) != 0;
-            }
-            if (maybe) {
+            if (maybe(c)) {
                 stack.push_back(c);
             }
         }
@@ -151,14 +169,14 @@ bool TermStore::structurallyLess(TermRef a, TermRef b) const {
     if (a == b) {
         return false;
     }
-    if (recs_[a].shash != recs_[b].shash) {
-        return recs_[a].shash < recs_[b].shash;
+    if (shash_[a] != shash_[b]) {
+        return shash_[a] < shash_[b];
     }
     return a < b; // a hash collision of different structures: practically never
 }
 
 egraph::TermId TermStore::toTerm(TermRef t, egraph::TermArena& out) const {
-    const egraph::ENode& n = g_.node(recs_[t].node);
+    const egraph::ENode& n = g_.node(heads_[t].node);
     egraph::TermNode tn;
     tn.op = n.op;
     tn.ival = n.ival;

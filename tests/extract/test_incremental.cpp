@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
+#include <oneapi/tbb/task_arena.h>
 
 using namespace egopt;
 using namespace egopt::extract;
@@ -80,6 +81,43 @@ TEST_CASE("incremental search: the reference's lists with cycles", "[extract]") 
     test::insertAndSaturate(gr, test::shared("scal.lift"),
                             {"cycles.rules", "core.rules", "lower.rules"}, 4);
     sameAsReference(gr, {{"N", 256}});
+}
+
+// The two cost views' searches run side by side and the code generator filter examines terms in
+// parallel: neither may change what is extracted. asum with the shipped rules under the
+// pipeline's GPU views, with 1 thread and with 4.
+TEST_CASE("candidates do not depend on the number of threads", "[extract]") {
+    test::Graph gr;
+    lift::Program p = lift::parseFile(test::shared("asum.lift"));
+    gr.main = egraph::insertProgram(gr.g, p);
+    saturateShipped(gr, 2000);
+    arith::Bindings sizes{{"N", 1 << 20}};
+    StructuralCost cost(gr.g, gr.rw.tuning, sizes, StructuralCost::Params::gpu());
+    StructuralCost occupancy(gr.g, gr.rw.tuning, sizes, StructuralCost::Params::gpuOccupancy());
+    ExtractOptions opt;
+    opt.k = 8;
+    opt.sizes = sizes;
+    opt.multipleKernels = true;
+    opt.secondCost = &occupancy;
+    opt.secondK = 4;
+    auto extractWith = [&](int threads) {
+        std::string out;
+        tbb::task_arena(threads).execute([&] {
+            ExtractResult r =
+                extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature, cost, opt);
+            out = test::listing(r);
+            for (const Candidate& c : r.candidates) {
+                out += c.secondView ? "second view\n" : "";
+            }
+            out += std::to_string(r.stats.states) + " states, " + std::to_string(r.stats.terms) +
+                   " terms";
+        });
+        return out;
+    };
+    std::string one = extractWith(1);
+    INFO(one);
+    CHECK(std::count(one.begin(), one.end(), '\n') > 4);
+    CHECK(extractWith(4) == one);
 }
 
 TEST_CASE("no-op layout chains are removed with the tuning variables only they use", "[extract]") {

@@ -130,9 +130,10 @@ private:
     std::unordered_map<egraph::EClassId, std::vector<arith::Size>> strided_;
     std::unordered_set<egraph::EClassId> contiguous_; // classes of contiguous chunks
     // With tuning values (fixed sizes): the estimated outer length of each argument type of the
-    // e-graph (a symbolic substitution on every call was a tenth of the search's time). Not safe
-    // for concurrent cost() calls: one search uses a cost function at a time.
-    mutable std::unordered_map<lift::TypeId, double> lengths_;
+    // e-graph (a symbolic substitution on every call was a tenth of the search's time), by type
+    // id + 1 (0: no type), NaN until computed. Not safe for concurrent cost() calls: one search
+    // uses a cost function at a time.
+    mutable std::vector<double> lengths_;
     mutable const egraph::EGraph* lengthsOf_ = nullptr;
 };
 
