@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <oneapi/tbb/task_arena.h>
 
 using namespace egopt;
@@ -64,9 +65,14 @@ void sameAsReference(const test::Graph& gr, const arith::Bindings& sizes) {
 } // namespace
 
 TEST_CASE("incremental search: the reference's lists on asum, scal and mm", "[extract]") {
-    // E-node limits just large enough for lowered candidates (mm's lowering needs more).
-    for (auto [program, nodes] :
-         {std::pair{"asum.lift", 2000}, {"scal.lift", 2000}, {"mm.lift", 3000}}) {
+    // E-node limits just large enough for lowered candidates (mm's lowering needs more). The
+    // sanitizer run (scripts/test --sanitize) leaves mm out: its reference search takes minutes
+    // there, through the same paths as asum's and scal's.
+    std::vector<std::pair<const char*, size_t>> programs{{"asum.lift", 2000}, {"scal.lift", 2000}};
+    if (!std::getenv("EGOPT_SANITIZER_RUN")) {
+        programs.emplace_back("mm.lift", 3000);
+    }
+    for (auto [program, nodes] : programs) {
         INFO(program);
         test::Graph gr;
         lift::Program p = lift::parseFile(test::shared(program));
