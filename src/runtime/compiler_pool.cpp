@@ -264,8 +264,9 @@ int runCompileWorker(std::string_view deviceSpec, int fd) {
         openError = e.what(); // every request is answered with it
     }
     for (;;) {
-        std::optional<std::string> options = readFrame(fd), source = options ? readFrame(fd) : "";
-        if (!options || !source) {
+        std::optional<std::string> options = readFrame(fd);
+        std::optional<std::string> source = options ? readFrame(fd) : std::nullopt;
+        if (!source) {
             return 0; // the pool closed the socket
         }
         unsigned char status = kFailed;

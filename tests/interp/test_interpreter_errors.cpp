@@ -1,6 +1,7 @@
 // The interpreter's inputs and faults: JSON inputs, missing sizes, sizes that do not divide.
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "loaded.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -8,15 +9,10 @@ using egopt::interp::Value;
 
 namespace {
 
-struct Loaded {
-    egopt::lift::Program program;
-    egopt::lift::TypeInfo info;
-};
+using egopt::test::Loaded;
 
 Loaded load(const std::string& src) {
-    Loaded l{egopt::lift::parseProgram(src, "t.lift"), {}};
-    l.info = egopt::lift::typecheck(l.program);
-    return l;
+    return egopt::test::loadSource(src);
 }
 
 const std::string kSplit = "val N = SizeVar(\"N\")\n"

@@ -2,6 +2,7 @@
 #include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "loaded.hpp"
 
 #include <bit>
 #include <catch2/catch.hpp>
@@ -27,15 +28,10 @@ InterpreterOptions everywhere() {
     return o;
 }
 
-struct Loaded {
-    egopt::lift::Program program;
-    egopt::lift::TypeInfo info;
-};
+using egopt::test::Loaded;
 
 Loaded parse(const std::string& src) {
-    Loaded l{egopt::lift::parseProgram(src, "t.lift"), {}};
-    l.info = egopt::lift::typecheck(l.program);
-    return l;
+    return egopt::test::loadSource(src);
 }
 
 Loaded load(const std::string& name) {
