@@ -28,21 +28,39 @@ bool mentions(const Size& s, const std::string& var) {
 
 // ---- RangeEnv ----
 
+RangeEnv::RangeEnv() : facts_(std::make_shared<const Facts>()) {}
+
+void RangeEnv::adopt(std::shared_ptr<Facts> f) {
+    size_t h = 0;
+    for (const auto& [var, r] : f->ranges) {
+        h = hashMix(hashMix(hashMix(h, std::hash<std::string>{}(var)), r.min.hash()), r.max.hash());
+    }
+    for (const auto& [divisor, dividend] : f->divides) {
+        h = hashMix(hashMix(h, divisor.hash()), dividend.hash());
+    }
+    f->hash = h;
+    facts_ = std::move(f);
+}
+
 void RangeEnv::declareSize(const std::string& var) {
-    ranges_[var] = Range{1, Size::var(var)};
+    setRange(var, 1, Size::var(var));
 }
 
 void RangeEnv::setRange(const std::string& var, Size min, Size max) {
-    ranges_[var] = Range{std::move(min), std::move(max)};
+    std::shared_ptr<Facts> f = copyFacts();
+    f->ranges[var] = Range{std::move(min), std::move(max)};
+    adopt(std::move(f));
 }
 
 void RangeEnv::addDivides(const Size& divisor, const Size& dividend) {
-    divides_.emplace_back(divisor, dividend);
+    std::shared_ptr<Facts> f = copyFacts();
+    f->divides.emplace_back(divisor, dividend);
+    adopt(std::move(f));
 }
 
 std::optional<Range> RangeEnv::range(const std::string& var) const {
-    auto it = ranges_.find(var);
-    if (it == ranges_.end()) {
+    auto it = facts_->ranges.find(var);
+    if (it == facts_->ranges.end()) {
         return std::nullopt;
     }
     return it->second;
@@ -53,7 +71,7 @@ bool RangeEnv::knownDivides(const Size& divisor, const Size& dividend) const {
     if (isZero(dividend) || c == 1 || c == -1) {
         return true;
     }
-    for (const auto& [fact, target] : divides_) {
+    for (const auto& [fact, target] : facts_->divides) {
         if (target != dividend) {
             continue;
         }

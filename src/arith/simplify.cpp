@@ -300,7 +300,9 @@ bool provablyDivides(const Size& divisor, const Size& dividend, const RangeEnv& 
     }
 }
 
-Size simplify(const Size& e, const RangeEnv& env) {
+namespace {
+
+Size simplifyUncached(const Size& e, const RangeEnv& env) {
     Size current = e;
     for (int round = 0; round < kMaxRounds; ++round) {
         Size next;
@@ -315,6 +317,21 @@ Size simplify(const Size& e, const RangeEnv& env) {
         current = next;
     }
     return current;
+}
+
+} // namespace
+
+Size simplify(const Size& e, const RangeEnv& env) {
+    SimplifyMemo* memo = env.memo();
+    if (!memo || e.node().factors.empty()) {
+        return simplifyUncached(e, env);
+    }
+    if (std::optional<Size> known = memo->find(e, env)) {
+        return *known;
+    }
+    Size simplified = simplifyUncached(e, env);
+    memo->insert(e, env, simplified);
+    return simplified;
 }
 
 } // namespace egopt::arith

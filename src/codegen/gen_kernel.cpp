@@ -271,12 +271,12 @@ struct Built {
 Built buildKernel(lift::Program& program, const arith::Bindings& sizes,
                   const detail::KernelSpec& spec, const Options& options, std::string name,
                   int producing, const std::vector<std::string>& sizeParams, Shared& shared) {
-    Generator probe(program, sizes, detail::ThreadPlan{});
+    Generator probe(program, sizes, detail::ThreadPlan{}, options.simplifyMemo);
     probe.run(spec);
     Built b;
     b.info.name = std::move(name);
     b.info.launch = chooseLaunch(probe.extents(), options);
-    Generator g(program, sizes, planFor(b.info.launch));
+    Generator g(program, sizes, planFor(b.info.launch), options.simplifyMemo);
     g.run(spec);
     b.info.barriers = g.barriers();
     b.info.privateBytes = g.privateBytes();

@@ -27,9 +27,11 @@ SizeMap toSizeMap(const arith::Bindings& b) {
 
 } // namespace
 
-Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan)
+Generator::Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan,
+                     std::shared_ptr<arith::SimplifyMemo> memo)
     : program_(program), infer_(program, toSizeMap(sizes)), plan_(std::move(plan)),
       views_(program.types, buffers_) {
+    env_.useMemo(std::move(memo));
     if (plan_.known) {
         views_.setLog(&code_.log()); // the first pass only chooses the launch: no facts needed
     }

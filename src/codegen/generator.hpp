@@ -108,7 +108,8 @@ private:
 
 class Generator {
 public:
-    Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan);
+    Generator(lift::Program& program, const arith::Bindings& sizes, ThreadPlan plan,
+              std::shared_ptr<arith::SimplifyMemo> memo = nullptr);
 
     // Generates the body of the kernel computing `spec.root`; fills buffers(), code(), ...
     void run(const KernelSpec& spec);

@@ -249,6 +249,15 @@ const interp::Value& DeviceInputs::value(size_t param) const {
     return inputs_->values.at(param);
 }
 
+void DeviceInputs::uploadPrepared() {
+    for (size_t p = 0; p < buffers_.size(); ++p) {
+        if (!buffers_[p] && !inputs_->bytes.at(p).empty()) {
+            buffers_[p] = session_.upload(inputs_->bytes[p]);
+            session_.makeResident(*buffers_[p]);
+        }
+    }
+}
+
 runtime::Buffer DeviceInputs::buffer(size_t param, const lift::TypeArena& types,
                                      lift::TypeId type) {
     std::optional<runtime::Buffer>& b = buffers_.at(param);

@@ -61,6 +61,7 @@ std::unique_ptr<Bench::Live> Bench::open() const {
     auto live = std::make_unique<Live>();
     live->session = std::make_unique<runtime::Session>(device_);
     live->inputs = std::make_unique<codegen::DeviceInputs>(*live->session, inputs_);
+    live->inputs->uploadPrepared();
     return live;
 }
 

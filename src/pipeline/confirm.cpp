@@ -78,7 +78,7 @@ std::optional<arith::Bindings> smallSizes(const Work& w, size_t c, const arith::
         return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
     };
     return validationSizes(w.candidates[c].program, w.candidates[c].tuning, values, w.sizes,
-                           w.options.codegen, w.assumed, double(1 << 22), calls);
+                           w.codegen, w.assumed, double(1 << 22), calls);
 }
 
 // Validates one configuration at small sizes on `bench`'s device, its kernels abandoned after
@@ -89,8 +89,8 @@ Validation validateAt(const Work& w, size_t c, const arith::Bindings& values, do
     if (!small) {
         return {kNoSmallSizes, {}, 0, {}};
     }
-    return runValidation(bench, *w.references, w.candidates[c].program, values, *small,
-                         w.options.codegen, w.assumed, w.options.seed, timeout);
+    return runValidation(bench, *w.references, w.candidates[c].program, values, *small, w.codegen,
+                         w.assumed, w.options.seed, timeout);
 }
 
 // Fills the chosen configuration's numbers (time, rates, source, plan).
@@ -103,7 +103,7 @@ void choose(Work& w, size_t c, const arith::Bindings& values, CandidateResult& c
     cr.predicted = run.predicted;
     cr.gbPerSec = double(run.timing->bytes) / cr.seconds * 1e-9;
     cr.launchJson = run.launchJson;
-    auto b = buildAt(w.candidates[c].program, values, w.sizes, w.options.codegen, w.assumed);
+    auto b = buildAt(w.candidates[c].program, values, w.sizes, w.codegen, w.assumed);
     cr.source = b->code.source;
     cr.lowered = b->program.show(b->program.root);
 }
@@ -162,8 +162,7 @@ void confirmCandidate(Work& w, size_t c, CandidateResult& cr) {
 
 // The real-size output of a valid candidate's chosen configuration (empty if not floats).
 std::vector<float> outputOf(Work& w, const CandidateResult& cr) {
-    auto b =
-        buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.options.codegen, w.assumed);
+    auto b = buildAt(w.candidates[cr.index].program, cr.values, w.sizes, w.codegen, w.assumed);
     return w.bench().time(*b, 1, true).output;
 }
 

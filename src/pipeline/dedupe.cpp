@@ -16,7 +16,7 @@ namespace {
 std::string kernelAtDefaults(const Work& w, const extract::Candidate& c) {
     try {
         arith::Bindings values = Space(c.tuning, w.sizes).initial(kDefaultTuningValue);
-        auto built = buildAt(c.program, values, w.sizes, w.options.codegen, w.assumed);
+        auto built = buildAt(c.program, values, w.sizes, w.codegen, w.assumed);
         return built->code.source + '\n' + built->code.launchJson();
     } catch (const std::exception&) {
         return {};

@@ -244,7 +244,7 @@ constexpr std::chrono::seconds kStartWait{60};
 } // namespace
 
 void startWorkers(Work& w, Result& result) {
-    JobSetup setup{w.original, w.sizes, w.options.seed, w.options.codegen, w.assumed};
+    JobSetup setup{w.original, w.sizes, w.options.seed, w.codegen, w.assumed};
     RankResult self{0, w.options.remote->host(), {}, 0, ""};
     for (const auto& b : w.benches) {
         self.devices.push_back(b->device().index);

@@ -190,7 +190,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     eo.k = std::max<size_t>(1, w.options.search.candidates);
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
-    eo.codegen = w.options.codegen;
+    eo.codegen = w.codegen;
     eo.explore.draws =
         w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;

@@ -64,7 +64,7 @@ std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
 
 std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bindings& values) {
     try {
-        auto b = buildAt(c.program, values, sizes, options.codegen, assumed);
+        auto b = buildAt(c.program, values, sizes, codegen, assumed);
         if (!codegen::resourceProblem(b->code, sizes, bench().device()).empty()) {
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }
@@ -135,8 +135,8 @@ struct Job {
     // parallel).
     void generate(const Work& w) {
         try {
-            built = buildAt(w.candidates.at(key.first).program, key.second, w.sizes,
-                            w.options.codegen, w.assumed);
+            built = buildAt(w.candidates.at(key.first).program, key.second, w.sizes, w.codegen,
+                            w.assumed);
             features = costmodel::computeFeatures(built->code, w.sizes, w.profile);
             run.predicted = w.model->predictSeconds(features, w.profile);
             if (!std::isfinite(run.predicted)) {

@@ -233,6 +233,10 @@ Result run(const Options& options) {
            .progress = progress,
            .budget = Budget(options.timeBudget, start),
            .clock = StageClock(Stage::Load, start)};
+    w.codegen = options.codegen;
+    if (!w.codegen.simplifyMemo) {
+        w.codegen.simplifyMemo = std::make_shared<arith::SimplifyMemo>();
+    }
     w.references = std::make_unique<References>(program, options.seed);
     result.sizes = w.sizes;
     w.assumed = deriveAssumptions(program, w.sizes, lift::readCompanionSizes(options.file),

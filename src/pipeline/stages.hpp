@@ -61,6 +61,8 @@ struct Work {
     const Options& options;
     lift::Program& original;
     arith::Bindings sizes;
+    // options.codegen with one index-simplification memo for all of the run's generations.
+    codegen::Options codegen{};
     std::vector<SizeAssumption> assumed{}; // saturation's size assumptions (checked by buildAt)
     std::vector<extract::Candidate> candidates{};
     std::unique_ptr<costmodel::Model> model{};

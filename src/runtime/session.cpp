@@ -138,6 +138,14 @@ Buffer Session::upload(std::span<const std::byte> bytes) {
     return Buffer(std::move(mem), bytes.size());
 }
 
+void Session::makeResident(const Buffer& buffer) {
+    requireUsable();
+    cl_mem mem = buffer.get();
+    checkCl(clEnqueueMigrateMemObjects(queue_.get(), 1, &mem, 0, 0, nullptr, nullptr),
+            "clEnqueueMigrateMemObjects of " + std::to_string(buffer.bytes()) + " bytes");
+    checkCl(clFinish(queue_.get()), "clFinish after a migration");
+}
+
 Buffer Session::allocate(size_t bytes) {
     requireUsable();
     if (bytes == 0) {

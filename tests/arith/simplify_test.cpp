@@ -197,3 +197,34 @@ TEST_CASE("simplify: c*(x/c) + r -> x where r is what x%c simplifies to", "[arit
     Size partial = 64 * floorDiv(f, Size(64)) + 16 * floorDiv(mod(f, Size(64)), Size(16));
     CHECK(simplify(partial, env) != f);
 }
+
+// The memo is keyed by the facts too: one expression under different ranges keeps each
+// environment's own result, and environments with equal facts share entries.
+TEST_CASE("simplify with a shared memo gives each environment's own result", "[arith]") {
+    auto memo = std::make_shared<SimplifyMemo>();
+    RangeEnv small;
+    small.setRange("i", 0, 3);
+    RangeEnv large;
+    large.setRange("i", 0, 7);
+    RangeEnv plain = large;
+    small.useMemo(memo);
+    large.useMemo(memo);
+    Size e = floorDiv(i, 4) + mod(i, 4);
+    for (int round = 0; round < 2; ++round) {
+        CHECK(simplify(e, small) == i);
+        CHECK(simplify(e, large) == simplify(e, plain));
+        CHECK(simplify(e, large) != i);
+    }
+    size_t entries = memo->size();
+    CHECK(entries == 2);
+    RangeEnv again; // the same facts as `small`, built separately
+    again.setRange("i", 0, 3);
+    again.useMemo(memo);
+    CHECK(simplify(e, again) == i);
+    CHECK(memo->size() == entries);
+    SimplifyMemo none(0); // capacity 0: nothing is recorded, results are still right
+    RangeEnv capped = small;
+    capped.useMemo(std::shared_ptr<SimplifyMemo>(&none, [](SimplifyMemo*) {}));
+    CHECK(simplify(e, capped) == i);
+    CHECK(none.size() == 0);
+}

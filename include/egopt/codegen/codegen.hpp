@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,10 @@ struct Options {
     size_t maxLocalSize = 256;
     // The kernel's name; with several kernels, NAME_0, NAME_1, ... in launch order.
     std::string kernelName = "KERNEL";
+    // Index simplification results shared by the generations that use these options (a
+    // pipeline run generates thousands of kernels from few distinct index expressions); null:
+    // none. The generated code is the same with or without it.
+    std::shared_ptr<arith::SimplifyMemo> simplifyMemo;
 };
 
 struct GeneratedCode {

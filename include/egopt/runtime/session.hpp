@@ -163,6 +163,9 @@ public:
     Buffer upload(std::span<const std::byte> bytes);
     // An uninitialised read-write buffer of `bytes` > 0 bytes.
     Buffer allocate(size_t bytes);
+    // Moves the buffer's contents to the device now and waits (clEnqueueMigrateMemObjects):
+    // NVIDIA's driver otherwise copies a buffer made from host memory at its first kernel.
+    void makeResident(const Buffer& buffer);
     // Blocking read of the whole buffer.
     std::vector<std::byte> download(const Buffer& buffer);
 
