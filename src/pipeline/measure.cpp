@@ -59,13 +59,28 @@ void Work::stageDone(std::string_view stage, double seconds, std::string summary
 }
 
 std::optional<double> Work::predict(size_t c, const arith::Bindings& values) {
-    return predict(candidates.at(c), values);
+    bool doesNot = false;
+    std::optional<double> p = predict(candidates.at(c), values, &doesNot);
+    if (doesNot) {
+        std::lock_guard lock(unfitMutex);
+        unfit.emplace(c, values);
+    }
+    return p;
 }
 
-std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bindings& values) {
+bool Work::doesNotFit(size_t c, const arith::Bindings& values) const {
+    std::lock_guard lock(unfitMutex);
+    return unfit.count({c, values}) > 0;
+}
+
+std::optional<double> Work::predict(const extract::Candidate& c, const arith::Bindings& values,
+                                    bool* doesNotFit) {
     try {
         auto b = buildAt(c.program, values, sizes, codegen, assumed);
         if (!codegen::resourceProblem(b->code, sizes, bench().device()).empty()) {
+            if (doesNotFit) {
+                *doesNotFit = true;
+            }
             return std::nullopt; // the search prefers values that fit (a smaller private chunk)
         }
         double t =

@@ -100,6 +100,7 @@ TuneResult tuneStage(Work& w, Result& result) {
     }
     Objective obj;
     obj.predict = [&w](size_t c, const arith::Bindings& v) { return w.predict(c, v); };
+    obj.doesNotFit = [&w](size_t c, const arith::Bindings& v) { return w.doesNotFit(c, v); };
     // The most promising candidate is confirmed as soon as it is measured: the run then has a
     // valid kernel whatever the budget leaves for confirmation. Measurements made together are
     // validated in the order given (the search's order), not in the order they ended.

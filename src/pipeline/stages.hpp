@@ -14,7 +14,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace egopt::pipeline {
@@ -106,6 +108,10 @@ struct Work {
     size_t remoteDevices = 0;
     size_t reassignedJobs = 0;
 
+    // Configurations predict() found not to fit the device (predictions run on many threads).
+    mutable std::mutex unfitMutex{};
+    std::set<std::pair<size_t, arith::Bindings>> unfit{};
+
     // The reference device's bench: early validations and the real-size cross-check run there.
     Bench& bench() const { return *benches.front(); }
     bool stopped() const { return options.stop && options.stop->requested(); }
@@ -121,7 +127,11 @@ struct Work {
     // The model's seconds for a configuration (nullopt when it does not generate or does not fit
     // the device: codegen::resourceProblem).
     std::optional<double> predict(size_t c, const arith::Bindings& values);
-    std::optional<double> predict(const extract::Candidate& c, const arith::Bindings& values);
+    std::optional<double> predict(const extract::Candidate& c, const arith::Bindings& values,
+                                  bool* doesNotFit = nullptr);
+    // Whether predict(c, values) found that the configuration does not fit the device (it
+    // would be rejected before launch), so measuring it would only spend the tuning budget.
+    bool doesNotFit(size_t c, const arith::Bindings& values) const;
     // The prediction at the candidate's default tuning values (the tuner's starting point), which
     // ranks candidates and explored terms before anything is measured.
     std::optional<double> predictAtDefaults(const extract::Candidate& c);

@@ -154,15 +154,18 @@ std::vector<Objective::Config> untriedNeighbours(const Arm& arm, const Space& sp
 }
 
 // The configurations of a coordinate-descent step: the `width` untried neighbours of the
-// incumbent with the best predictions (best first); none (and the arm converged) when every
-// neighbour was tried.
+// incumbent with the best predictions (best first), leaving out those that do not fit the
+// device; none (and the arm converged) when no other neighbour is left.
 std::vector<arith::Bindings> nextSteps(Arm& arm, const Space& space, const Runner& runner,
-                                       Predictor& predict, size_t width) {
+                                       Predictor& predict, size_t width,
+                                       const Objective& objective) {
     std::vector<Objective::Config> untried = untriedNeighbours(arm, space, runner);
     predict.prefetch(untried);
     std::vector<std::pair<double, arith::Bindings>> options;
     for (auto& [c, n] : untried) {
-        options.emplace_back(predict(c, n), std::move(n));
+        if (!objective.doesNotFit || !objective.doesNotFit(c, n)) {
+            options.emplace_back(predict(c, n), std::move(n));
+        }
     }
     if (options.empty()) {
         arm.converged = true;
@@ -188,7 +191,7 @@ void moveTo(Arm& arm, const arith::Bindings& values, std::optional<double> s) {
 // each takes its share of `width` neighbours and moves to the fastest (a batch builds in
 // parallel in the compile workers). False when none was open.
 bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spaces, Runner& runner,
-             Predictor& predict, size_t width) {
+             Predictor& predict, size_t width, const Objective& objective) {
     bool open = false;
     std::vector<size_t> stepping;
     std::vector<Objective::Config> configs;
@@ -208,7 +211,8 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
     for (size_t i = 0; i < std::min(keep, arms.size()); ++i) {
         if (!arms[i].converged) {
             open = true;
-            for (auto& n : nextSteps(arms[i], spaces[arms[i].candidate], runner, predict, share)) {
+            for (auto& n :
+                 nextSteps(arms[i], spaces[arms[i].candidate], runner, predict, share, objective)) {
                 stepping.push_back(i);
                 configs.emplace_back(arms[i].candidate, std::move(n));
             }
@@ -393,7 +397,7 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
         std::stable_sort(arms.begin(), arms.end(),
                          [](const Arm& a, const Arm& b) { return a.time < b.time; });
         keep = std::max<size_t>(1, (keep + 1) / 2);
-        if (!stepAll(arms, keep, spaces, runner, predict, options.stepWidth)) {
+        if (!stepAll(arms, keep, spaces, runner, predict, options.stepWidth, objective)) {
             // The kept arms are at local minima: widen to the next unconverged arm, if any.
             auto open =
                 std::find_if(arms.begin(), arms.end(), [](const Arm& a) { return !a.converged; });
@@ -402,7 +406,7 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
             }
             std::vector<Objective::Config> steps;
             for (auto& n : nextSteps(*open, spaces[open->candidate], runner, predict,
-                                     std::max<size_t>(1, options.stepWidth))) {
+                                     std::max<size_t>(1, options.stepWidth), objective)) {
                 steps.emplace_back(open->candidate, std::move(n));
             }
             std::vector<std::optional<double>> times = runner.measure(steps);

@@ -213,3 +213,38 @@ TEST_CASE("candidates predicted far slower are measured only when no other one m
     CHECK(fallback.leftOut.empty());
     CHECK(fallback.best[1]);
 }
+
+// A configuration that does not fit the device (rejected before launch: too much local memory)
+// is never measured by a wide step, even when fewer neighbours fit than the step's width: the
+// budget goes to configurations that run.
+TEST_CASE("wide steps never measure configurations that do not fit the device", "[pipeline]") {
+    std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 20}})};
+    auto tooLarge = [](const arith::Bindings& v) { return v.at("v__1") * v.at("v__2") > 1024; };
+    std::set<arith::Bindings> predicted;
+    Objective o;
+    size_t unfitMeasured = 0;
+    o.measureMany = [&](const std::vector<Objective::Config>& configs) {
+        std::vector<std::optional<double>> times;
+        for (const auto& [c, v] : configs) {
+            unfitMeasured += tooLarge(v);
+            times.push_back(tooLarge(v) ? std::nullopt : std::optional<double>(bowl(v)));
+        }
+        return times;
+    };
+    o.predict = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
+        return tooLarge(v) ? std::nullopt : std::optional<double>(3 * bowl(v));
+    };
+    o.doesNotFit = [&](size_t, const arith::Bindings& v) { return tooLarge(v); };
+    GuidedOptions g;
+    g.budget = 40;
+    g.target = 16;
+    g.stepWidth = 8; // wider than the neighbours that fit
+    TuneResult r = tuneGuided(spaces, {0}, o, g);
+    CHECK(unfitMeasured == 0);
+    REQUIRE(r.best[0]);
+    CHECK(*r.trials[*r.best[0]].seconds == Approx(1e-3)); // (64, 16) fits: 1024
+    o.doesNotFit = nullptr; // without the check, the wide steps fill up with unfit neighbours
+    unfitMeasured = 0;
+    tuneGuided(spaces, {0}, o, g);
+    CHECK(unfitMeasured > 0);
+}

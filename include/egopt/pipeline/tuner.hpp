@@ -60,6 +60,9 @@ private:
 struct Objective {
     using Config = std::pair<size_t, arith::Bindings>; // candidate, tuning values
     std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> predict;
+    // True for a configuration the device cannot launch (found by `predict` of the same
+    // configuration, which the search asks first): the guided search never measures one.
+    std::function<bool(size_t candidate, const arith::Bindings&)> doesNotFit;
     std::function<std::optional<double>(size_t candidate, const arith::Bindings&)> measure;
     std::function<std::vector<std::optional<double>>(const std::vector<Config>&)> measureMany;
     std::function<bool()> stop;
