@@ -153,14 +153,58 @@ std::vector<Objective::Config> untriedNeighbours(const Arm& arm, const Space& sp
     return out;
 }
 
-// The configurations of a coordinate-descent step: the `width` untried neighbours of the
-// incumbent with the best predictions (best first), leaving out those that do not fit the
-// device; none (and the arm converged) when no other neighbour is left.
+// The configurations one step from `n` that make a variable other than the one `n` moved away
+// from `from` one step smaller.
+std::vector<arith::Bindings> smallerElsewhere(const Space& space, const arith::Bindings& from,
+                                              const arith::Bindings& n) {
+    std::vector<arith::Bindings> out;
+    for (auto& m : space.neighbours(n)) {
+        for (const auto& v : space.vars()) {
+            int64_t before = n.at(v.name), after = m.at(v.name);
+            if (after < before && from.at(v.name) == before && m != from) {
+                out.push_back(m);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+// The incumbent's untried neighbours and, for each that does not fit the device, its repairs:
+// a larger tile that does not fit may fit with another size one step smaller (a taller register
+// block with a shorter slice along K), a move coordinate steps cannot make through sizes that
+// do not fit.
+std::vector<Objective::Config> stepOptions(const Arm& arm, const Space& space, const Runner& runner,
+                                           Predictor& predict, const Objective& objective) {
+    std::vector<Objective::Config> untried = untriedNeighbours(arm, space, runner);
+    predict.prefetch(untried);
+    if (!objective.doesNotFit) {
+        return untried;
+    }
+    std::set<Objective::Config> known(untried.begin(), untried.end());
+    std::vector<Objective::Config> repairs;
+    for (const auto& [c, n] : untried) {
+        if (!objective.doesNotFit(c, n)) {
+            continue;
+        }
+        for (auto& m : smallerElsewhere(space, arm.incumbent, n)) {
+            if (!runner.tried(c, m) && known.insert({c, m}).second) {
+                repairs.emplace_back(c, std::move(m));
+            }
+        }
+    }
+    predict.prefetch(repairs);
+    untried.insert(untried.end(), repairs.begin(), repairs.end());
+    return untried;
+}
+
+// The configurations of a coordinate-descent step: the `width` options (stepOptions) with the
+// best predictions (best first), leaving out those that do not fit the device; none (and the
+// arm converged) when no other option is left.
 std::vector<arith::Bindings> nextSteps(Arm& arm, const Space& space, const Runner& runner,
                                        Predictor& predict, size_t width,
                                        const Objective& objective) {
-    std::vector<Objective::Config> untried = untriedNeighbours(arm, space, runner);
-    predict.prefetch(untried);
+    std::vector<Objective::Config> untried = stepOptions(arm, space, runner, predict, objective);
     std::vector<std::pair<double, arith::Bindings>> options;
     for (auto& [c, n] : untried) {
         if (!objective.doesNotFit || !objective.doesNotFit(c, n)) {

@@ -248,3 +248,42 @@ TEST_CASE("wide steps never measure configurations that do not fit the device", 
     tuneGuided(spaces, {0}, o, g);
     CHECK(unfitMeasured > 0);
 }
+
+// A neighbour that does not fit is repaired by making another size one step smaller: from
+// (64, 16) under v1 * v2 <= 1024, (128, 16) does not fit but (128, 8) does, and the first wide
+// step measures it (a coordinate step alone cannot reach it in one move).
+TEST_CASE("a wide step repairs a neighbour that does not fit with another size smaller",
+          "[pipeline]") {
+    std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 20}})};
+    auto tooLarge = [](const arith::Bindings& v) { return v.at("v__1") * v.at("v__2") > 1024; };
+    // Measured optimum at (128, 8); the model's at (64, 16), where the search starts.
+    auto measured = [](const arith::Bindings& v) {
+        double a = std::log2(double(v.at("v__1"))) - 7, b = std::log2(double(v.at("v__2"))) - 3;
+        return 1e-3 * (1 + a * a + b * b);
+    };
+    std::vector<std::vector<arith::Bindings>> batches;
+    Objective o;
+    o.measureMany = [&](const std::vector<Objective::Config>& configs) {
+        batches.emplace_back();
+        std::vector<std::optional<double>> times;
+        for (const auto& [c, v] : configs) {
+            batches.back().push_back(v);
+            times.push_back(tooLarge(v) ? std::nullopt : std::optional<double>(measured(v)));
+        }
+        return times;
+    };
+    o.predict = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
+        return tooLarge(v) ? std::nullopt : std::optional<double>(3 * bowl(v));
+    };
+    o.doesNotFit = [&](size_t, const arith::Bindings& v) { return tooLarge(v); };
+    GuidedOptions g;
+    g.budget = 12;
+    g.stepWidth = 8;
+    TuneResult r = tuneGuided(spaces, {0}, o, g);
+    REQUIRE(batches.size() >= 2);
+    CHECK(batches[0] == std::vector<arith::Bindings>{{{"v__1", 64}, {"v__2", 16}}});
+    arith::Bindings repaired{{"v__1", 128}, {"v__2", 8}};
+    CHECK(std::count(batches[1].begin(), batches[1].end(), repaired) == 1);
+    REQUIRE(r.best[0]);
+    CHECK(r.trials[*r.best[0]].values == repaired);
+}
