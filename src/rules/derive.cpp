@@ -213,6 +213,9 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
         std::vector<Rule> one{*it};
         egraph::Runner runner(g, one, lib, ctx);
         runner.limits.iterations = 1;
+        // A step applies to every match: a step of the composition is not a search that a
+        // rule with many matches could flood (the scheduler's bans are for saturation).
+        runner.scheduler.matchLimit = 0;
         runner.goal = reached;
         try {
             egraph::RunReport report = runner.run();
