@@ -59,12 +59,41 @@ ENodeId appliedFunction(const EGraph& g, ENodeId apply) {
     return n.children.at(0);
 }
 
+// Copies `id` with every array-typed top-level parameter (a variable free at depth 0) replaced
+// by a leaf of its type, named as the parameter (a literal of the e-graph: nothing is known of
+// it but its type). A term that reads only such parameters is closed, so moving it under a
+// binder (EGraph::shift) leaves its class as it is: a shift copies only the smallest term of a
+// class with free variables, and would drop what earlier steps rewrote inside it.
+egraph::TermId closeArrayParams(EGraph& g, const egraph::TermArena& in, egraph::TermId id,
+                                int32_t depth, const egraph::Signature& sig,
+                                egraph::TermArena& out) {
+    egraph::TermNode n = in.at(id);
+    if (n.op == lift::Op::Param && n.eclass == egraph::kNoClass && n.ival >= depth) {
+        size_t param = sig.types.size() - 1 - static_cast<size_t>(n.ival - depth);
+        lift::TypeId type = sig.types.at(param);
+        if (g.types.at(type).kind == lift::TypeKind::Array) {
+            egraph::TermNode leaf;
+            leaf.op = lift::Op::Literal;
+            leaf.ival = static_cast<int32_t>(g.internLiteral(type, sig.names.at(param)));
+            return out.add(std::move(leaf));
+        }
+    }
+    int32_t inner = n.op == lift::Op::Lambda ? depth + n.ival : depth;
+    for (egraph::TermId& c : n.children) {
+        c = closeArrayParams(g, in, c, inner, sig, out);
+    }
+    return out.add(std::move(n));
+}
+
 // Tries one random instance; false when it is ill-typed or the rule does not apply to it.
 bool trySetup(const Rule& rule, const egraph::Library& lib, detail::Instance& inst, Setup& s) {
     s.g.explanations = true;
     egraph::Inserted ins;
     try {
-        ins = egraph::insertProgram(s.g, inst.program);
+        egraph::TermArena terms, closed;
+        egraph::TermId body = egraph::programToTerm(s.g, inst.program, terms, ins.signature);
+        egraph::TermId root = closeArrayParams(s.g, terms, body, 0, ins.signature, closed);
+        ins.root = s.g.addTerm(closed, root, {}, ins.signature.types);
     } catch (const Error&) {
         return false;
     }
@@ -213,6 +242,9 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
         std::vector<Rule> one{*it};
         egraph::Runner runner(g, one, lib, ctx);
         runner.limits.iterations = 1;
+        // A step applies to every match: a step of the composition is not a search that a
+        // rule with many matches could flood (the scheduler's bans are for saturation).
+        runner.scheduler.matchLimit = 0;
         runner.goal = reached;
         try {
             egraph::RunReport report = runner.run();

@@ -118,9 +118,15 @@ RuleVerdict checkRule(const egraph::Rule& rule, const egraph::Library& lib,
     v.required = detail::largeDivisors(rule).empty()
                      ? options.instances
                      : std::min(options.instances, options.largeInstances);
+    // A rule none of whose first attempts is well-typed needs deeper arrays than the pool's
+    // usual ones (map-join-join flattens twice inside a map: rank 4); it draws from a pool
+    // with rank-4 parameters from then on. Other rules keep their random instances.
+    constexpr size_t kRank4After = 10'000;
+    bool rank4 = false;
     while (v.checked < v.required && v.attempts < options.attempts) {
         ++v.attempts;
-        std::optional<detail::Instance> inst = detail::randomInstance(rule, rng);
+        rank4 = rank4 || (v.attempts > kRank4After && v.illTyped == v.attempts - 1);
+        std::optional<detail::Instance> inst = detail::randomInstance(rule, rng, rank4);
         if (!inst) {
             ++v.illTyped;
             continue;

@@ -41,6 +41,7 @@ struct Builder {
     size_t monoid = 0;                        // index into monoids()
     std::map<std::string, uint32_t> declared; // user function name -> index in p.userFuns
     std::vector<TypeId> used;                 // types given to parameters so far
+    bool rank4 = false;                       // parameters may also be arrays of rank 4
 
     NodeId userFun(const std::string& name);
     NodeId topParam(TypeId type);
@@ -80,7 +81,9 @@ struct Instance {
     bool wrapped = false;
     int64_t n = 0, m = 0; // the instance's outer and inner array lengths
 };
-std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng);
+// `rank4`: parameters may also be arrays of rank 4 (a rule whose left side flattens twice
+// inside a map needs them; every other rule draws from the usual ranks, up to 3).
+std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng, bool rank4 = false);
 // The divisors in a rule's divisibility conditions beyond the lengths instances usually get
 // (up to 16): instances of such a rule take the large lengths (fitLengths) and cost about a
 // second each to interpret (SoundnessOptions::largeInstances).

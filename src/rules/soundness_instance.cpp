@@ -222,8 +222,9 @@ std::vector<int64_t> largeDivisors(const egraph::Rule& rule) {
     return large;
 }
 
-std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng) {
+std::optional<Instance> randomInstance(const egraph::Rule& rule, Rng& rng, bool rank4) {
     Builder b(rng);
+    b.rank4 = rank4;
     fitLengths(rule, b);
     LhsBuilder lhs(rule, b);
     lhs.chooseSizes();

@@ -290,6 +290,9 @@ TypeId Builder::randomType() {
         t.array(f, m), // a row and the rows of a matrix of floats (zips of rows with columns)
         t.array(t.array(f, m), n),
     };
+    if (rank4) {
+        choices.push_back(t.array(t.array(t.array(t.array(elem, k), k), m), n));
+    }
     used.push_back(pickOf(rng, choices));
     return used.back();
 }

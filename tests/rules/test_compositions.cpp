@@ -263,12 +263,12 @@ TEST_CASE("the 2-D register blocks derive from the shipped catalogue before thei
 // The shipped files: every composite rule either derives (run through the binary, as CI runs
 // `egopt rules derive`) or is listed here as not derived yet (docs/rules.md, "Compositions").
 TEST_CASE("egopt rules derive: the shipped composite rules", "[rules][cli]") {
-    const std::vector<std::string> derived{"macro-partial-reduce",    "macro-map-reduce-fusion",
-                                           "macro-map-wrg-lcl",       "macro-reduce-gpu-w4",
-                                           "macro-reduce-zip-gpu-w4", "register-block",
-                                           "macro-reduce-wrg-w4",     "macro-reduce-zip-wrg-w4"};
-    const std::vector<std::string> open{"macro-register-block-w4x4", "macro-register-block-w8x4",
-                                        "macro-mm-local-tiles"};
+    const std::vector<std::string> derived{
+        "macro-partial-reduce",     "macro-map-reduce-fusion", "macro-map-wrg-lcl",
+        "macro-reduce-gpu-w4",      "macro-reduce-zip-gpu-w4", "register-block",
+        "macro-reduce-wrg-w4",      "macro-reduce-zip-wrg-w4", "macro-register-block-w4x4",
+        "macro-register-block-w8x4"};
+    const std::vector<std::string> open{"macro-mm-local-tiles"};
     egraph::Library lib = egraph::Library::standard();
     std::string files;
     for (const auto& entry : std::filesystem::directory_iterator(source("rules"))) {

@@ -206,6 +206,21 @@ TEST_CASE("ill-typed right-hand sides fail", "[rules][soundness]") {
     CHECK(u.verdict == Verdict::Fail);
 }
 
+// A left side that flattens twice inside a map needs parameters of rank 4, beyond the pool's
+// usual types: once no attempt has been well-typed, the checker draws them too, and finds an
+// unsound variant of the rule wrong (the blocks' rows and columns swapped).
+TEST_CASE("rules over arrays of rank 4 are checked", "[rules][soundness]") {
+    auto v =
+        checkOne("rule mjj: Map(Join) $ (Map(Join) $ ?x) => Map(Join) $ (Map(Map(Join)) $ ?x)");
+    CHECK(v.verdict == Verdict::Pass);
+    CHECK(v.checked == v.required);
+    CHECK(v.attempts > 10'000);
+    auto bad = checkOne("rule mjj: Map(Join) $ (Map(Join) $ ?x) => Map(Join) $ (Map(Map(Join)) $ "
+                        "(Map(Transpose) $ ?x))");
+    REQUIRE(bad.verdict == Verdict::Fail);
+    CHECK(contains(bad.counterexample->problem, "largest difference"));
+}
+
 TEST_CASE("rules without instances are unchecked, not passed", "[rules][soundness]") {
     rules::SoundnessOptions o;
     o.attempts = 500;

@@ -2,13 +2,14 @@
 // a composite rule's right-hand side must be reachable from its left-hand side with the
 // primitive catalogue alone. On an instance of the left-hand side (pattern variables replaced by
 // parameters and user functions, as `rules check` builds them, so nothing is known about them
-// beyond the rule's conditions), the rule's own right-hand side is built beside it in one
-// e-graph, and the primitive rules saturate until both share an e-class; the explanation between
-// them is the derivation. The rule's stated composition (`by a; b; ...`) guides the search: its
-// steps run in order, then the lifting rules (those that shrink a term or remove OpenCL-specific
-// patterns: the schedule on the right is rewritten to its high-level meaning), then only the
-// composition's rules (and their reverses), then the catalogue's rules without generators, then
-// the whole catalogue.
+// beyond the rule's conditions; array parameters are closed leaves, so that a step moving a
+// term under a binder keeps what earlier steps rewrote in it), the rule's own right-hand side is
+// built beside it in one e-graph, and the primitive rules saturate until both share an e-class;
+// the explanation between them is the derivation. The rule's stated composition (`by a; b; ...`)
+// guides the search: its steps run in order, then the lifting rules (those that shrink a term or
+// remove OpenCL-specific patterns: the schedule on the right is rewritten to its high-level
+// meaning), then only the composition's rules (and their reverses), then the catalogue's rules
+// without generators, then the whole catalogue.
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"
