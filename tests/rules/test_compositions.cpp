@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -284,17 +285,23 @@ TEST_CASE("egopt rules derive: the shipped composite rules", "[rules][cli]") {
             }
         }
     }
+    // Under the sanitizers (scripts/test --sanitize) the two register blocks' derivations, a
+    // minute each there, are left to the normal build's run: the others cover the same code.
+    std::vector<std::string> run = derived;
+    if (std::getenv("EGOPT_SANITIZER_RUN")) {
+        std::erase_if(run, [](const std::string& n) { return n.starts_with("macro-register-"); });
+    }
     std::string names;
-    for (const auto& n : derived) {
+    for (const auto& n : run) {
         names += (names.empty() ? "" : ",") + n;
     }
     auto r = test::egopt("rules derive" + files + " --rule " + names);
     INFO(r.out << r.err);
     CHECK(r.exitCode == 0);
-    for (const auto& n : derived) {
+    for (const auto& n : run) {
         CHECK(contains(r.out, "DERIVED " + n + " ("));
     }
-    CHECK(contains(r.out, std::to_string(derived.size()) + " of " + std::to_string(derived.size()) +
+    CHECK(contains(r.out, std::to_string(run.size()) + " of " + std::to_string(run.size()) +
                               " composite rules derived"));
     auto bad = test::egopt("rules derive " + source("rules/opencl.rules") + " --rule nope");
     CHECK(bad.exitCode == 2);
