@@ -132,7 +132,7 @@ private:
 // past it, results are computed and not recorded.
 class SimplifyMemo {
 public:
-    explicit SimplifyMemo(size_t capacity = size_t(1) << 20);
+    explicit SimplifyMemo(size_t capacity = size_t(1) << 17);
     ~SimplifyMemo();
     SimplifyMemo(const SimplifyMemo&) = delete;
     SimplifyMemo& operator=(const SimplifyMemo&) = delete;
