@@ -110,8 +110,11 @@ EClassId EGraph::add(ENode node) {
         countHeapChildren(c);
         orig_.push_back(std::move(node));
         canon_.push_back(std::move(c));
+        nodeAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
+        classAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
         parent_.push_back(existing);
         slot_.push_back(kNoClass);
+        ++changes_;
         proof_.emplace_back();
         proof_[id].push_back({found, {Justification::Kind::Congruence, 0}, true});
         proof_[found].push_back({id, {Justification::Kind::Congruence, 0}, false});
@@ -134,10 +137,13 @@ EClassId EGraph::add(ENode node) {
     countHeapChildren(c);
     uint64_t mask = opBit(c.op);
     canon_.push_back(std::move(c));
+    nodeAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
+    classAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
     parent_.push_back(id);
     slot_.push_back(newClass(EClass{{id}, {}, std::move(data), mask}));
     memo_.insert(id, canon_);
     ++numClasses_;
+    ++changes_;
     if (recording_) {
         recording_->push_back(id);
     }
@@ -166,6 +172,19 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     cls(b) = EClass{};
     freeSlots_.push_back(slot_[b]);
     slot_[b] = kNoClass;
+    ++changes_;
+    touchClass(a);
+    for (ENodeId n : from.nodes) { // they move to another class
+        touchNode(n);
+        if (tracking_) {
+            for (EClassId child : canon_[n].children) {
+                if (child >= absorbedParent_.size()) {
+                    absorbedParent_.resize(canon_.size());
+                }
+                absorbedParent_[child] = true;
+            }
+        }
+    }
     EClass& into = cls(a);
     into.nodes.insert(into.nodes.end(), from.nodes.begin(), from.nodes.end());
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
@@ -192,7 +211,11 @@ void EGraph::repairParents(EClassId c) {
             continue;
         }
         memo_.erase(p, canon_); // before its key, canon_[p], changes
+        ChildList before = canon_[p].children;
         canonicalizeInPlace(canon_[p]);
+        if (!(before == canon_[p].children)) {
+            touchNode(p);
+        }
         ENodeId owner = memo_.find(canon_[p], canon_);
         if (owner == NodeTable::kNone) {
             memo_.insert(p, canon_);
@@ -252,10 +275,16 @@ void EGraph::dedupMembers(EClassId c) {
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
     kept.shrink_to_fit();
+    if (kept != k.nodes) {
+        touchClass(c);
+    }
     k.nodes = std::move(kept);
 }
 
 void EGraph::rebuild() {
+    if (!pending_.empty() || !analysisPending_.empty() || !dirty_.empty()) {
+        ++changes_;
+    }
     while (!pending_.empty() || !analysisPending_.empty()) {
         std::vector<EClassId> todo;
         todo.swap(pending_);
@@ -290,10 +319,30 @@ std::vector<EClassId> EGraph::classIds() const {
     return out;
 }
 
+void EGraph::advanceEpoch() {
+    ++epoch_;
+    if (epoch_ - base_ > UINT8_MAX) {
+        base_ = epoch_;
+        nodeAge_.fill(0);
+        classAge_.fill(0);
+    }
+}
+
+void EGraph::trackAbsorbed(bool on) {
+    tracking_ = on;
+    std::vector<bool> marks(on ? canon_.size() : 0, false);
+    absorbedParent_.swap(marks);
+}
+
+// Not counted: absorbedParent_, a transient of the apply phase.
 size_t EGraph::memoryBytes() const {
+    if (bytesAt_ == changes_) {
+        return bytes_;
+    }
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + canon_.bytes() + vec(parent_) + vec(slot_) + classes_.bytes() +
-                   vec(freeSlots_) + vec(proof_) + memo_.bytes() + attrs_.bytes();
+    size_t bytes = vec(orig_) + canon_.bytes() + nodeAge_.bytes() + classAge_.bytes() +
+                   vec(parent_) + vec(slot_) + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
+                   memo_.bytes() + attrs_.bytes();
     for (size_t i = 0; i < classes_.size(); ++i) {
         const EClass& c = classes_[i];
         bytes += vec(c.nodes) + vec(c.parents) + vec(c.data.freeVars) + vec(c.data.fun.params);
@@ -301,7 +350,9 @@ size_t EGraph::memoryBytes() const {
     for (const auto& edges : proof_) {
         bytes += vec(edges);
     }
-    return bytes + heapChildBytes_;
+    bytes_ = bytes + heapChildBytes_;
+    bytesAt_ = changes_;
+    return bytes_;
 }
 
 } // namespace egopt::egraph

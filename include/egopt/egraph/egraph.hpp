@@ -96,7 +96,12 @@ public:
     std::vector<lift::LiteralDecl> literals; // interned by (type, text)
     uint32_t internUserFun(const lift::UserFunDecl& decl);
     uint32_t internLiteral(TypeId type, const std::string& text);
-    AttrId internAttr(Attr attr) { return attrs_.intern(std::move(attr)); }
+    AttrId internAttr(Attr attr) {
+        size_t before = attrs_.size();
+        AttrId id = attrs_.intern(std::move(attr));
+        changes_ += attrs_.size() - before;
+        return id;
+    }
     const Attr& attr(AttrId id) const { return attrs_.at(id); }
     const Attr& attrOf(const ENode& n) const { return attrs_.at(n.attr); }
 
@@ -145,6 +150,24 @@ public:
     size_t memoryBytes() const;
     bool clean() const { return pending_.empty() && analysisPending_.empty(); }
 
+    // --- ages, for skipping matches that are known to change nothing (docs/egraph.md,
+    // "Unchanged matches")
+    // A counter that only grows. Every e-node and class records the epoch of its last change:
+    // an e-node when it is added, its children are re-canonicalized or its class is merged into
+    // another; a class when its member list changes.
+    uint32_t epoch() const { return epoch_; }
+    void advanceEpoch();
+    uint32_t nodeChangedAt(ENodeId n) const { return base_ + nodeAge_[n]; }
+    uint32_t classChangedAt(EClassId c) const { return base_ + classAge_[c]; }
+    bool isRoot(EClassId c) const { return parent_[c] == c; }
+    // While tracking, a merge that makes a class non-root marks the child classes of its member
+    // e-nodes: a class without the mark has no parent class that stopped being a root since
+    // trackAbsorbed(true), so an e-node over it that was found before still has the same root.
+    void trackAbsorbed(bool on);
+    bool parentAbsorbed(EClassId c) const {
+        return c < absorbedParent_.size() && absorbedParent_[c];
+    }
+
     // The result type of applying function class `fn` to arguments of these types.
     TypeId resultOf(EClassId fn, std::span<const TypeId> args);
     // The type of a data class, or of the result of the function class at its argument types
@@ -192,8 +215,13 @@ private:
                         std::vector<TypeId>& env);
 
     AttrTable attrs_;
-    std::vector<ENode> orig_;      // by node id, as inserted: only with explanations
-    Chunked<ENode, 12> canon_;     // by node id, canonical as of the last rebuild
+    std::vector<ENode> orig_;  // by node id, as inserted: only with explanations
+    Chunked<ENode, 12> canon_; // by node id, canonical as of the last rebuild
+    // By id, the epoch of the last change of the node (nodeAge_) and of the member list of the
+    // class (classAge_), less base_: a byte each. When the epoch outgrows a byte, base_ moves up
+    // and every age becomes 0, as if everything had just changed (which only skips less).
+    Chunked<uint8_t, 12> nodeAge_;
+    Chunked<uint8_t, 12> classAge_;
     std::vector<EClassId> parent_; // union-find, by id
     // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
     // kNoClass otherwise; a class merged away frees its slot for the next new class.
@@ -210,6 +238,17 @@ private:
     // Bytes of the children of nodes with more than three (outside the 28-byte node), in orig_
     // and canon_: kept as nodes are added, so memoryBytes need not visit every node.
     size_t heapChildBytes_ = 0;
+    uint32_t epoch_ = 1;
+    uint32_t base_ = 1;
+    void touchNode(ENodeId n) { nodeAge_[n] = static_cast<uint8_t>(epoch_ - base_); }
+    void touchClass(EClassId c) { classAge_[c] = static_cast<uint8_t>(epoch_ - base_); }
+    std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
+    bool tracking_ = false;
+    // memoryBytes is cached until the next change (it visits every class slot, and the runner
+    // asks every 4,096 applications, most of which change nothing).
+    uint64_t changes_ = 0;
+    mutable uint64_t bytesAt_ = UINT64_MAX;
+    mutable size_t bytes_ = 0;
 };
 
 } // namespace egopt::egraph

@@ -103,6 +103,10 @@ private:
     struct RuleState {
         size_t bannedUntil = 0;
         size_t timesBanned = 0;
+        // The epoch of the last apply phase that applied every match of the rule (0: none), and
+        // whether its unchanged matches can be skipped (skipsUnchangedMatches).
+        uint32_t appliedAt = 0;
+        bool skipsUnchanged = false;
     };
     // The matches of one rule: per match its class and `width` slot classes in one flat array
     // (a Subst per match, with its heap vector and map, took about 100 bytes each and was most
@@ -110,6 +114,8 @@ private:
     struct Matches {
         size_t width = 0;
         size_t count = 0;
+        bool searched = false;       // all matches found (not dropped by a ban)
+        std::vector<bool> unchanged; // by match: Subst::unchanged
         std::vector<EClassId> classes;
         std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
         void add(EClassId c, const Subst& s);
