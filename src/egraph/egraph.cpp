@@ -109,9 +109,9 @@ EClassId EGraph::add(ENode node) {
         countHeapChildren(node);
         countHeapChildren(c);
         orig_.push_back(std::move(node));
+        c.age = age();
         canon_.push_back(std::move(c));
-        nodeAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
-        classAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
+        classAge_.push_back(age());
         parent_.push_back(existing);
         slot_.push_back(kNoClass);
         ++changes_;
@@ -136,9 +136,9 @@ EClassId EGraph::add(ENode node) {
     }
     countHeapChildren(c);
     uint64_t mask = opBit(c.op);
+    c.age = age();
     canon_.push_back(std::move(c));
-    nodeAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
-    classAge_.push_back(static_cast<uint8_t>(epoch_ - base_));
+    classAge_.push_back(age());
     parent_.push_back(id);
     slot_.push_back(newClass(EClass{{id}, {}, std::move(data), mask}));
     memo_.insert(id, canon_);
@@ -323,7 +323,9 @@ void EGraph::advanceEpoch() {
     ++epoch_;
     if (epoch_ - base_ > UINT8_MAX) {
         base_ = epoch_;
-        nodeAge_.fill(0);
+        for (size_t n = 0; n < canon_.size(); ++n) {
+            canon_[n].age = 0;
+        }
         classAge_.fill(0);
     }
 }
@@ -340,7 +342,7 @@ size_t EGraph::memoryBytes() const {
         return bytes_;
     }
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + canon_.bytes() + nodeAge_.bytes() + classAge_.bytes() +
+    size_t bytes = vec(orig_) + canon_.bytes() + classAge_.bytes() +
                    vec(parent_) + vec(slot_) + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
                    memo_.bytes() + attrs_.bytes();
     for (size_t i = 0; i < classes_.size(); ++i) {

@@ -35,6 +35,29 @@ ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     }
 }
 
+void NodeTable::prefetch(const ENode& key, const Nodes& nodes, int stage) const {
+    if (slots_.empty()) {
+        return;
+    }
+    uint32_t hash = hashOf(key);
+    size_t i = home(hash);
+    if (stage == 0) {
+        __builtin_prefetch(&slots_[i]);
+        return;
+    }
+    size_t mask = slots_.size() - 1;
+    for (;; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.id == kNone) {
+            return;
+        }
+        if (s.hash == hash) {
+            __builtin_prefetch(&nodes[s.id]);
+            return;
+        }
+    }
+}
+
 void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();

@@ -104,7 +104,13 @@ private:
             // The class's operator summary rules most classes out without a look at a member.
             const EClass& ec = g_.eclass(cls);
             if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
-                for (ENodeId n : ec.nodes) {
+                const std::vector<ENodeId>& members = ec.nodes;
+                for (size_t i = 0; i < members.size(); ++i) {
+                    constexpr size_t kAhead = 4; // members are scattered: fetch ahead
+                    if (i + kAhead < members.size()) {
+                        __builtin_prefetch(&g_.node(members[i + kAhead]));
+                    }
+                    ENodeId n = members[i];
                     bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
                     changed_ += changed;
                     tryNode(pid, g_.node(n), todo);

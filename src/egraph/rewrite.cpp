@@ -166,6 +166,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
     // holds again for them, so the check at the end need not call it again (most matches of
     // `?f $ (?x, ?y) if isFun(?f, "add")` share one ?f).
     std::vector<std::vector<EClassId>> held(rule.conditions.size());
+    std::vector<std::vector<EClassId>> failed(rule.conditions.size()); // and last failed for
     auto classArgs = [&](size_t i, const Subst& s, std::vector<EClassId>& out) {
         out.clear();
         for (uint32_t v : slotsOf[i]) {
@@ -180,12 +181,21 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             if (!ready) {
                 continue;
             }
+            // The same arguments as last time: the same answer, without the call.
+            classArgs(i, s, current);
+            if (!held[i].empty() && current == held[i]) {
+                continue;
+            }
+            if (!failed[i].empty() && current == failed[i]) {
+                return false;
+            }
             bindArgs(rule.conditions[i], s, args[i]);
             try {
                 if (!(*conds[i])(g, facts, args[i])) {
+                    failed[i] = current;
                     return false;
                 }
-                classArgs(i, s, held[i]);
+                held[i] = current;
             } catch (const std::exception&) {
                 // decided at the end, in order
             }
@@ -380,6 +390,30 @@ bool skipsUnchangedMatches(const Rule& rule, const Library& lib) {
         }
     }
     return direct(rhs, false);
+}
+
+void prefetchRhs(const EGraph& g, const Rule& rule, const EClassId* slotClasses, int stage) {
+    const Pattern& rhs = *rule.rhs;
+    for (const PatNode& pn : rhs.nodes) {
+        if (pn.kind != PatNode::Kind::Node || pn.children.empty()) {
+            continue;
+        }
+        ENode e;
+        e.op = pn.op;
+        e.ival = pn.ival;
+        bool leaves = true;
+        for (PatId c : pn.children) {
+            const PatNode& child = rhs.nodes[c];
+            leaves = leaves && child.kind == PatNode::Kind::ClassVar;
+            if (!leaves) {
+                break;
+            }
+            e.children.push_back(slotClasses[child.slot]);
+        }
+        if (leaves) {
+            g.prefetchLookup(std::move(e), stage);
+        }
+    }
 }
 
 bool unchangedMatchIsNoOp(const EGraph& g, const Rule& rule, const Subst& s) {

@@ -186,6 +186,19 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
+void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const {
+    // Far enough ahead that a slot arrives before its node is asked for, and the node before
+    // the match is applied; matches that will likely be skipped are not fetched.
+    constexpr size_t kSlotAhead = 16;
+    constexpr size_t kNodeAhead = 8;
+    for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
+        size_t j = i + ahead;
+        if (j < matches.count && !matches.unchanged[j]) {
+            prefetchRhs(g_, rule, matches.classes.data() + j * (matches.width + 1) + 1, stage);
+        }
+    }
+}
+
 bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& applied) {
     // Changes from here on are of a later epoch than the search saw; merges mark the classes
     // that unchanged matches check (unchangedMatchIsNoOp).
@@ -217,6 +230,9 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
                     stopped = true;
                     break;
                 }
+            }
+            if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                prefetchAhead(matches[r], rules_[r], i);
             }
             matches[r].at(i, nextSizes, m);
             if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {

@@ -134,6 +134,11 @@ public:
     EClassId find(EClassId c);
     EClassId findConst(EClassId c) const;
     std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
+    // A hint that lookup(node) or add(node) comes soon (NodeTable::prefetch's stages).
+    void prefetchLookup(ENode node, int stage) const {
+        canonicalizeInPlace(node);
+        memo_.prefetch(node, canon_, stage);
+    }
     const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
     const ClassData& data(EClassId c) const { return eclass(c).data; }
     const ENode& node(ENodeId n) const { return canon_[n]; } // canonical (as of last rebuild)
@@ -157,7 +162,7 @@ public:
     // another; a class when its member list changes.
     uint32_t epoch() const { return epoch_; }
     void advanceEpoch();
-    uint32_t nodeChangedAt(ENodeId n) const { return base_ + nodeAge_[n]; }
+    uint32_t nodeChangedAt(ENodeId n) const { return base_ + canon_[n].age; }
     uint32_t classChangedAt(EClassId c) const { return base_ + classAge_[c]; }
     bool isRoot(EClassId c) const { return parent_[c] == c; }
     // While tracking, a merge that makes a class non-root marks the child classes of its member
@@ -217,10 +222,10 @@ private:
     AttrTable attrs_;
     std::vector<ENode> orig_;  // by node id, as inserted: only with explanations
     Chunked<ENode, 12> canon_; // by node id, canonical as of the last rebuild
-    // By id, the epoch of the last change of the node (nodeAge_) and of the member list of the
-    // class (classAge_), less base_: a byte each. When the epoch outgrows a byte, base_ moves up
-    // and every age becomes 0, as if everything had just changed (which only skips less).
-    Chunked<uint8_t, 12> nodeAge_;
+    // The epoch of the last change of each node (ENode::age in canon_) and of the member list of
+    // each class (classAge_, by id), less base_: a byte each. When the epoch outgrows a byte,
+    // base_ moves up and every age becomes 0, as if everything had just changed (which only
+    // skips less).
     Chunked<uint8_t, 12> classAge_;
     std::vector<EClassId> parent_; // union-find, by id
     // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
@@ -240,8 +245,9 @@ private:
     size_t heapChildBytes_ = 0;
     uint32_t epoch_ = 1;
     uint32_t base_ = 1;
-    void touchNode(ENodeId n) { nodeAge_[n] = static_cast<uint8_t>(epoch_ - base_); }
-    void touchClass(EClassId c) { classAge_[c] = static_cast<uint8_t>(epoch_ - base_); }
+    uint8_t age() const { return static_cast<uint8_t>(epoch_ - base_); }
+    void touchNode(ENodeId n) { canon_[n].age = age(); }
+    void touchClass(EClassId c) { classAge_[c] = age(); }
     std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
     bool tracking_ = false;
     // memoryBytes is cached until the next change (it visits every class slot, and the runner

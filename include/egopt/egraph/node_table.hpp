@@ -25,6 +25,9 @@ public:
     void insert(ENodeId id, const Nodes& nodes);
     // Removes `id`, found by its node `nodes[id]` as it was when inserted.
     void erase(ENodeId id, const Nodes& nodes);
+    // Prefetches (a hint, no effect on results) what find(key) will read: stage 0 the key's first
+    // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
+    void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 

@@ -118,6 +118,10 @@ bool skipsUnchangedMatches(const Rule& rule, const Library& lib);
 // still roots and each of its inner e-nodes has a child class whose parents stayed roots, so
 // every lookup finds what it found at the start of the phase, which was the matched class.
 bool unchangedMatchIsNoOp(const EGraph& g, const Rule& rule, const Subst& s);
+// A hint that a match of such a rule (its slot classes) is applied soon: prefetches the
+// hashcons reads of the right-hand side's inner e-nodes whose children are class variables
+// (stage 0: their slots; stage 1: their nodes; NodeTable::prefetch). No effect on results.
+void prefetchRhs(const EGraph& g, const Rule& rule, const EClassId* slotClasses, int stage);
 
 // Applies one match; returns true if the e-graph changed. Generators draw from ctx.tuning, and
 // the merge is justified by the rule's id in ctx.rules. A type mismatch is a BadInput error

@@ -127,6 +127,7 @@ private:
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<Matches>& matches, RunReport& report, size_t& applied);
+    void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
     bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;
