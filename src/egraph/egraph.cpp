@@ -92,6 +92,7 @@ EClassId EGraph::add(ENode node) {
     if (!explanations) {
         canonicalizeInPlace(c);
     }
+    c.duplicate = false;
     ENodeId found = memo_.find(c, canon_);
     if (found != NodeTable::kNone && recording_) {
         recording_->push_back(found);
@@ -110,6 +111,7 @@ EClassId EGraph::add(ENode node) {
         countHeapChildren(c);
         orig_.push_back(std::move(node));
         c.age = age();
+        c.duplicate = true; // an alias: never in the hashcons
         canon_.push_back(std::move(c));
         classAge_.push_back(age());
         parent_.push_back(existing);
@@ -205,35 +207,42 @@ void EGraph::repairParents(EClassId c) {
     std::vector<ENodeId> parents = std::move(cls(c).parents);
     cls(c).parents.clear();
     for (ENodeId p : parents) {
-        if (memo_.find(canon_[p], canon_) != p) {
-            // A duplicate: an equal node owns its form (and is in this list too). Giving the
-            // duplicate the form back would revive a node that other parent lists dropped.
+        if (canon_[p].duplicate) {
+            // An equal node owns its form (and is in this list too). Giving the duplicate the
+            // form back would revive a node that other parent lists dropped.
             continue;
         }
-        memo_.erase(p, canon_); // before its key, canon_[p], changes
-        ChildList before = canon_[p].children;
-        canonicalizeInPlace(canon_[p]);
-        if (!(before == canon_[p].children)) {
-            touchNode(p);
+        dirty_.push_back(p); // p's class: a member may change its form or become a duplicate
+        ENode& node = canon_[p];
+        bool same = std::all_of(node.children.begin(), node.children.end(),
+                                [&](EClassId k) { return parent_[k] == k; });
+        if (same) {
+            continue; // canonical already: it keeps its form and the hashcons entry
         }
-        ENodeId owner = memo_.find(canon_[p], canon_);
+        memo_.erase(p, canon_); // before its key, canon_[p], changes
+        canonicalizeInPlace(node);
+        touchNode(p);
+        ENodeId owner = memo_.find(node, canon_);
         if (owner == NodeTable::kNone) {
             memo_.insert(p, canon_);
-        } else if (find(owner) != find(p)) {
-            merge(owner, p, {Justification::Kind::Congruence, 0});
+        } else {
+            node.duplicate = true;
+            if (find(owner) != find(p)) {
+                merge(owner, p, {Justification::Kind::Congruence, 0});
+            }
         }
-        dirty_.push_back(p); // p's class: a member changed its form or became a duplicate
     }
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
     auto& out = cls(c).parents;
     for (ENodeId p : parents) {
-        if (memo_.find(canon_[p], canon_) == p) {
+        if (!canon_[p].duplicate) {
             out.push_back(p);
         }
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    out.shrink_to_fit();
 }
 
 void EGraph::propagateAnalysis() {
@@ -265,7 +274,7 @@ void EGraph::dedupMembers(EClassId c) {
     for (ENodeId n : k.nodes) {
         // An owner of its form is canonical already (rebuild re-canonicalized every parent of
         // a merged class); any other member is a duplicate, outside the hashcons.
-        if (memo_.find(canon_[n], canon_) == n) {
+        if (!canon_[n].duplicate) {
             kept.push_back(n);
             k.opMask |= opBit(canon_[n].op);
         } else {
@@ -282,9 +291,7 @@ void EGraph::dedupMembers(EClassId c) {
 }
 
 void EGraph::rebuild() {
-    if (!pending_.empty() || !analysisPending_.empty() || !dirty_.empty()) {
-        ++changes_;
-    }
+    ++changes_; // besides repairs, the hashcons and the class slots may shrink
     while (!pending_.empty() || !analysisPending_.empty()) {
         std::vector<EClassId> todo;
         todo.swap(pending_);
@@ -306,6 +313,24 @@ void EGraph::rebuild() {
         dedupMembers(c);
     }
     dirty_.clear();
+    memo_.shrink();
+    if (classes_.size() > 2 * numClasses_ + decltype(classes_)::kChunk) {
+        compactClasses();
+    }
+}
+
+void EGraph::compactClasses() {
+    Chunked<EClass> live;
+    for (EClassId c = 0; c < parent_.size(); ++c) {
+        if (parent_[c] == c) {
+            uint32_t slot = static_cast<uint32_t>(live.size());
+            live.push_back(std::move(cls(c)));
+            slot_[c] = slot;
+        }
+    }
+    classes_ = std::move(live);
+    freeSlots_.clear();
+    freeSlots_.shrink_to_fit();
 }
 
 std::vector<EClassId> EGraph::classIds() const {
@@ -342,8 +367,8 @@ size_t EGraph::memoryBytes() const {
         return bytes_;
     }
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + canon_.bytes() + classAge_.bytes() +
-                   vec(parent_) + vec(slot_) + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
+    size_t bytes = vec(orig_) + canon_.bytes() + classAge_.bytes() + parent_.bytes() +
+                   slot_.bytes() + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
                    memo_.bytes() + attrs_.bytes();
     for (size_t i = 0; i < classes_.size(); ++i) {
         const EClass& c = classes_[i];

@@ -92,8 +92,22 @@ void NodeTable::erase(ENodeId id, const Nodes& nodes) {
 }
 
 void NodeTable::grow() {
+    rehash(slots_.empty() ? 64 : 2 * slots_.size());
+}
+
+void NodeTable::shrink() {
+    size_t slots = slots_.size();
+    while (slots > 64 && 4 * size_ <= slots / 2) {
+        slots /= 2;
+    }
+    if (slots != slots_.size()) {
+        rehash(slots);
+    }
+}
+
+void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{kNone, 0});
+    slots_.assign(count, Slot{kNone, 0});
     size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
         if (s.id != kNone) {

@@ -215,6 +215,9 @@ private:
     EClass& cls(EClassId root) { return classes_[slot_[root]]; }
     const EClass& cls(EClassId root) const { return classes_[slot_[root]]; }
     EClassId newClass(EClass c); // a slot for a new root's class
+    // After a rebuild that left most class slots free: the live classes moved to the first
+    // slots and the rest released (slots are not observable; only memory is).
+    void compactClasses();
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
@@ -227,10 +230,10 @@ private:
     // base_ moves up and every age becomes 0, as if everything had just changed (which only
     // skips less).
     Chunked<uint8_t, 12> classAge_;
-    std::vector<EClassId> parent_; // union-find, by id
+    Chunked<EClassId, 12> parent_; // union-find, by id
     // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
     // kNoClass otherwise; a class merged away frees its slot for the next new class.
-    std::vector<uint32_t> slot_;
+    Chunked<uint32_t, 12> slot_;
     Chunked<EClass> classes_;
     std::vector<uint32_t> freeSlots_;
     NodeTable memo_;                        // canonical node -> its owner id
