@@ -236,6 +236,7 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
             }
             matches[r].at(i, nextSizes, m);
             if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
+                ++report.rules[r].unchangedSkipped;
                 continue; // applied when the rule last ran, and would change nothing now
             }
             bool record = applications && !rules_[r].composition.empty();

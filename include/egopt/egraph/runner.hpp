@@ -47,6 +47,7 @@ struct RuleStats {
     size_t applications = 0; // matches that changed the e-graph
     size_t newNodes = 0;
     size_t timesBanned = 0;
+    size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     double searchSeconds = 0;
     double applySeconds = 0;
 };
