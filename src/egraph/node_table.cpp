@@ -97,7 +97,7 @@ void NodeTable::grow() {
 
 void NodeTable::shrink() {
     size_t slots = slots_.size();
-    while (slots > 64 && 4 * size_ <= slots / 2) {
+    while (slots > 64 && 4 * size_ <= slots) {
         slots /= 2;
     }
     if (slots != slots_.size()) {
