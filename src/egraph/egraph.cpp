@@ -92,6 +92,7 @@ EClassId EGraph::add(ENode node) {
     if (!explanations) {
         canonicalizeInPlace(c);
     }
+    c.duplicate = false;
     ENodeId found = memo_.find(c, canon_);
     if (found != NodeTable::kNone && recording_) {
         recording_->push_back(found);
@@ -109,9 +110,13 @@ EClassId EGraph::add(ENode node) {
         countHeapChildren(node);
         countHeapChildren(c);
         orig_.push_back(std::move(node));
+        c.age = age();
+        c.duplicate = true; // an alias: never in the hashcons
         canon_.push_back(std::move(c));
+        classAge_.push_back(age());
         parent_.push_back(existing);
         slot_.push_back(kNoClass);
+        ++changes_;
         proof_.emplace_back();
         proof_[id].push_back({found, {Justification::Kind::Congruence, 0}, true});
         proof_[found].push_back({id, {Justification::Kind::Congruence, 0}, false});
@@ -133,11 +138,14 @@ EClassId EGraph::add(ENode node) {
     }
     countHeapChildren(c);
     uint64_t mask = opBit(c.op);
+    c.age = age();
     canon_.push_back(std::move(c));
+    classAge_.push_back(age());
     parent_.push_back(id);
     slot_.push_back(newClass(EClass{{id}, {}, std::move(data), mask}));
     memo_.insert(id, canon_);
     ++numClasses_;
+    ++changes_;
     if (recording_) {
         recording_->push_back(id);
     }
@@ -166,6 +174,19 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     cls(b) = EClass{};
     freeSlots_.push_back(slot_[b]);
     slot_[b] = kNoClass;
+    ++changes_;
+    touchClass(a);
+    for (ENodeId n : from.nodes) { // they move to another class
+        touchNode(n);
+        if (tracking_) {
+            for (EClassId child : canon_[n].children) {
+                if (child >= absorbedParent_.size()) {
+                    absorbedParent_.resize(canon_.size());
+                }
+                absorbedParent_[child] = true;
+            }
+        }
+    }
     EClass& into = cls(a);
     into.nodes.insert(into.nodes.end(), from.nodes.begin(), from.nodes.end());
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
@@ -186,31 +207,42 @@ void EGraph::repairParents(EClassId c) {
     std::vector<ENodeId> parents = std::move(cls(c).parents);
     cls(c).parents.clear();
     for (ENodeId p : parents) {
-        if (memo_.find(canon_[p], canon_) != p) {
-            // A duplicate: an equal node owns its form (and is in this list too). Giving the
-            // duplicate the form back would revive a node that other parent lists dropped.
+        if (canon_[p].duplicate) {
+            // An equal node owns its form (and is in this list too). Giving the duplicate the
+            // form back would revive a node that other parent lists dropped.
             continue;
         }
+        dirty_.push_back(p); // p's class: a member may change its form or become a duplicate
+        ENode& node = canon_[p];
+        bool same = std::all_of(node.children.begin(), node.children.end(),
+                                [&](EClassId k) { return parent_[k] == k; });
+        if (same) {
+            continue; // canonical already: it keeps its form and the hashcons entry
+        }
         memo_.erase(p, canon_); // before its key, canon_[p], changes
-        canonicalizeInPlace(canon_[p]);
-        ENodeId owner = memo_.find(canon_[p], canon_);
+        canonicalizeInPlace(node);
+        touchNode(p);
+        ENodeId owner = memo_.find(node, canon_);
         if (owner == NodeTable::kNone) {
             memo_.insert(p, canon_);
-        } else if (find(owner) != find(p)) {
-            merge(owner, p, {Justification::Kind::Congruence, 0});
+        } else {
+            node.duplicate = true;
+            if (find(owner) != find(p)) {
+                merge(owner, p, {Justification::Kind::Congruence, 0});
+            }
         }
-        dirty_.push_back(p); // p's class: a member changed its form or became a duplicate
     }
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
     auto& out = cls(c).parents;
     for (ENodeId p : parents) {
-        if (memo_.find(canon_[p], canon_) == p) {
+        if (!canon_[p].duplicate) {
             out.push_back(p);
         }
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    out.shrink_to_fit();
 }
 
 void EGraph::propagateAnalysis() {
@@ -242,7 +274,7 @@ void EGraph::dedupMembers(EClassId c) {
     for (ENodeId n : k.nodes) {
         // An owner of its form is canonical already (rebuild re-canonicalized every parent of
         // a merged class); any other member is a duplicate, outside the hashcons.
-        if (memo_.find(canon_[n], canon_) == n) {
+        if (!canon_[n].duplicate) {
             kept.push_back(n);
             k.opMask |= opBit(canon_[n].op);
         } else {
@@ -252,10 +284,14 @@ void EGraph::dedupMembers(EClassId c) {
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
     kept.shrink_to_fit();
+    if (kept != k.nodes) {
+        touchClass(c);
+    }
     k.nodes = std::move(kept);
 }
 
 void EGraph::rebuild() {
+    ++changes_; // besides repairs, the hashcons and the class slots may shrink
     while (!pending_.empty() || !analysisPending_.empty()) {
         std::vector<EClassId> todo;
         todo.swap(pending_);
@@ -277,6 +313,24 @@ void EGraph::rebuild() {
         dedupMembers(c);
     }
     dirty_.clear();
+    memo_.shrink();
+    if (classes_.size() > 2 * numClasses_ + decltype(classes_)::kChunk) {
+        compactClasses();
+    }
+}
+
+void EGraph::compactClasses() {
+    Chunked<EClass> live;
+    for (EClassId c = 0; c < parent_.size(); ++c) {
+        if (parent_[c] == c) {
+            uint32_t slot = static_cast<uint32_t>(live.size());
+            live.push_back(std::move(cls(c)));
+            slot_[c] = slot;
+        }
+    }
+    classes_ = std::move(live);
+    freeSlots_.clear();
+    freeSlots_.shrink_to_fit();
 }
 
 std::vector<EClassId> EGraph::classIds() const {
@@ -290,10 +344,32 @@ std::vector<EClassId> EGraph::classIds() const {
     return out;
 }
 
+void EGraph::advanceEpoch() {
+    ++epoch_;
+    if (epoch_ - base_ > UINT8_MAX) {
+        base_ = epoch_;
+        for (size_t n = 0; n < canon_.size(); ++n) {
+            canon_[n].age = 0;
+        }
+        classAge_.fill(0);
+    }
+}
+
+void EGraph::trackAbsorbed(bool on) {
+    tracking_ = on;
+    std::vector<bool> marks(on ? canon_.size() : 0, false);
+    absorbedParent_.swap(marks);
+}
+
+// Not counted: absorbedParent_, a transient of the apply phase.
 size_t EGraph::memoryBytes() const {
+    if (bytesAt_ == changes_) {
+        return bytes_;
+    }
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + canon_.bytes() + vec(parent_) + vec(slot_) + classes_.bytes() +
-                   vec(freeSlots_) + vec(proof_) + memo_.bytes() + attrs_.bytes();
+    size_t bytes = vec(orig_) + canon_.bytes() + classAge_.bytes() + parent_.bytes() +
+                   slot_.bytes() + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
+                   memo_.bytes() + attrs_.bytes();
     for (size_t i = 0; i < classes_.size(); ++i) {
         const EClass& c = classes_[i];
         bytes += vec(c.nodes) + vec(c.parents) + vec(c.data.freeVars) + vec(c.data.fun.params);
@@ -301,7 +377,9 @@ size_t EGraph::memoryBytes() const {
     for (const auto& edges : proof_) {
         bytes += vec(edges);
     }
-    return bytes + heapChildBytes_;
+    bytes_ = bytes + heapChildBytes_;
+    bytesAt_ = changes_;
+    return bytes_;
 }
 
 } // namespace egopt::egraph

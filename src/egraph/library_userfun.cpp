@@ -53,12 +53,13 @@ bool holdsLiteral(const EGraph& g, EClassId c, const std::string& text) {
 } // namespace
 
 void addUserFunConditions(Library& lib) {
-    lib.conditions["isFun"] = {{"ct", "the function class holds the user function of this name"},
-                               [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
-                                   return holdsUserFun(g, a[0].eclass, a[1].text);
-                               }};
+    lib.conditions["isFun"] = {
+        {"ct", "the function class holds the user function of this name", true},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            return holdsUserFun(g, a[0].eclass, a[1].text);
+        }};
     lib.conditions["isLiteral"] = {
-        {"ct", "the class holds a literal of this value"},
+        {"ct", "the class holds a literal of this value", true},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
             return holdsLiteral(g, a[0].eclass, a[1].text);
         }};

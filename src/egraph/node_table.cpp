@@ -35,6 +35,29 @@ ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     }
 }
 
+void NodeTable::prefetch(const ENode& key, const Nodes& nodes, int stage) const {
+    if (slots_.empty()) {
+        return;
+    }
+    uint32_t hash = hashOf(key);
+    size_t i = home(hash);
+    if (stage == 0) {
+        __builtin_prefetch(&slots_[i]);
+        return;
+    }
+    size_t mask = slots_.size() - 1;
+    for (;; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.id == kNone) {
+            return;
+        }
+        if (s.hash == hash) {
+            __builtin_prefetch(&nodes[s.id]);
+            return;
+        }
+    }
+}
+
 void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();
@@ -69,8 +92,22 @@ void NodeTable::erase(ENodeId id, const Nodes& nodes) {
 }
 
 void NodeTable::grow() {
+    rehash(slots_.empty() ? 64 : 2 * slots_.size());
+}
+
+void NodeTable::shrink() {
+    size_t slots = slots_.size();
+    while (slots > 64 && 4 * size_ <= slots) {
+        slots /= 2;
+    }
+    if (slots != slots_.size()) {
+        rehash(slots);
+    }
+}
+
+void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{kNone, 0});
+    slots_.assign(count, Slot{kNone, 0});
     size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
         if (s.id != kNone) {

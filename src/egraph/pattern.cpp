@@ -1,6 +1,7 @@
 // E-matching by backtracking over the members of each class, and pattern instantiation.
 #include "egopt/egraph/pattern.hpp"
 
+#include <algorithm>
 #include <bitset>
 
 namespace egopt::egraph {
@@ -21,8 +22,9 @@ bool isSizeVar(const arith::Size& s, std::string& name) {
 class Matcher {
 public:
     Matcher(const EGraph& g, const Pattern& p, size_t slots,
-            const std::function<void(const Subst&)>& onMatch, const BindFilter& keep = {})
-        : g_(g), p_(p), onMatch_(onMatch), keep_(keep) {
+            const std::function<void(const Subst&)>& onMatch, const BindFilter& keep = {},
+            const MatchAge& age = {})
+        : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age) {
         s_.classes.assign(slots, kNoClass);
         binder_.assign(p.nodes.size(), {0, -1});
         lambdaTypes_.assign(p.nodes.size(), nullptr);
@@ -75,6 +77,11 @@ private:
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
+            s_.unchanged =
+                age_.since != 0 && changed_ == 0 &&
+                std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
+                    return g_.classChangedAt(s_.classes[v]) < age_.since;
+                });
             onMatch_(s_);
             return;
         }
@@ -97,8 +104,17 @@ private:
             // The class's operator summary rules most classes out without a look at a member.
             const EClass& ec = g_.eclass(cls);
             if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
-                for (ENodeId n : ec.nodes) {
+                const std::vector<ENodeId>& members = ec.nodes;
+                for (size_t i = 0; i < members.size(); ++i) {
+                    constexpr size_t kAhead = 4; // members are scattered: fetch ahead
+                    if (i + kAhead < members.size()) {
+                        __builtin_prefetch(&g_.node(members[i + kAhead]));
+                    }
+                    ENodeId n = members[i];
+                    bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
+                    changed_ += changed;
                     tryNode(pid, g_.node(n), todo);
+                    changed_ -= changed;
                 }
             }
         }
@@ -159,6 +175,8 @@ private:
     const Pattern& p_;
     const std::function<void(const Subst&)>& onMatch_;
     const BindFilter& keep_;
+    const MatchAge& age_;
+    size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
@@ -257,10 +275,10 @@ std::span<const EClassId> OpIndex::candidates(const Pattern& p) const {
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                  const BindFilter& keep) {
+                  const BindFilter& keep, const MatchAge& age) {
     EClassId current = kNoClass;
     std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
-    Matcher m(g, p, numSlots, forward, keep);
+    Matcher m(g, p, numSlots, forward, keep, age);
     for (EClassId c : classes) {
         current = c;
         m.run(c);

@@ -123,7 +123,19 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
 
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
-                   const std::function<void(EClassId, const Subst&)>& onMatch) {
+                   const std::function<void(EClassId, const Subst&)>& onMatch,
+                   uint32_t unchangedSince) {
+    MatchAge age;
+    age.since = unchangedSince;
+    if (unchangedSince != 0) {
+        for (const Call& cond : rule.conditions) {
+            for (const CallArg& a : cond.args) {
+                if (a.kind == CallArg::Kind::Class) {
+                    age.classSlots.push_back(a.slot);
+                }
+            }
+        }
+    }
     // Looked up once, not per match: the library is a map keyed by name.
     std::vector<const Condition*> conds;
     for (const Call& cond : rule.conditions) {
@@ -154,6 +166,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
     // holds again for them, so the check at the end need not call it again (most matches of
     // `?f $ (?x, ?y) if isFun(?f, "add")` share one ?f).
     std::vector<std::vector<EClassId>> held(rule.conditions.size());
+    std::vector<std::vector<EClassId>> failed(rule.conditions.size()); // and last failed for
     auto classArgs = [&](size_t i, const Subst& s, std::vector<EClassId>& out) {
         out.clear();
         for (uint32_t v : slotsOf[i]) {
@@ -168,12 +181,21 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             if (!ready) {
                 continue;
             }
+            // The same arguments as last time: the same answer, without the call.
+            classArgs(i, s, current);
+            if (!held[i].empty() && current == held[i]) {
+                continue;
+            }
+            if (!failed[i].empty() && current == failed[i]) {
+                return false;
+            }
             bindArgs(rule.conditions[i], s, args[i]);
             try {
                 if (!(*conds[i])(g, facts, args[i])) {
+                    failed[i] = current;
                     return false;
                 }
-                classArgs(i, s, held[i]);
+                held[i] = current;
             } catch (const std::exception&) {
                 // decided at the end, in order
             }
@@ -202,7 +224,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             }
             onMatch(c, s);
         },
-        anyEarly ? keep : BindFilter{});
+        anyEarly ? keep : BindFilter{}, age);
 }
 
 namespace {
@@ -277,6 +299,30 @@ EClassId addDirect(EGraph& g, const Pattern& p, const VarTable& vars, const Subs
     return g.add(std::move(e));
 }
 
+struct Rebuilt {
+    bool same = false;         // the class is the one the lookup found at the phase's start
+    EClassId known = kNoClass; // its id, when it is a class variable's
+};
+
+Rebuilt rebuiltAsBefore(const EGraph& g, const Pattern& p, const Subst& s, PatId id, bool isRoot) {
+    const PatNode& pn = p.nodes[id];
+    if (pn.kind == PatNode::Kind::ClassVar) {
+        EClassId c = s.classes[pn.slot];
+        return {g.isRoot(c), c};
+    }
+    bool anchored = false; // a child whose parent classes all stayed roots
+    for (PatId child : pn.children) {
+        Rebuilt r = rebuiltAsBefore(g, p, s, child, false);
+        if (!r.same) {
+            return {};
+        }
+        anchored = anchored || (r.known != kNoClass && !g.parentAbsorbed(r.known));
+    }
+    // The root's class need not be a root: its lookup finds the e-node found at the start,
+    // which was in the matched class then and is still.
+    return {isRoot || anchored, kNoClass};
+}
+
 // The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
 // when the rule does not apply to this match.
 std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib,
@@ -320,6 +366,59 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
 }
 
 } // namespace
+
+bool skipsUnchangedMatches(const Rule& rule, const Library& lib) {
+    if (!rule.rhs || rule.applier || !rule.generators.empty() || !rule.computed.empty() ||
+        rule.lhs.nodes[rule.lhs.root].kind != PatNode::Kind::Node) {
+        return false;
+    }
+    for (const Call& cond : rule.conditions) {
+        auto it = lib.conditions.find(cond.name);
+        if (it == lib.conditions.end() || !it->second.first.membersOnly) {
+            return false;
+        }
+    }
+    const Pattern& rhs = *rule.rhs;
+    const PatNode& root = rhs.nodes[rhs.root];
+    if (root.kind == PatNode::Kind::Node && root.op != Op::Apply) {
+        return false; // a function-valued root may be typed from the matched class
+    }
+    for (const PatNode& n : rhs.nodes) {
+        if (!n.sizes.empty() ||
+            (n.kind == PatNode::Kind::ClassVar && n.depth != rule.vars.depth.at(n.slot))) {
+            return false;
+        }
+    }
+    return direct(rhs, false);
+}
+
+void prefetchRhs(const EGraph& g, const Rule& rule, const EClassId* slotClasses, int stage) {
+    const Pattern& rhs = *rule.rhs;
+    for (const PatNode& pn : rhs.nodes) {
+        if (pn.kind != PatNode::Kind::Node || pn.children.empty()) {
+            continue;
+        }
+        ENode e;
+        e.op = pn.op;
+        e.ival = pn.ival;
+        bool leaves = true;
+        for (PatId c : pn.children) {
+            const PatNode& child = rhs.nodes[c];
+            leaves = leaves && child.kind == PatNode::Kind::ClassVar;
+            if (!leaves) {
+                break;
+            }
+            e.children.push_back(slotClasses[child.slot]);
+        }
+        if (leaves) {
+            g.prefetchLookup(std::move(e), stage);
+        }
+    }
+}
+
+bool unchangedMatchIsNoOp(const EGraph& g, const Rule& rule, const Subst& s) {
+    return rebuiltAsBefore(g, *rule.rhs, s, rule.rhs->root, true).same;
+}
 
 std::optional<EClassId> applyRhs(EGraph& g, const Rule& rule, const Library& lib,
                                  TuningSpace& tuning, const Match& m) {

@@ -39,11 +39,16 @@ std::string_view stopReasonName(StopReason r) {
 }
 
 Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, RewriteContext& ctx)
-    : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {}
+    : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {
+    for (size_t r = 0; r < rules.size(); ++r) {
+        state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
+    }
+}
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
     classes.push_back(c);
     classes.insert(classes.end(), s.classes.begin(), s.classes.end());
+    unchanged.push_back(s.unchanged);
     if (!s.sizes.empty()) {
         sizes.emplace_back(count, s.sizes);
     }
@@ -52,6 +57,7 @@ void Runner::Matches::add(EClassId c, const Subst& s) {
 
 void Runner::Matches::append(Matches&& other) {
     classes.insert(classes.end(), other.classes.begin(), other.classes.end());
+    unchanged.insert(unchanged.end(), other.unchanged.begin(), other.unchanged.end());
     for (auto& [i, bound] : other.sizes) {
         sizes.emplace_back(count + i, std::move(bound));
     }
@@ -62,6 +68,7 @@ void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
     const EClassId* row = classes.data() + i * (width + 1);
     out.eclass = row[0];
     out.subst.classes.assign(row + 1, row + 1 + width);
+    out.subst.unchanged = unchanged[i];
     out.subst.sizes.clear();
     if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
         out.subst.sizes = sizes[nextSizes++].second;
@@ -88,19 +95,29 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
             tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
         }
     }
+    // Matches unchanged since the rule last had every match applied (0: not asked).
+    std::vector<uint32_t> unchangedSince(rules_.size(), 0);
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        bool recorded = applications && !rules_[r].composition.empty();
+        if (state_[r].skipsUnchanged && !g_.explanations && !recorded) {
+            unchangedSince[r] = state_[r].appliedAt;
+        }
+    }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
         const Rule& rule = rules_[tasks[t].rule];
         slots[t].width = rule.vars.names.size();
-        searchClasses(g_, rule, lib_, ctx_.facts, tasks[t].classes,
-                      [&](EClassId c, const Subst& s) { slots[t].add(c, s); });
+        searchClasses(
+            g_, rule, lib_, ctx_.facts, tasks[t].classes,
+            [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[tasks[t].rule]);
         seconds[t] = since(start);
     });
     std::vector<Matches> out(rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
         out[r].width = rules_[r].vars.names.size();
+        out[r].searched = state_[r].bannedUntil <= iteration;
     }
     for (size_t t = 0; t < tasks.size(); ++t) {
         out[tasks[t].rule].append(std::move(slots[t]));
@@ -117,7 +134,7 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
             ++st.timesBanned;
             Matches none;
             none.width = out[r].width;
-            out[r] = std::move(none);
+            out[r] = std::move(none); // not searched: its matches were dropped
         }
     }
     return out;
@@ -169,7 +186,28 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
+void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const {
+    // Far enough ahead that a slot arrives before its node is asked for, and the node before
+    // the match is applied; matches that will likely be skipped are not fetched.
+    constexpr size_t kSlotAhead = 16;
+    constexpr size_t kNodeAhead = 8;
+    for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
+        size_t j = i + ahead;
+        if (j < matches.count && !matches.unchanged[j]) {
+            prefetchRhs(g_, rule, matches.classes.data() + j * (matches.width + 1) + 1, stage);
+        }
+    }
+}
+
 bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& applied) {
+    // Changes from here on are of a later epoch than the search saw; merges mark the classes
+    // that unchanged matches check (unchangedMatchIsNoOp).
+    g_.advanceEpoch();
+    g_.trackAbsorbed(true);
+    struct StopTracking {
+        EGraph& g;
+        ~StopTracking() { g.trackAbsorbed(false); }
+    } stopTracking{g_};
     bool nodeLimit = false;
     // The memory limit is checked every kMemoryCheck applications (memoryBytes visits every
     // class): counted, hence deterministic, as the e-node limit.
@@ -193,7 +231,14 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
                     break;
                 }
             }
+            if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                prefetchAhead(matches[r], rules_[r], i);
+            }
             matches[r].at(i, nextSizes, m);
+            if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
+                ++report.rules[r].unchangedSkipped;
+                continue; // applied when the rule last ran, and would change nothing now
+            }
             bool record = applications && !rules_[r].composition.empty();
             std::vector<ENodeId> rhs;
             if (applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
@@ -203,6 +248,9 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
             if (!rhs.empty()) {
                 applications->add(rules_[r], std::move(rhs));
             }
+        }
+        if (matches[r].searched && !stopped && !nodeLimit) {
+            state_[r].appliedAt = g_.epoch(); // every match found was applied
         }
         matches[r] = Matches(); // applied: its memory goes back
         report.rules[r].newNodes += g_.numNodeIds() - before;

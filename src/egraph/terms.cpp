@@ -92,7 +92,7 @@ EClassId EGraph::addTermRec(const TermArena& t, TermId id, std::span<const TypeI
         break;
     }
     }
-    e.attr = attrs_.intern(std::move(attr));
+    e.attr = internAttr(std::move(attr));
     return add(std::move(e));
 }
 

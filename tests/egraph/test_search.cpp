@@ -5,6 +5,7 @@
 #include "egopt/rules/loader.hpp"
 #include "test_helpers.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -113,5 +114,72 @@ TEST_CASE("an arithmetic sum saturates to the e-graph its rules determine", "[eg
             CHECK(g.numNodes() == 2 * pow3 - 2 * pow2 + n + 1 + 2);
             CHECK(g.numClasses() == 2 * pow2 - 1 + 2);
         }
+    }
+}
+
+TEST_CASE("skipping unchanged matches builds the e-graph that applying them builds", "[egraph]") {
+    // One runner skips the matches it applied in an earlier iteration where that is sure to
+    // change nothing (docs/egraph.md, "Unchanged matches"); a fresh runner per iteration has
+    // applied nothing before and applies every match. Both must give the same e-graph, ids
+    // included, after every iteration, with the same per-rule statistics.
+    Library lib = Library::standard();
+    auto rules = loadAll(lib, {"tests/egraph/data/sum.rules"});
+    auto structure = [](const EGraph& g) {
+        std::ostringstream out;
+        for (EClassId c : g.classIds()) {
+            out << c << "{";
+            for (ENodeId n : g.eclass(c).nodes) {
+                const ENode& e = g.node(n);
+                out << n << "=" << int(e.op) << "/" << e.ival << "/" << e.attr << "(";
+                for (EClassId ch : e.children) {
+                    out << g.findConst(ch) << ",";
+                }
+                out << ")";
+            }
+            out << "}";
+        }
+        return out.str();
+    };
+    // n = 6: the smallest sum where a skip without the apply-time check changes the e-graph.
+    lift::Program onceProgram = arithSum(6);
+    lift::Program freshProgram = arithSum(6);
+    EGraph once;
+    insertProgram(once, onceProgram);
+    EGraph fresh;
+    insertProgram(fresh, freshProgram);
+    RewriteContext onceCtx, freshCtx;
+    Runner runner(once, rules, lib, onceCtx);
+    runner.scheduler.matchLimit = 0;
+    std::vector<std::string> onceGraphs, freshGraphs;
+    // Per rule: matches, applications, new e-nodes.
+    std::vector<std::array<size_t, 3>> onceStats(rules.size()), freshStats(rules.size());
+    size_t skipped = 0;
+    RunReport r =
+        runner.run([&](const IterationReport&) { onceGraphs.push_back(structure(once)); });
+    for (size_t i = 0; i < rules.size(); ++i) {
+        onceStats[i] = {r.rules[i].matches, r.rules[i].applications, r.rules[i].newNodes};
+        skipped += r.rules[i].unchangedSkipped;
+    }
+    for (bool changed = true; changed;) {
+        Runner step(fresh, rules, lib, freshCtx);
+        step.scheduler.matchLimit = 0;
+        step.limits.iterations = 1;
+        RunReport one = step.run();
+        changed = one.iterations.at(0).applied > 0;
+        freshGraphs.push_back(structure(fresh));
+        for (size_t i = 0; i < rules.size(); ++i) {
+            freshStats[i][0] += one.rules[i].matches;
+            freshStats[i][1] += one.rules[i].applications;
+            freshStats[i][2] += one.rules[i].newNodes;
+            CHECK(one.rules[i].unchangedSkipped == 0);
+        }
+    }
+    CHECK(r.stop == StopReason::Saturated);
+    CHECK(skipped > 0);
+    CHECK(onceStats == freshStats);
+    REQUIRE(onceGraphs.size() == freshGraphs.size());
+    for (size_t i = 0; i < onceGraphs.size(); ++i) {
+        INFO("iteration " << i + 1);
+        CHECK(onceGraphs[i] == freshGraphs[i]);
     }
 }

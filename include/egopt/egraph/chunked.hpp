@@ -35,6 +35,12 @@ public:
         return (*this)[size_ - 1];
     }
 
+    void fill(const T& value) {
+        for (size_t i = 0; i < size_; ++i) {
+            (*this)[i] = value;
+        }
+    }
+
 private:
     std::vector<std::unique_ptr<T[]>> chunks_;
     size_t size_ = 0;

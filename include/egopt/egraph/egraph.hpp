@@ -96,7 +96,12 @@ public:
     std::vector<lift::LiteralDecl> literals; // interned by (type, text)
     uint32_t internUserFun(const lift::UserFunDecl& decl);
     uint32_t internLiteral(TypeId type, const std::string& text);
-    AttrId internAttr(Attr attr) { return attrs_.intern(std::move(attr)); }
+    AttrId internAttr(Attr attr) {
+        size_t before = attrs_.size();
+        AttrId id = attrs_.intern(std::move(attr));
+        changes_ += attrs_.size() - before;
+        return id;
+    }
     const Attr& attr(AttrId id) const { return attrs_.at(id); }
     const Attr& attrOf(const ENode& n) const { return attrs_.at(n.attr); }
 
@@ -129,6 +134,11 @@ public:
     EClassId find(EClassId c);
     EClassId findConst(EClassId c) const;
     std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
+    // A hint that lookup(node) or add(node) comes soon (NodeTable::prefetch's stages).
+    void prefetchLookup(ENode node, int stage) const {
+        canonicalizeInPlace(node);
+        memo_.prefetch(node, canon_, stage);
+    }
     const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
     const ClassData& data(EClassId c) const { return eclass(c).data; }
     const ENode& node(ENodeId n) const { return canon_[n]; } // canonical (as of last rebuild)
@@ -144,6 +154,24 @@ public:
     // every run (docs/egraph.md, "Memory").
     size_t memoryBytes() const;
     bool clean() const { return pending_.empty() && analysisPending_.empty(); }
+
+    // --- ages, for skipping matches that are known to change nothing (docs/egraph.md,
+    // "Unchanged matches")
+    // A counter that only grows. Every e-node and class records the epoch of its last change:
+    // an e-node when it is added, its children are re-canonicalized or its class is merged into
+    // another; a class when its member list changes.
+    uint32_t epoch() const { return epoch_; }
+    void advanceEpoch();
+    uint32_t nodeChangedAt(ENodeId n) const { return base_ + canon_[n].age; }
+    uint32_t classChangedAt(EClassId c) const { return base_ + classAge_[c]; }
+    bool isRoot(EClassId c) const { return parent_[c] == c; }
+    // While tracking, a merge that makes a class non-root marks the child classes of its member
+    // e-nodes: a class without the mark has no parent class that stopped being a root since
+    // trackAbsorbed(true), so an e-node over it that was found before still has the same root.
+    void trackAbsorbed(bool on);
+    bool parentAbsorbed(EClassId c) const {
+        return c < absorbedParent_.size() && absorbedParent_[c];
+    }
 
     // The result type of applying function class `fn` to arguments of these types.
     TypeId resultOf(EClassId fn, std::span<const TypeId> args);
@@ -187,17 +215,25 @@ private:
     EClass& cls(EClassId root) { return classes_[slot_[root]]; }
     const EClass& cls(EClassId root) const { return classes_[slot_[root]]; }
     EClassId newClass(EClass c); // a slot for a new root's class
+    // After a rebuild that left most class slots free: the live classes moved to the first
+    // slots and the rest released (slots are not observable; only memory is).
+    void compactClasses();
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
     AttrTable attrs_;
-    std::vector<ENode> orig_;      // by node id, as inserted: only with explanations
-    Chunked<ENode, 12> canon_;     // by node id, canonical as of the last rebuild
-    std::vector<EClassId> parent_; // union-find, by id
+    std::vector<ENode> orig_;  // by node id, as inserted: only with explanations
+    Chunked<ENode, 12> canon_; // by node id, canonical as of the last rebuild
+    // The epoch of the last change of each node (ENode::age in canon_) and of the member list of
+    // each class (classAge_, by id), less base_: a byte each. When the epoch outgrows a byte,
+    // base_ moves up and every age becomes 0, as if everything had just changed (which only
+    // skips less).
+    Chunked<uint8_t, 12> classAge_;
+    Chunked<EClassId, 12> parent_; // union-find, by id
     // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
     // kNoClass otherwise; a class merged away frees its slot for the next new class.
-    std::vector<uint32_t> slot_;
+    Chunked<uint32_t, 12> slot_;
     Chunked<EClass> classes_;
     std::vector<uint32_t> freeSlots_;
     NodeTable memo_;                        // canonical node -> its owner id
@@ -210,6 +246,18 @@ private:
     // Bytes of the children of nodes with more than three (outside the 28-byte node), in orig_
     // and canon_: kept as nodes are added, so memoryBytes need not visit every node.
     size_t heapChildBytes_ = 0;
+    uint32_t epoch_ = 1;
+    uint32_t base_ = 1;
+    uint8_t age() const { return static_cast<uint8_t>(epoch_ - base_); }
+    void touchNode(ENodeId n) { canon_[n].age = age(); }
+    void touchClass(EClassId c) { classAge_[c] = age(); }
+    std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
+    bool tracking_ = false;
+    // memoryBytes is cached until the next change (it visits every class slot, and the runner
+    // asks every 4,096 applications, most of which change nothing).
+    uint64_t changes_ = 0;
+    mutable uint64_t bytesAt_ = UINT64_MAX;
+    mutable size_t bytes_ = 0;
 };
 
 } // namespace egopt::egraph

@@ -163,11 +163,21 @@ static_assert(sizeof(EClassId*) <= 2 * sizeof(EClassId), "a heap pointer fits tw
 
 struct ENode {
     Op op = Op::Id;
+    // Not part of the node's value (equality and hashing ignore it): in the e-graph's node array,
+    // the epoch of the node's last change less EGraph's base (EGraph::nodeChangedAt). It fills
+    // padding after `op`, where e-matching reads the node anyway.
+    uint8_t age = 0;
+    // Also outside the value: in the e-graph's node array, whether an equal node owns the node's
+    // form in the hashcons (a duplicate for good, EGraph::repairParents).
+    bool duplicate = false;
     int32_t ival = 0;
     AttrId attr = 0; // 0 is the empty attribute
     ChildList children;
-    friend bool operator==(const ENode&, const ENode&) = default;
+    friend bool operator==(const ENode& a, const ENode& b) {
+        return a.op == b.op && a.ival == b.ival && a.attr == b.attr && a.children == b.children;
+    }
 };
+static_assert(sizeof(ENode) == 28, "an e-node is 28 bytes");
 
 struct ENodeHash {
     size_t operator()(const ENode& n) const noexcept;

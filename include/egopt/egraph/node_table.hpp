@@ -25,7 +25,12 @@ public:
     void insert(ENodeId id, const Nodes& nodes);
     // Removes `id`, found by its node `nodes[id]` as it was when inserted.
     void erase(ENodeId id, const Nodes& nodes);
+    // Prefetches (a hint, no effect on results) what find(key) will read: stage 0 the key's first
+    // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
+    void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
+    // Halves the slots while at most a quarter are used (after a rebuild erased many entries).
+    void shrink();
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
@@ -36,6 +41,7 @@ private:
     static uint32_t hashOf(const ENode& n);
     size_t home(uint32_t hash) const;
     void grow();
+    void rehash(size_t slots);
 
     std::vector<Slot> slots_; // a power of two of them, id kNone where empty
     size_t size_ = 0;

@@ -38,6 +38,15 @@ struct Pattern {
 struct Subst {
     std::vector<EClassId> classes;
     std::map<std::string, arith::Size, std::less<>> sizes;
+    // Set by a search with a MatchAge: every e-node of the match, and the member list of every
+    // class in MatchAge::classSlots, is unchanged since the epoch MatchAge::since.
+    bool unchanged = false;
+};
+
+// Asks a search to tell which matches are unchanged since an epoch (Subst::unchanged).
+struct MatchAge {
+    uint32_t since = 0; // 0: none is
+    std::vector<uint32_t> classSlots;
 };
 
 // Shared among the patterns of one rule: which slot a name denotes and the binder depth at
@@ -60,7 +69,7 @@ using BindFilter = std::function<bool(const Subst&, uint32_t slot)>;
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                  const BindFilter& keep = {});
+                  const BindFilter& keep = {}, const MatchAge& age = {});
 
 // The operator every match's root e-node has (Op::Param for a bound variable), or nullopt when
 // the root is a class variable, which matches any class. Searches use it to try a pattern only

@@ -53,6 +53,9 @@ struct Library {
     struct Entry {
         std::string kinds; // argument kinds: 'c' class, 's' size, 'n' number, 't' text
         std::string help;
+        // The condition reads only the member e-nodes of its class arguments (their operators
+        // and values): it holds for a class whose member list is unchanged iff it held before.
+        bool membersOnly = false;
     };
     std::map<std::string, std::pair<Entry, Condition>> conditions;
     std::map<std::string, std::pair<Entry, Generator>> generators;
@@ -97,9 +100,28 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
                    std::span<const EClassId> classes, std::vector<Match>& out);
 // The same matches, in the same order, handed to `onMatch` (the substitution is only valid
 // during the call): the runner stores them compactly.
+// With `unchangedSince` (an epoch, EGraph::epoch), each match also says whether its e-nodes and
+// the classes its conditions read are unchanged since then (Subst::unchanged).
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
-                   const std::function<void(EClassId, const Subst&)>& onMatch);
+                   const std::function<void(EClassId, const Subst&)>& onMatch,
+                   uint32_t unchangedSince = 0);
+
+// Unchanged matches (docs/egraph.md, "Unchanged matches"). A rule qualifies when applying a
+// match is only adding its right-hand side node by node and merging (no binders, shifts, sizes,
+// generators or C++ parts) and its conditions read only their classes' members: then a match
+// whose e-nodes were all there, unchanged, when the rule last ran and had every match applied
+// was applied then, and its right-hand side is in its class.
+bool skipsUnchangedMatches(const Rule& rule, const Library& lib);
+// For such a match, during the apply phase that began with EGraph::trackAbsorbed: true when
+// applying it now is sure to change nothing: the classes the right-hand side is built from are
+// still roots and each of its inner e-nodes has a child class whose parents stayed roots, so
+// every lookup finds what it found at the start of the phase, which was the matched class.
+bool unchangedMatchIsNoOp(const EGraph& g, const Rule& rule, const Subst& s);
+// A hint that a match of such a rule (its slot classes) is applied soon: prefetches the
+// hashcons reads of the right-hand side's inner e-nodes whose children are class variables
+// (stage 0: their slots; stage 1: their nodes; NodeTable::prefetch). No effect on results.
+void prefetchRhs(const EGraph& g, const Rule& rule, const EClassId* slotClasses, int stage);
 
 // Applies one match; returns true if the e-graph changed. Generators draw from ctx.tuning, and
 // the merge is justified by the rule's id in ctx.rules. A type mismatch is a BadInput error

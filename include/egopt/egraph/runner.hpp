@@ -47,6 +47,7 @@ struct RuleStats {
     size_t applications = 0; // matches that changed the e-graph
     size_t newNodes = 0;
     size_t timesBanned = 0;
+    size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     double searchSeconds = 0;
     double applySeconds = 0;
 };
@@ -103,6 +104,10 @@ private:
     struct RuleState {
         size_t bannedUntil = 0;
         size_t timesBanned = 0;
+        // The epoch of the last apply phase that applied every match of the rule (0: none), and
+        // whether its unchanged matches can be skipped (skipsUnchangedMatches).
+        uint32_t appliedAt = 0;
+        bool skipsUnchanged = false;
     };
     // The matches of one rule: per match its class and `width` slot classes in one flat array
     // (a Subst per match, with its heap vector and map, took about 100 bytes each and was most
@@ -110,6 +115,8 @@ private:
     struct Matches {
         size_t width = 0;
         size_t count = 0;
+        bool searched = false;       // all matches found (not dropped by a ban)
+        std::vector<bool> unchanged; // by match: Subst::unchanged
         std::vector<EClassId> classes;
         std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
         void add(EClassId c, const Subst& s);
@@ -121,6 +128,7 @@ private:
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<Matches>& matches, RunReport& report, size_t& applied);
+    void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
     bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;
