@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <tbb/parallel_for.h>
 
@@ -83,26 +84,36 @@ private:
     std::set<std::pair<size_t, arith::Bindings>> seen_;
 };
 
-// The model's prediction, memoized per configuration (it generates code each time).
+// The model's prediction, memoized per configuration (it generates code each time). Safe to
+// call from several threads: a model descent predicts a neighbourhood in parallel through it.
 class Predictor {
 public:
     explicit Predictor(const Objective& o) : o_(o) {}
+    Predictor(const Predictor& other) : o_(other.o_), cache_(other.cache_) {}
     double operator()(size_t c, const arith::Bindings& v) {
         auto key = std::make_pair(c, v);
-        if (auto it = cache_.find(key); it != cache_.end()) {
-            return it->second;
+        {
+            std::lock_guard lock(mutex_);
+            if (auto it = cache_.find(key); it != cache_.end()) {
+                return it->second;
+            }
         }
-        std::optional<double> p = o_.predict ? o_.predict(c, v) : std::nullopt;
-        return cache_[key] = p.value_or(kUnknown);
+        double p = (o_.predict ? o_.predict(c, v) : std::nullopt).value_or(kUnknown);
+        std::lock_guard lock(mutex_);
+        cache_.emplace(std::move(key), p);
+        return p;
     }
     // Predicts the configurations not memoized yet in parallel (each generates a kernel), so
     // that a step's neighbours cost one generation's time on a many-core host.
     void prefetch(const std::vector<Objective::Config>& configs) {
         std::vector<Objective::Config> missing;
-        for (const auto& key : configs) {
-            if (!cache_.count(key) &&
-                std::find(missing.begin(), missing.end(), key) == missing.end()) {
-                missing.push_back(key);
+        {
+            std::lock_guard lock(mutex_);
+            for (const auto& key : configs) {
+                if (!cache_.count(key) &&
+                    std::find(missing.begin(), missing.end(), key) == missing.end()) {
+                    missing.push_back(key);
+                }
             }
         }
         std::vector<double> times(missing.size(), kUnknown);
@@ -111,16 +122,20 @@ public:
                 o_.predict ? o_.predict(missing[i].first, missing[i].second) : std::nullopt;
             times[i] = p.value_or(kUnknown);
         });
+        std::lock_guard lock(mutex_);
         for (size_t i = 0; i < missing.size(); ++i) {
             cache_[missing[i]] = times[i];
         }
     }
-    size_t calls() const { return cache_.size(); }
     // Takes another predictor's memo (of other candidates: no key is in both).
-    void absorb(Predictor&& other) { cache_.merge(other.cache_); }
+    void absorb(Predictor&& other) {
+        std::scoped_lock lock(mutex_, other.mutex_);
+        cache_.merge(other.cache_);
+    }
 
 private:
     const Objective& o_;
+    std::mutex mutex_;
     std::map<std::pair<size_t, arith::Bindings>, double> cache_;
 };
 

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <numeric>
 #include <set>
+#include <tbb/task_arena.h>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -286,4 +288,50 @@ TEST_CASE("a wide step repairs a neighbour that does not fit with another size s
     CHECK(std::count(batches[1].begin(), batches[1].end(), repaired) == 1);
     REQUIRE(r.best[0]);
     CHECK(r.trials[*r.best[0]].values == repaired);
+}
+
+// The seeds' descents predict their neighbourhoods on many threads through shared memos: the
+// measured configurations are those of a run on one thread, over many candidates at once.
+TEST_CASE("the guided search measures the same configurations on one thread and on many",
+          "[pipeline]") {
+    arith::Size n = arith::Size::var("N");
+    arith::Size v1 = arith::Size::var("v__1");
+    arith::Size v2 = arith::Size::var("v__2");
+    std::vector<extract::TuningVar> vars{
+        {"v__1", {n}}, {"v__2", {exactDiv(n, v1)}}, {"v__3", {exactDiv(n, v1 * v2)}}};
+    std::vector<Space> spaces(12, Space(vars, {{"N", 1 << 24}}));
+    std::vector<size_t> order(spaces.size());
+    std::iota(order.begin(), order.end(), 0);
+    auto time = [](size_t c, const arith::Bindings& v) {
+        double a = std::log2(double(v.at("v__1"))) - double(c % 5) - 2;
+        double b = std::log2(double(v.at("v__2"))) - 3, d = std::log2(double(v.at("v__3"))) - 1;
+        return 1e-3 * (1 + 0.1 * double(c) + a * a + b * b + d * d);
+    };
+    auto run = [&] {
+        Objective o;
+        o.measureMany = [&](const std::vector<Objective::Config>& configs) {
+            std::vector<std::optional<double>> times;
+            for (const auto& [c, v] : configs) {
+                times.push_back(time(c, v));
+            }
+            return times;
+        };
+        o.predict = [&](size_t c, const arith::Bindings& v) -> std::optional<double> {
+            return 2 * time(c, v) + 1e-4 * double(v.at("v__3"));
+        };
+        GuidedOptions g;
+        g.budget = 60;
+        g.stepWidth = 4;
+        TuneResult r = tuneGuided(spaces, order, o, g);
+        std::vector<std::pair<size_t, arith::Bindings>> measured;
+        for (const Trial& t : r.trials) {
+            measured.emplace_back(t.candidate, t.values);
+        }
+        return measured;
+    };
+    std::vector<std::pair<size_t, arith::Bindings>> one;
+    tbb::task_arena(1).execute([&] { one = run(); });
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        CHECK(run() == one);
+    }
 }
