@@ -3,9 +3,11 @@
 // fewer measurements than random sampling needs.
 #include "egopt/pipeline/tuner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <set>
 #include <tbb/task_arena.h>
@@ -26,6 +28,40 @@ std::vector<extract::TuningVar> nestedSplits() {
 double bowl(const arith::Bindings& v) {
     double a = std::log2(double(v.at("v__1"))) - 6, b = std::log2(double(v.at("v__2"))) - 4;
     return 1e-3 * (1 + a * a + b * b);
+}
+
+// v1 * v2 <= 1024, as a tile's local memory bounds the product of its sides.
+bool tooLarge(const arith::Bindings& v) {
+    return v.at("v__1") * v.at("v__2") > 1024;
+}
+
+// An objective whose configurations over tooLarge do not fit the device: measuring one fails,
+// predicting one gives nothing, doesNotFit says so. Each batch measured is appended to `batches`.
+Objective withFitLimit(const std::function<double(const arith::Bindings&)>& measured,
+                       std::vector<std::vector<arith::Bindings>>& batches) {
+    Objective o;
+    o.measureMany = [measured, &batches](const std::vector<Objective::Config>& configs) {
+        batches.emplace_back();
+        std::vector<std::optional<double>> times;
+        for (const auto& [c, v] : configs) {
+            batches.back().push_back(v);
+            times.push_back(tooLarge(v) ? std::nullopt : std::optional<double>(measured(v)));
+        }
+        return times;
+    };
+    o.predict = [](size_t, const arith::Bindings& v) -> std::optional<double> {
+        return tooLarge(v) ? std::nullopt : std::optional<double>(3 * bowl(v));
+    };
+    o.doesNotFit = [](size_t, const arith::Bindings& v) { return tooLarge(v); };
+    return o;
+}
+
+size_t unfitIn(const std::vector<std::vector<arith::Bindings>>& batches) {
+    size_t n = 0;
+    for (const auto& b : batches) {
+        n += size_t(std::count_if(b.begin(), b.end(), tooLarge));
+    }
+    return n;
 }
 
 } // namespace
@@ -221,34 +257,20 @@ TEST_CASE("candidates predicted far slower are measured only when no other one m
 // budget goes to configurations that run.
 TEST_CASE("wide steps never measure configurations that do not fit the device", "[pipeline]") {
     std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 20}})};
-    auto tooLarge = [](const arith::Bindings& v) { return v.at("v__1") * v.at("v__2") > 1024; };
-    std::set<arith::Bindings> predicted;
-    Objective o;
-    size_t unfitMeasured = 0;
-    o.measureMany = [&](const std::vector<Objective::Config>& configs) {
-        std::vector<std::optional<double>> times;
-        for (const auto& [c, v] : configs) {
-            unfitMeasured += tooLarge(v);
-            times.push_back(tooLarge(v) ? std::nullopt : std::optional<double>(bowl(v)));
-        }
-        return times;
-    };
-    o.predict = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
-        return tooLarge(v) ? std::nullopt : std::optional<double>(3 * bowl(v));
-    };
-    o.doesNotFit = [&](size_t, const arith::Bindings& v) { return tooLarge(v); };
+    std::vector<std::vector<arith::Bindings>> batches;
+    Objective o = withFitLimit(bowl, batches);
     GuidedOptions g;
     g.budget = 40;
     g.target = 16;
     g.stepWidth = 8; // wider than the neighbours that fit
     TuneResult r = tuneGuided(spaces, {0}, o, g);
-    CHECK(unfitMeasured == 0);
+    CHECK(unfitIn(batches) == 0);
     REQUIRE(r.best[0]);
     CHECK(*r.trials[*r.best[0]].seconds == Approx(1e-3)); // (64, 16) fits: 1024
     o.doesNotFit = nullptr; // without the check, the wide steps fill up with unfit neighbours
-    unfitMeasured = 0;
+    batches.clear();
     tuneGuided(spaces, {0}, o, g);
-    CHECK(unfitMeasured > 0);
+    CHECK(unfitIn(batches) > 0);
 }
 
 // A neighbour that does not fit is repaired by making another size one step smaller: from
@@ -257,27 +279,13 @@ TEST_CASE("wide steps never measure configurations that do not fit the device", 
 TEST_CASE("a wide step repairs a neighbour that does not fit with another size smaller",
           "[pipeline]") {
     std::vector<Space> spaces{Space(nestedSplits(), {{"N", 1 << 20}})};
-    auto tooLarge = [](const arith::Bindings& v) { return v.at("v__1") * v.at("v__2") > 1024; };
     // Measured optimum at (128, 8); the model's at (64, 16), where the search starts.
     auto measured = [](const arith::Bindings& v) {
         double a = std::log2(double(v.at("v__1"))) - 7, b = std::log2(double(v.at("v__2"))) - 3;
         return 1e-3 * (1 + a * a + b * b);
     };
     std::vector<std::vector<arith::Bindings>> batches;
-    Objective o;
-    o.measureMany = [&](const std::vector<Objective::Config>& configs) {
-        batches.emplace_back();
-        std::vector<std::optional<double>> times;
-        for (const auto& [c, v] : configs) {
-            batches.back().push_back(v);
-            times.push_back(tooLarge(v) ? std::nullopt : std::optional<double>(measured(v)));
-        }
-        return times;
-    };
-    o.predict = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
-        return tooLarge(v) ? std::nullopt : std::optional<double>(3 * bowl(v));
-    };
-    o.doesNotFit = [&](size_t, const arith::Bindings& v) { return tooLarge(v); };
+    Objective o = withFitLimit(measured, batches);
     GuidedOptions g;
     g.budget = 12;
     g.stepWidth = 8;
