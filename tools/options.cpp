@@ -108,6 +108,15 @@ const std::vector<OptionSpec>& searchOptionSpecs() {
          "changed (default " +
              std::to_string(d.refineRounds) + "; 0: none)",
          "search"},
+        {"search.stages", true,
+         "search stages: each after the first saturates again around the beam's terms and "
+         "extracts again (default 1, with --no-macros " +
+             std::to_string(pipeline::kNoMacroStages) + "; docs/search.md)",
+         "search"},
+        {"search.beam", true,
+         "the candidates predicted fastest whose terms a later stage rewrites (default " +
+             std::to_string(d.beam) + ")",
+         "search"},
     };
     return specs;
 }
@@ -129,6 +138,10 @@ pipeline::SearchOptions searchFrom(const Args& args) {
     o.keep = count("search.keep", o.keep);
     o.keepGuided = count("search.keep-guided", o.keepGuided);
     o.refineRounds = count("search.refine", o.refineRounds);
+    if (args.has("search.stages")) {
+        o.stages = std::max<size_t>(1, count("search.stages", 1));
+    }
+    o.beam = std::max<size_t>(1, count("search.beam", o.beam));
     return o;
 }
 

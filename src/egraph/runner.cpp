@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -75,6 +76,20 @@ void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
     }
 }
 
+std::vector<bool> Runner::focusedRoots() const {
+    if (!focus) {
+        return {};
+    }
+    std::vector<bool> in(g_.numNodeIds(), false);
+    for (EClassId c : focus->classes) {
+        in[g_.findConst(c)] = true;
+    }
+    for (size_t id = focus->since; id < in.size(); ++id) {
+        in[g_.findConst(EClassId(id))] = true;
+    }
+    return in;
+}
+
 std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report) {
     OpIndex index(g_);
     // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
@@ -86,11 +101,18 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
         std::span<const EClassId> classes;
     };
     std::vector<Task> tasks;
+    std::vector<bool> inFocus = focusedRoots();
+    std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
         if (state_[r].bannedUntil > iteration) {
             continue;
         }
         std::span<const EClassId> cands = index.candidates(rules_[r].lhs);
+        if (!inFocus.empty()) {
+            std::copy_if(cands.begin(), cands.end(), std::back_inserter(focused[r]),
+                         [&](EClassId c) { return c < inFocus.size() && inFocus[c]; });
+            cands = focused[r];
+        }
         for (size_t i = 0; i < cands.size(); i += kChunk) {
             tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
         }
@@ -249,7 +271,7 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
                 applications->add(rules_[r], std::move(rhs));
             }
         }
-        if (matches[r].searched && !stopped && !nodeLimit) {
+        if (matches[r].searched && !stopped && !nodeLimit && !focus) {
             state_[r].appliedAt = g_.epoch(); // every match found was applied
         }
         matches[r] = Matches(); // applied: its memory goes back

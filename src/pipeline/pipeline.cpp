@@ -193,7 +193,7 @@ std::string confirmSummary(const Result& r) {
 
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications) {
+                   egraph::Applications& applications, const egraph::Focus* focus) {
     SaturationHooks hooks;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
         progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, %.2f s",
@@ -203,7 +203,11 @@ void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
     hooks.stop = options.stop;
     hooks.secondsLeft = secondsLeft;
     hooks.applications = &applications;
+    hooks.focus = focus;
     for (PhaseResult& pr : saturate(g, ctx, options.saturation, gpu, hooks)) {
+        if (focus) {
+            pr.name = fmt("stage %zu %s", result.searchStages + 1, pr.name.c_str());
+        }
         progress(fmt("saturate %s: stop (%s), %zu e-nodes, %zu e-classes, %.2f s", pr.name.c_str(),
                      std::string(egraph::stopReasonName(pr.run.stop)).c_str(), pr.nodes, pr.classes,
                      pr.seconds));
@@ -213,6 +217,38 @@ void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
         result.notes.push_back("interrupted during saturation");
     }
 }
+
+namespace {
+
+// One more search stage (docs/search.md): the rule phases again, rewriting only around the
+// beam's terms (their e-classes, and the classes the rewrites create), then extraction again
+// on the grown e-graph. The beam is the best predicted of this stage's candidates and the last
+// beam, so it never loses its best term to an extraction that ranks it lower. Saturation gets
+// half of what is left of extraction's share of the budget.
+std::vector<extract::Candidate>
+nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egraph::Inserted& ins,
+                egraph::Applications& applications, Work& w, Result& result,
+                const std::vector<extract::Candidate>& found,
+                std::vector<extract::Candidate>& beam) {
+    beam = selectBeam(w, withCarried(found, beam));
+    egraph::Focus focus = focusOf(g, beam, w.progress);
+    {
+        auto inSaturate = w.clock.enter(Stage::Saturate);
+        double started = w.elapsed();
+        saturateStage(g, rewriting, w.options, targetsGpu(w),
+                      w.budget.leftUntil(Stage::Extract) / 2, result, w.progress, applications,
+                      &focus);
+        ++result.searchStages;
+        result.nodes = g.numNodes();
+        result.classes = g.numClasses();
+        w.stageDone("saturate", w.elapsed() - started,
+                    fmt("stage %zu: %zu focused e-classes, %zu e-nodes, %zu e-classes",
+                        result.searchStages, focus.classes.size(), result.nodes, result.classes));
+    }
+    return extractStage(g, rewriting.tuning, ins, applications, w, result);
+}
+
+} // namespace
 
 Result run(const Options& options) {
     auto start = Budget::Clock::now();
@@ -298,8 +334,19 @@ Result run(const Options& options) {
                         result.nodes, result.classes));
     }
     if (!w.stopped()) {
-        w.candidates = onePerKernel(
-            w, extractStage(g, rewriting.tuning, ins, applications, w, result), result);
+        std::vector<extract::Candidate> found =
+            extractStage(g, rewriting.tuning, ins, applications, w, result);
+        result.searchStages = 1;
+        std::vector<extract::Candidate> beam;
+        size_t stages = options.search.stages;
+        if (stages == 0) {
+            stages = options.saturation.noMacros ? kNoMacroStages : 1;
+        }
+        for (size_t s = 1; s < stages && !found.empty() && !w.stopped(); ++s) {
+            found = nextSearchStage(g, rewriting, ins, applications, w, result, found, beam);
+        }
+        // The last beam joins the candidates: the best predicted terms of the earlier stages.
+        w.candidates = onePerKernel(w, withCarried(std::move(found), beam), result);
     }
     if (!w.candidates.empty() && !w.stopped()) {
         TuneResult tuned = tuneStage(w, result);

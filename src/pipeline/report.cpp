@@ -199,7 +199,7 @@ std::string reportJson(const Result& r) {
         {"ranks", ranksJson(r)},
         {"cost_model", r.costModel},
         {"rule_phases", phases},
-        {"egraph", {{"nodes", r.nodes}, {"classes", r.classes}}},
+        {"egraph", {{"nodes", r.nodes}, {"classes", r.classes}, {"search_stages", r.searchStages}}},
         {"extraction",
          {{"states", r.extractStats.states},
           {"terms", r.extractStats.terms},

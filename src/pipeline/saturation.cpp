@@ -98,6 +98,10 @@ std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx
         runner.scheduler.matchLimit =
             options.limits.matchLimit.value_or(runner.scheduler.matchLimit);
         runner.goal = hooks.goal;
+        runner.focus = hooks.focus;
+        if (hooks.focus) {
+            runner.limits.nodes += g.numNodes();
+        }
         auto start = std::chrono::steady_clock::now();
         PhaseResult pr{phase.name, phase.ruleFiles, {}, {}, 0, 0, 0};
         for (const egraph::Rule& r : rules) {

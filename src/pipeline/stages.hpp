@@ -30,7 +30,7 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 // Records the applications of composite rules (stated compositions) in `applications`.
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications);
+                   egraph::Applications& applications, const egraph::Focus* focus = nullptr);
 
 struct Work;
 
@@ -44,6 +44,15 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
                                              const egraph::Inserted& ins,
                                              const egraph::Applications& applications, Work& w,
                                              Result& result);
+// search_stages.cpp (docs/search.md). The beam: the `options.search.beam` candidates of the pool
+// the cost model predicts fastest (at its best tuning values near the defaults).
+std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candidate> pool);
+// `found`, then those of `carried` whose text it lacks.
+std::vector<extract::Candidate> withCarried(std::vector<extract::Candidate> found,
+                                            const std::vector<extract::Candidate>& carried);
+// The e-classes of the beam's terms (found again in `g`), the focus of the next stage.
+egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& beam,
+                      const Progress& progress);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
 // values), in their order; the others are dropped with a note.
 std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,

@@ -174,3 +174,41 @@ TEST_CASE("saturated mm still computes matrix multiplication", "[egraph]") {
     arith::Bindings sizes{{"M", 2}, {"N", 3}, {"K", 4}};
     CHECK(test::runProgram(p, sizes, 3).toJson() == test::runProgram(back, sizes, 3).toJson());
 }
+
+TEST_CASE("a focused run rewrites only the focus's classes and what it creates", "[egraph]") {
+    Library lib = Library::standard();
+    auto rules = coreRules(lib);
+    lift::Program a = program("Map(abs) o Map(g) $ xs", kG);
+    lift::Program b = program("Map(g) o Map(abs) $ xs", kG);
+    EGraph g;
+    std::vector<ENodeId> nodesOfA;
+    g.recordNodes(&nodesOfA);
+    EClassId ra = insertProgram(g, a).root;
+    g.recordNodes(nullptr);
+    EClassId rb = insertProgram(g, b).root;
+    g.rebuild();
+    Focus focus;
+    for (ENodeId n : nodesOfA) {
+        focus.classes.push_back(g.find(n));
+    }
+    focus.since = g.numNodeIds();
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 3;
+    runner.focus = &focus;
+    RunReport report = runner.run();
+    CHECK(report.rules.front().applications > 0);
+    // a was fused; b, outside the focus, was not.
+    lift::Program fa = program("Map(fun(x => abs(g(x)))) $ xs", kG);
+    lift::Program fb = program("Map(fun(x => g(abs(x)))) $ xs", kG);
+    EClassId fusedA = insertProgram(g, fa).root;
+    EClassId fusedB = insertProgram(g, fb).root;
+    g.rebuild();
+    CHECK(g.find(fusedA) == g.find(ra));
+    CHECK(g.find(fusedB) != g.find(rb));
+    // The same run without a focus fuses both.
+    Runner everywhere(g, rules, lib, ctx);
+    everywhere.limits.iterations = 3;
+    everywhere.run();
+    CHECK(g.find(fusedB) == g.find(rb));
+}

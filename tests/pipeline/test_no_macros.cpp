@@ -59,3 +59,53 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
     nlohmann::json j = nlohmann::json::parse(withoutReport);
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
 }
+
+TEST_CASE("search stages rewrite around the beam and keep its terms among the candidates",
+          "[pipeline]") {
+    Options o;
+    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
+    o.sizes = {{"N", 4096}};
+    o.saturation.phases = defaultPhases(true);
+    for (auto& p : o.saturation.phases) {
+        p.limits.iterations = 2;
+    }
+    o.saturation.noMacros = true;
+    o.search.target = ExtractTarget::Gpu;
+    o.search.candidates = 3;
+    o.search.stages = 2;
+    o.search.beam = 2;
+    o.tune.budget = 4;
+    o.tune.runs = 2;
+    Result r = run(o);
+    REQUIRE(r.best);
+    CHECK(r.searchStages == 2);
+    REQUIRE(r.phases.size() == 4);
+    CHECK(r.phases[2].name == "stage 2 algorithmic");
+    CHECK(r.phases[3].name == "stage 2 lowering");
+    // The second stage added e-nodes around the beam (its limits count what it adds).
+    CHECK(r.phases[3].nodes > r.phases[1].nodes);
+    nlohmann::json j = nlohmann::json::parse(reportJson(r));
+    CHECK(j["egraph"]["search_stages"] == 2);
+    CHECK(j["rule_phases"].size() == 4);
+}
+
+TEST_CASE("without macros the search runs its default stages", "[pipeline]") {
+    std::string report;
+    Options o;
+    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/scal.lift";
+    o.sizes = {{"N", 1024}};
+    o.saturation.phases = defaultPhases(true);
+    for (auto& p : o.saturation.phases) {
+        p.limits.iterations = 1;
+    }
+    o.saturation.noMacros = true;
+    o.search.target = ExtractTarget::Gpu;
+    o.search.candidates = 1;
+    o.search.draws = 0;
+    o.tune.budget = 1;
+    o.tune.runs = 1;
+    Result r = run(o);
+    CHECK(r.searchStages == kNoMacroStages);
+    o.saturation.noMacros = false;
+    CHECK(run(o).searchStages == 1);
+}

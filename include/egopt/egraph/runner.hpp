@@ -85,6 +85,15 @@ struct Applications {
     void add(const Rule& rule, std::vector<ENodeId> nodes);
 };
 
+// The e-classes a run may rewrite (Runner::focus): those named, as their roots at each search,
+// and every class created after `since` (an id at or above it), which a rewrite in focus made.
+// A search that grows the e-graph around chosen terms instead of everywhere (the pipeline's
+// search stages, docs/search.md).
+struct Focus {
+    std::vector<EClassId> classes;
+    size_t since = 0;
+};
+
 class Runner {
 public:
     // `ctx` holds what the rules read and write besides `g` (tuning variables, size facts, rule
@@ -98,6 +107,9 @@ public:
     std::function<bool(const EGraph&)> goal;
     // When set, the applications of rules with a stated composition are recorded here.
     Applications* applications = nullptr;
+    // When set, rules match only at the focus's e-classes (Focus). Matches are then never skipped
+    // as unchanged: a class can enter the focus after its rule last ran.
+    const Focus* focus = nullptr;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -125,6 +137,8 @@ private:
         void at(size_t i, size_t& nextSizes, Match& out) const;
     };
     std::vector<Matches> search(size_t iteration, RunReport& report);
+    // By canonical id, whether the focus holds the class (empty: no focus).
+    std::vector<bool> focusedRoots() const;
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<Matches>& matches, RunReport& report, size_t& applied);

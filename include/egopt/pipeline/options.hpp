@@ -45,6 +45,8 @@ std::optional<ExtractTarget> parseExtractTarget(std::string_view name);
 std::optional<TunerKind> parseTuner(std::string_view name);
 
 // The search for candidates (docs/extraction.md).
+inline constexpr size_t kNoMacroStages = 5;
+
 struct SearchOptions {
     size_t candidates = 16; // K, the extraction's best terms
     ExtractTarget target = ExtractTarget::Auto;
@@ -61,6 +63,14 @@ struct SearchOptions {
     // Refinement rounds: the model's best-ranked terms' neighbours (one lowering choice
     // changed) are checked and ranked too; 0: none. With exploration only.
     size_t refineRounds = 3;
+    // Search stages (docs/search.md): after the first saturation and extraction, each further
+    // stage runs the rule phases again around the `beam` candidates the model predicts fastest
+    // (only their e-classes and what rewriting them creates), then extracts again, so that
+    // rewrites compose deeper than one saturation reaches without growing the whole e-graph.
+    // 0: automatic, 1 with the composite rules and kNoMacroStages without them (`--no-macros`:
+    // the primitive rules need the depth; docs/search.md has the measurements).
+    size_t stages = 0;
+    size_t beam = 4;
 };
 
 // Tuning and timing (docs/tuning.md).

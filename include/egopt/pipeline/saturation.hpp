@@ -75,6 +75,9 @@ struct SaturationHooks {
     // applications), for exploration's guided draws; null: not recorded.
     egraph::Applications* applications = nullptr;
     std::optional<double> secondsLeft; // a time budget for all phases
+    // Rewrite only around these e-classes (egraph::Focus, a later search stage); each phase's
+    // e-node limit then counts the e-nodes it adds, not the e-graph's.
+    const egraph::Focus* focus = nullptr;
 };
 
 // Saturates `g` phase by phase. Every phase runs at least one iteration (the runner checks its

@@ -1,0 +1,91 @@
+// The focus of a later search stage (docs/search.md): the e-classes of the beam's terms.
+#include "egopt/egraph/convert.hpp"
+#include "stages.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tbb/parallel_for.h>
+
+namespace egopt::pipeline {
+
+namespace {
+
+constexpr size_t kBeamPredictions = 64; // the model's descent per beam candidate
+
+// The candidates in the order of the model's prediction at its best tuning values near the
+// defaults (a schedule at default sizes can be far from its tuned time); unpredictable last.
+std::vector<size_t> byTunedPrediction(Work& w, const std::vector<extract::Candidate>& cands) {
+    std::vector<std::optional<double>> predicted(cands.size());
+    tbb::parallel_for(size_t{0}, cands.size(), [&](size_t i) {
+        const extract::Candidate& c = cands[i];
+        predicted[i] =
+            modelDescent(
+                Space(c.tuning, w.sizes), [&](const arith::Bindings& v) { return w.predict(c, v); },
+                kBeamPredictions, kDefaultTuningValue)
+                .second;
+    });
+    std::vector<size_t> order(cands.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return predicted[a].value_or(1e300) < predicted[b].value_or(1e300);
+    });
+    return order;
+}
+
+} // namespace
+
+std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candidate> pool) {
+    std::vector<size_t> order = byTunedPrediction(w, pool);
+    order.resize(std::min(order.size(), w.options.search.beam));
+    std::vector<extract::Candidate> beam;
+    for (size_t i : order) {
+        beam.push_back(std::move(pool[i]));
+    }
+    return beam;
+}
+
+std::vector<extract::Candidate> withCarried(std::vector<extract::Candidate> found,
+                                            const std::vector<extract::Candidate>& carried) {
+    std::set<std::string> texts;
+    for (const extract::Candidate& c : found) {
+        texts.insert(c.text);
+    }
+    for (const extract::Candidate& c : carried) {
+        if (texts.insert(c.text).second) {
+            found.push_back(c);
+        }
+    }
+    return found;
+}
+
+egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& beam,
+                      const Progress& progress) {
+    egraph::Focus focus;
+    std::vector<egraph::ENodeId> nodes;
+    for (const extract::Candidate& c : beam) {
+        // The candidate's term was extracted from `g`: adding it again finds its e-nodes, and
+        // the recording lists them (their classes are the term's).
+        lift::Program program = c.program;
+        egraph::TermArena terms;
+        egraph::Signature sig;
+        egraph::TermId body = egraph::programToTerm(g, program, terms, sig);
+        g.recordNodes(&nodes);
+        g.addTerm(terms, body, {}, sig.types);
+        g.recordNodes(nullptr);
+        progress("search stage: beam term " + c.text.substr(0, 200));
+    }
+    g.rebuild();
+    focus.classes.reserve(nodes.size());
+    for (egraph::ENodeId n : nodes) {
+        focus.classes.push_back(g.find(n));
+    }
+    std::sort(focus.classes.begin(), focus.classes.end());
+    focus.classes.erase(std::unique(focus.classes.begin(), focus.classes.end()),
+                        focus.classes.end());
+    focus.since = g.numNodeIds();
+    return focus;
+}
+
+} // namespace egopt::pipeline
