@@ -3,6 +3,7 @@
 #include "stages.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <tbb/parallel_for.h>
 
@@ -36,12 +37,25 @@ std::vector<size_t> byTunedPrediction(Work& w, const std::vector<extract::Candid
 
 } // namespace
 
+// A term's algorithmic shape: its text without the lowering choices of its maps and reductions
+// (which thread map, which dimension). Terms of one shape give the next stage the same focus
+// (the lowering rules are equalities, so each lowered term's classes hold its other lowerings).
+std::string shapeOf(const std::string& text) {
+    static const std::regex kThreadMap(R"(Map(Glb|Wrg|Lcl|Seq)\()");
+    static const std::regex kDimension(R"(, [012]\))");
+    static const std::regex kSequential(R"(ReduceSeq\()");
+    std::string out = std::regex_replace(text, kThreadMap, "Map(");
+    out = std::regex_replace(out, kDimension, ")");
+    return std::regex_replace(out, kSequential, "Reduce(");
+}
+
 std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candidate> pool) {
-    std::vector<size_t> order = byTunedPrediction(w, pool);
-    order.resize(std::min(order.size(), w.options.search.beam));
     std::vector<extract::Candidate> beam;
-    for (size_t i : order) {
-        beam.push_back(std::move(pool[i]));
+    std::set<std::string> shapes;
+    for (size_t i : byTunedPrediction(w, pool)) {
+        if (beam.size() < w.options.search.beam && shapes.insert(shapeOf(pool[i].text)).second) {
+            beam.push_back(std::move(pool[i]));
+        }
     }
     return beam;
 }

@@ -45,8 +45,12 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
                                              const egraph::Applications& applications, Work& w,
                                              Result& result);
 // search_stages.cpp (docs/search.md). The beam: the `options.search.beam` candidates of the pool
-// the cost model predicts fastest (at its best tuning values near the defaults).
+// the cost model predicts fastest (at its best tuning values near the defaults), one per
+// algorithmic shape (the term without its maps' and reductions' lowering choices).
 std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candidate> pool);
+// A term's algorithmic shape: its text with every thread or sequential map written `Map`, without
+// its dimension, and every `ReduceSeq` written `Reduce`.
+std::string shapeOf(const std::string& text);
 // `found`, then those of `carried` whose text it lacks.
 std::vector<extract::Candidate> withCarried(std::vector<extract::Candidate> found,
                                             const std::vector<extract::Candidate>& carried);

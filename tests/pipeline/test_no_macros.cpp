@@ -1,5 +1,6 @@
 // --no-macros (docs/search.md): the saturation phases load the primitive catalogue only, and the
 // report lists the rules each phase loaded.
+#include "../../src/pipeline/stages.hpp"
 #include "egopt/pipeline/report.hpp"
 
 #include <algorithm>
@@ -108,4 +109,17 @@ TEST_CASE("without macros the search runs its default stages", "[pipeline]") {
     CHECK(r.searchStages == kNoMacroStages);
     o.saturation.noMacros = false;
     CHECK(run(o).searchStages == 1);
+}
+
+TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[pipeline]") {
+    std::string glb = "ReduceSeq(add) $ (0.0f, Join $ (MapGlb(fun(x1 => ReduceSeq(add) $ (0.0f, "
+                      "x1)), 0) $ (Split(v__1) $ xs)))";
+    std::string wrg = "ReduceSeq(add) $ (0.0f, Join $ (MapWrg(fun(x1 => ReduceSeq(add) $ (0.0f, "
+                      "x1)), 1) $ (Split(v__1) $ xs)))";
+    std::string strided = "ReduceSeq(add) $ (0.0f, Join $ (MapGlb(fun(x1 => ReduceSeq(add) $ "
+                          "(0.0f, x1)), 0) $ (Split(v__1) $ (Gather(ReorderWithStride(v__2)) $ "
+                          "xs))))";
+    CHECK(shapeOf(glb) == shapeOf(wrg));
+    CHECK(shapeOf(glb) != shapeOf(strided));
+    CHECK(shapeOf("VectorizeUserFun(add, 16) $ x") == "VectorizeUserFun(add, 16) $ x");
 }
