@@ -24,6 +24,7 @@ std::vector<PhaseResult> phasesOf(bool noMacros, std::string& reportText) {
     }
     o.search.target = ExtractTarget::Gpu;
     o.search.candidates = 1;
+    o.search.stages = 1; // the phases of one saturation (later stages: below)
     o.timeBudget = 1e-3;
     o.saturation.noMacros = noMacros;
     Result r = run(o);
