@@ -235,10 +235,12 @@ void addStructuralAppliers(Library& lib) {
         {"c", "the identity user function on the type of the class's values (float, int, float4)"},
         identityOf};
     lib.appliers["interchange"] = {
-        {"ccc", "map-map interchange through Transpose of a body using both parameters"},
+        {"ccc", "map-map interchange through Transpose of a body using both parameters", false, 0b1,
+         0b100},
         interchange};
     lib.appliers["reduceFission"] = {
-        {"cccc", "reduce-map fission of a fused function whose second argument is used once"},
+        {"cccc", "reduce-map fission of a fused function whose second argument is used once", false,
+         0b10, 0b1},
         reduceFission};
 }
 
