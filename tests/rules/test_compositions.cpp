@@ -294,8 +294,9 @@ TEST_CASE("the 2-D register blocks derive from the shipped catalogue before thei
     }
     // lanes-reduce-w4 and lanes-single rewrite a class that a later map fusion moves under a
     // binder (copying its smallest term): the explanation shows them as steps of their own.
-    for (const char* rule : {"split-join-w4", "column-vectors-w4", "lanes-reduce-w4",
-                             "lanes-single", "transpose-zip-row-second", "map-reduce-interchange"}) {
+    for (const char* rule :
+         {"split-join-w4", "column-vectors-w4", "lanes-reduce-w4", "lanes-single",
+          "transpose-zip-row-second", "map-reduce-interchange"}) {
         INFO(rule);
         CHECK(used.count(rule) == 1);
     }
