@@ -97,6 +97,9 @@ private:
 };
 
 // Builds the term of a pattern under a substitution (class variables as shifted references).
-TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out);
+// `spelled`, where given, holds per slot a term already in `out` to use instead of the reference
+// (kNoTerm: the reference).
+TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out,
+                   std::span<const TermId> spelled = {});
 
 } // namespace egopt::egraph

@@ -13,6 +13,7 @@
 namespace egopt::egraph {
 
 using TermId = uint32_t;
+inline constexpr TermId kNoTerm = ~TermId(0);
 
 struct TermNode {
     Op op = Op::Id;
