@@ -142,7 +142,7 @@ TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
         throw TypeError("an index function is applied to data");
     }
     // Any member gives the same type; the first is the oldest, hence deterministic.
-    ENode n = canonicalize(canon_[cls(fn).nodes.at(0)]);
+    ENode n = canonicalize(node(cls(fn).nodes.at(0)));
     return patternResult(n, args);
 }
 

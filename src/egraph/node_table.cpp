@@ -21,7 +21,7 @@ size_t NodeTable::home(uint32_t hash) const {
     return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
 }
 
-ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
+uint32_t NodeTable::find(const ENode& key, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
@@ -29,7 +29,7 @@ ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     size_t mask = slots_.size() - 1;
     for (size_t i = home(hash);; i = (i + 1) & mask) {
         const Slot& s = slots_[i];
-        if (s.id == kNone || (s.hash == hash && nodes[s.id] == key)) {
+        if (s.id == kNone || (s.hash == hash && nodes[s.id].node == key)) {
             return s.id;
         }
     }
@@ -58,11 +58,11 @@ void NodeTable::prefetch(const ENode& key, const Nodes& nodes, int stage) const 
     }
 }
 
-void NodeTable::insert(ENodeId id, const Nodes& nodes) {
+void NodeTable::insert(uint32_t id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();
     }
-    uint32_t hash = hashOf(nodes[id]);
+    uint32_t hash = hashOf(nodes[id].node);
     size_t mask = slots_.size() - 1;
     size_t i = home(hash);
     while (slots_[i].id != kNone) {
@@ -72,9 +72,9 @@ void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     ++size_;
 }
 
-void NodeTable::erase(ENodeId id, const Nodes& nodes) {
+void NodeTable::erase(uint32_t id, const Nodes& nodes) {
     size_t mask = slots_.size() - 1;
-    size_t i = home(hashOf(nodes[id]));
+    size_t i = home(hashOf(nodes[id].node));
     while (slots_[i].id != id) {
         i = (i + 1) & mask;
     }
@@ -89,6 +89,15 @@ void NodeTable::erase(ENodeId id, const Nodes& nodes) {
     }
     slots_[i] = {kNone, 0};
     --size_;
+}
+
+void NodeTable::relocate(uint32_t from, uint32_t to, const Nodes& nodes) {
+    size_t mask = slots_.size() - 1;
+    size_t i = home(hashOf(nodes[to].node));
+    while (slots_[i].id != from) {
+        i = (i + 1) & mask;
+    }
+    slots_[i].id = to;
 }
 
 void NodeTable::grow() {

@@ -167,9 +167,6 @@ struct ENode {
     // the epoch of the node's last change less EGraph's base (EGraph::nodeChangedAt). It fills
     // padding after `op`, where e-matching reads the node anyway.
     uint8_t age = 0;
-    // Also outside the value: in the e-graph's node array, whether an equal node owns the node's
-    // form in the hashcons (a duplicate for good, EGraph::repairParents).
-    bool duplicate = false;
     int32_t ival = 0;
     AttrId attr = 0; // 0 is the empty attribute
     ChildList children;
