@@ -10,11 +10,10 @@
 #include "egopt/pipeline/saturation.hpp"
 #include "options.hpp"
 
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sys/resource.h>
 
 namespace egopt::cli {
 
@@ -42,10 +41,10 @@ void printMemory(const egraph::EGraph& g, const std::vector<pipeline::PhaseResul
     std::printf("saturation: %zu iterations, %.3f s\n", iterations, seconds);
     egraph::EGraph::MemoryParts m = g.memoryParts();
     double perNode = g.numNodes() ? static_cast<double>(m.total()) / g.numNodes() : 0.0;
-    std::printf("memory: %zu bytes, %.1f per e-node (nodes %zu, ids %zu, classes %zu, hashcons %zu, "
-                "members %zu, parents %zu, other %zu)\n",
-                m.total(), perNode, m.nodes, m.ids, m.classes, m.hashcons, m.members, m.parents,
-                m.other);
+    std::printf(
+        "memory: %zu bytes, %.1f per e-node (nodes %zu, ids %zu, classes %zu, hashcons %zu, "
+        "members %zu, parents %zu, other %zu)\n",
+        m.total(), perNode, m.nodes, m.ids, m.classes, m.hashcons, m.members, m.parents, m.other);
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     std::printf("peak RSS: %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);

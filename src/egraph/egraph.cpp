@@ -165,11 +165,11 @@ EClassId EGraph::add(ENode node) {
     uint32_t ref = storeNode(std::move(c), id);
     ref_.push_back(ref);
     parent_.push_back(kRoot | newClass(EClass{.nodes = {id},
-                                               .parents = {},
-                                               .data = std::move(data),
-                                               .opMask = mask,
-                                               .dropped = 0,
-                                               .age = age()}));
+                                              .parents = {},
+                                              .data = std::move(data),
+                                              .opMask = mask,
+                                              .dropped = 0,
+                                              .age = age()}));
     memo_.insert(ref, store_);
     ++numClasses_;
     ++changes_;
@@ -233,7 +233,7 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
 }
 
 void EGraph::repairParents(EClassId c) {
-    std::vector<ENodeId> parents = std::move(cls(c).parents);
+    InlineVec<ENodeId> parents = std::move(cls(c).parents);
     cls(c).parents.clear();
     cls(c).dropped = 0; // the list is rebuilt without any duplicate
     for (ENodeId p : parents) {
@@ -292,9 +292,7 @@ void EGraph::dropParents() {
                         staleParents_.end());
     for (EClassId c : staleParents_) {
         auto& parents = cls(c).parents;
-        auto droppable = [&](ENodeId p) {
-            return isDuplicate(p) && p > (ref_[p] & ~kDuplicate);
-        };
+        auto droppable = [&](ENodeId p) { return isDuplicate(p) && p > (ref_[p] & ~kDuplicate); };
         auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
         cls(c).dropped += static_cast<uint32_t>(parents.end() - kept);
         parents.erase(kept, parents.end());
@@ -367,11 +365,11 @@ void EGraph::dedupMembers(EClassId c) {
     }
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-    kept.shrink_to_fit();
     if (kept != k.nodes) {
         touchClass(c);
+        k.nodes.clear();
+        k.nodes.appendExact(kept.data(), kept.size());
     }
-    k.nodes = std::move(kept);
 }
 
 void EGraph::rebuild() {
@@ -461,9 +459,9 @@ EGraph::MemoryParts EGraph::memoryParts() const {
     m.hashcons = memo_.bytes();
     for (size_t i = 0; i < classes_.size(); ++i) {
         const EClass& c = classes_[i];
-        m.members += vec(c.nodes);
-        m.parents += vec(c.parents);
-        m.classes += vec(c.data.freeVars) + vec(c.data.fun.params);
+        m.members += c.nodes.heapBytes();
+        m.parents += c.parents.heapBytes();
+        m.classes += c.data.freeVars.heapBytes() + c.data.fun.params.heapBytes();
     }
     m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
     for (const auto& edges : proof_) {

@@ -104,11 +104,16 @@ private:
             // The class's operator summary rules most classes out without a look at a member.
             const EClass& ec = g_.eclass(cls);
             if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
-                const std::vector<ENodeId>& members = ec.nodes;
+                const auto& members = ec.nodes;
                 for (size_t i = 0; i < members.size(); ++i) {
-                    constexpr size_t kAhead = 4; // members are scattered: fetch ahead
-                    if (i + kAhead < members.size()) {
-                        __builtin_prefetch(&g_.node(members[i + kAhead]));
+                    // Members are scattered: their references and then their nodes ahead.
+                    constexpr size_t kRefAhead = 8;
+                    constexpr size_t kNodeAhead = 4;
+                    if (i + kRefAhead < members.size()) {
+                        g_.prefetchNode(members[i + kRefAhead], 0);
+                    }
+                    if (i + kNodeAhead < members.size()) {
+                        g_.prefetchNode(members[i + kNodeAhead], 1);
                     }
                     ENodeId n = members[i];
                     bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;

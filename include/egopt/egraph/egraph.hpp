@@ -9,6 +9,7 @@
 
 #include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/inline_vec.hpp"
 #include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/term.hpp"
 #include "egopt/lift/type.hpp"
@@ -42,18 +43,17 @@ public:
 // signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
 struct FunSig {
     enum class Kind : uint8_t { None, Mono, Poly, Index };
-    std::vector<TypeId> params;
+    InlineVec<TypeId> params;
     TypeId result = lift::kNoType;
     Kind kind = Kind::None; // last: no padding before the vector
     friend bool operator==(const FunSig&, const FunSig&) = default;
 };
 
-// The fields are ordered largest first, which leaves no padding (88 bytes).
+// 56 bytes, no padding (the constant length of an array class is its type's:
+// EGraph::constLength).
 struct ClassData {
-    FunSig fun;                    // function classes only
-    std::vector<int32_t> freeVars; // sorted De Bruijn indices that some member may use
-    std::optional<int64_t>
-        constLength;             // the outer length when the type is an array of constant length
+    FunSig fun;                  // function classes only
+    InlineVec<int32_t> freeVars; // sorted De Bruijn indices that some member may use
     uint64_t cost = 0;           // size of the smallest member term (saturating)
     TypeId type = lift::kNoType; // data classes only
     ENodeId best = 0;            // the e-node of that term
@@ -68,9 +68,10 @@ inline uint64_t opBit(Op op) {
     return uint64_t(1) << (static_cast<unsigned>(op) & 63U);
 }
 
+// 104 bytes: the lists hold up to three ids inline, which most classes need.
 struct EClass {
-    std::vector<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
-    std::vector<ENodeId> parents; // nodes that have this class as a child
+    InlineVec<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
+    InlineVec<ENodeId> parents; // nodes that have this class as a child
     ClassData data;
     // opBit of every member's operator (a superset between rebuilds): e-matching skips a class
     // without scanning its members when the pattern's operator is not among them.
@@ -82,6 +83,7 @@ struct EClass {
     uint8_t age = 0;
     bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
 };
+static_assert(sizeof(ClassData) == 56 && sizeof(EClass) == 104, "docs/egraph.md, Memory");
 
 // Why two classes were merged (for explanations).
 struct Justification {
@@ -146,9 +148,20 @@ public:
     }
     const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
     const ClassData& data(EClassId c) const { return eclass(c).data; }
+    // The outer length of a data class whose type is an array of constant length.
+    std::optional<int64_t> constLength(EClassId c) const;
     // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
     // node) reads the node that owns the form: the same node up to canonical children.
     const ENode& node(ENodeId n) const { return store_[storeRef(n)].node; }
+    // A hint that node(n) comes soon: stage 0 fetches n's reference, stage 1 (once that is in
+    // cache) the node. No effect on results.
+    void prefetchNode(ENodeId n, int stage) const {
+        if (stage == 0) {
+            __builtin_prefetch(&ref_[n]);
+        } else if (uint32_t r = ref_[n]; (r & kDuplicate) == 0) {
+            __builtin_prefetch(&store_[r]);
+        }
+    }
     // As inserted with explanations; without them, the node's children may be canonical ids of
     // the classes it was inserted with (only explanations need the exact spelling).
     const ENode& originalNode(ENodeId n) const { return explanations ? orig_[n] : node(n); }
@@ -165,7 +178,9 @@ public:
     // types), the hashcons, member lists, parent lists, the rest (attributes, explanations).
     struct MemoryParts {
         size_t nodes = 0, ids = 0, classes = 0, hashcons = 0, members = 0, parents = 0, other = 0;
-        size_t total() const { return nodes + ids + classes + hashcons + members + parents + other; }
+        size_t total() const {
+            return nodes + ids + classes + hashcons + members + parents + other;
+        }
     };
     MemoryParts memoryParts() const;
     bool clean() const { return pending_.empty() && analysisPending_.empty(); }
@@ -268,7 +283,7 @@ private:
     // less base_: a byte each. When the epoch outgrows a byte, base_ moves up and every age
     // becomes 0, as if everything had just changed (which only skips less).
     NodeTable::Nodes store_;
-    std::vector<uint32_t> freeRefs_;   // slots of store_ that duplicates gave back
+    std::vector<uint32_t> freeRefs_;     // slots of store_ that duplicates gave back
     std::vector<EClassId> staleParents_; // classes whose parent lists hold a droppable duplicate
     Chunked<EClass, 8> classes_;
     std::vector<uint32_t> freeSlots_;

@@ -45,7 +45,7 @@ public:
 
 private:
     struct Slot {
-        uint32_t id; // the index in the store
+        uint32_t id;   // the index in the store
         uint32_t hash; // hashOf the node
     };
     static uint32_t hashOf(const ENode& n);
