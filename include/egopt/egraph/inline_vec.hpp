@@ -133,7 +133,17 @@ public:
         size_ = 0;
     }
     friend bool operator==(const InlineVec& a, const InlineVec& b) {
-        return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+        if (a.size_ != b.size_) {
+            return false;
+        }
+        const T* x = a.data();
+        const T* y = b.data();
+        for (uint32_t i = 0; i < a.size_; ++i) { // a few values: no memcmp call
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        return true;
     }
     friend bool operator==(const InlineVec& a, const std::vector<T>& b) {
         return a.size_ == b.size() && std::equal(a.begin(), a.end(), b.begin());
