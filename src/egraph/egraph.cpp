@@ -74,18 +74,12 @@ std::optional<EClassId> EGraph::lookup(ENode node) const {
 }
 
 uint32_t EGraph::storeNode(ENode node, ENodeId id) {
-    if (freeRefs_.empty()) {
-        store_.push_back({std::move(node), id});
-        return static_cast<uint32_t>(store_.size() - 1);
-    }
-    uint32_t ref = freeRefs_.back();
-    freeRefs_.pop_back();
-    store_[ref] = {std::move(node), id};
-    return ref;
+    store_.push_back({std::move(node), id});
+    return static_cast<uint32_t>(store_.size() - 1);
 }
 
-// `n` lost its form to `owner`: it reads owner's node from now on, and its storage goes to the
-// next new node.
+// `n` lost its form to `owner`: it reads owner's node from now on, and its storage is a hole
+// until compactStore.
 void EGraph::releaseDuplicate(ENodeId n, ENodeId owner) {
     uint32_t ref = ref_[n];
     ENode& node = store_[ref].node;
@@ -97,7 +91,8 @@ void EGraph::releaseDuplicate(ENodeId n, ENodeId owner) {
     }
     node.children.clear();
     ref_[n] = kDuplicate | owner;
-    freeRefs_.push_back(ref);
+    store_[ref].id = kHole;
+    ++holes_;
 }
 
 EClassId EGraph::newClass(EClass c) {
@@ -304,28 +299,24 @@ void EGraph::dropParents() {
     staleParents_.shrink_to_fit();
 }
 
+// The live nodes slide down over the holes, in order: the store stays in id order, so the
+// members of a class, which are often added close together, are close together in memory.
 void EGraph::compactStore() {
-    std::vector<bool> hole(store_.size(), false);
-    for (uint32_t r : freeRefs_) {
-        hole[r] = true;
-    }
-    size_t live = store_.size() - freeRefs_.size();
-    size_t to = 0;
-    for (size_t from = live; from < store_.size(); ++from) {
-        if (hole[from]) {
+    std::vector<uint32_t> moved(store_.size(), NodeTable::kNone);
+    uint32_t to = 0;
+    for (uint32_t from = 0; from < store_.size(); ++from) {
+        if (store_[from].id == kHole) {
             continue;
         }
-        while (!hole[to]) {
-            ++to;
+        if (to != from) {
+            store_[to] = std::move(store_[from]);
+            ref_[store_[to].id] = to;
         }
-        store_[to] = std::move(store_[from]);
-        ref_[store_[to].id] = static_cast<uint32_t>(to);
-        memo_.relocate(static_cast<uint32_t>(from), static_cast<uint32_t>(to), store_);
-        ++to;
+        moved[from] = to++;
     }
-    store_.truncate(live);
-    freeRefs_.clear();
-    freeRefs_.shrink_to_fit();
+    store_.truncate(to);
+    memo_.remap(moved);
+    holes_ = 0;
 }
 
 void EGraph::propagateAnalysis() {
@@ -397,7 +388,7 @@ void EGraph::rebuild() {
     dirty_.clear();
     dropParents();
     memo_.shrink();
-    if (freeRefs_.size() > NodeTable::Nodes::kChunk && 4 * freeRefs_.size() > store_.size()) {
+    if (holes_ > NodeTable::Nodes::kChunk && 8 * holes_ > store_.size()) {
         compactStore();
     }
     if (classes_.size() > 2 * numClasses_ + decltype(classes_)::kChunk) {
@@ -453,7 +444,7 @@ void EGraph::trackAbsorbed(bool on) {
 EGraph::MemoryParts EGraph::memoryParts() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     MemoryParts m;
-    m.nodes = store_.bytes() + vec(freeRefs_) + heapChildBytes_;
+    m.nodes = store_.bytes() + heapChildBytes_;
     m.ids = parent_.bytes() + ref_.bytes();
     m.classes = classes_.bytes() + vec(freeSlots_);
     m.hashcons = memo_.bytes();

@@ -91,13 +91,12 @@ void NodeTable::erase(uint32_t id, const Nodes& nodes) {
     --size_;
 }
 
-void NodeTable::relocate(uint32_t from, uint32_t to, const Nodes& nodes) {
-    size_t mask = slots_.size() - 1;
-    size_t i = home(hashOf(nodes[to].node));
-    while (slots_[i].id != from) {
-        i = (i + 1) & mask;
+void NodeTable::remap(const std::vector<uint32_t>& moved) {
+    for (Slot& s : slots_) {
+        if (s.id != kNone) {
+            s.id = moved[s.id];
+        }
     }
-    slots_[i].id = to;
 }
 
 void NodeTable::grow() {

@@ -106,14 +106,13 @@ private:
             if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
                 const auto& members = ec.nodes;
                 for (size_t i = 0; i < members.size(); ++i) {
-                    // Members are scattered: their references and then their nodes ahead.
-                    constexpr size_t kRefAhead = 8;
-                    constexpr size_t kNodeAhead = 4;
-                    if (i + kRefAhead < members.size()) {
-                        g_.prefetchNode(members[i + kRefAhead], 0);
-                    }
-                    if (i + kNodeAhead < members.size()) {
-                        g_.prefetchNode(members[i + kNodeAhead], 1);
+                    // Members are scattered: the nodes of the next batch are fetched together,
+                    // so that their misses overlap (a node is read through its reference).
+                    constexpr size_t kBatch = 16;
+                    if (i % kBatch == 0) {
+                        for (size_t j = i; j < std::min(i + kBatch, members.size()); ++j) {
+                            g_.prefetchNode(members[j], 1);
+                        }
                     }
                     ENodeId n = members[i];
                     bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;

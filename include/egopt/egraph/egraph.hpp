@@ -248,7 +248,7 @@ private:
     // After a rebuild that left most class slots free: the live classes moved to the first
     // slots and the rest released (slots are not observable; only memory is).
     void compactClasses();
-    // After a rebuild that freed many stored nodes: the last ones move into the holes.
+    // After a rebuild that left many holes in the store: the live nodes move over them.
     void compactStore();
     // Drops duplicates from the parent lists that hold them (dropParents in egraph.cpp).
     void dropParents();
@@ -283,7 +283,9 @@ private:
     // less base_: a byte each. When the epoch outgrows a byte, base_ moves up and every age
     // becomes 0, as if everything had just changed (which only skips less).
     NodeTable::Nodes store_;
-    std::vector<uint32_t> freeRefs_;     // slots of store_ that duplicates gave back
+    // Slots of store_ that duplicates left (their id is kHole), reclaimed by compactStore.
+    static constexpr ENodeId kHole = UINT32_MAX;
+    size_t holes_ = 0;
     std::vector<EClassId> staleParents_; // classes whose parent lists hold a droppable duplicate
     Chunked<EClass, 8> classes_;
     std::vector<uint32_t> freeSlots_;

@@ -33,8 +33,8 @@ public:
     void insert(uint32_t ref, const Nodes& nodes);
     // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
     void erase(uint32_t ref, const Nodes& nodes);
-    // The node of `from` moved to `to` (nodes[to]): its slot follows.
-    void relocate(uint32_t from, uint32_t to, const Nodes& nodes);
+    // Every node moved: the one at i is now at moved[i] (its slot stays where its hash puts it).
+    void remap(const std::vector<uint32_t>& moved);
     // Prefetches (a hint, no effect on results) what find(key) will read: stage 0 the key's first
     // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
     void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
