@@ -39,7 +39,7 @@ public:
     // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
     void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
-    // Halves the slots while at most a quarter are used (after a rebuild erased many entries).
+    // Halves the slots while at most 5/16 are used (after a rebuild erased many entries).
     void shrink();
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
