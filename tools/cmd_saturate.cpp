@@ -1,6 +1,7 @@
 // egopt saturate FILE: equality saturation with rule files, printing the e-graph size per
-// iteration, the stop reason, with --stats per-rule statistics and with --shift-duplicates the
-// e-graph's duplication up to shifting (egraph/alpha.hpp).
+// iteration, the stop reason, with --stats per-rule statistics, with --memory where the e-graph's
+// bytes are and the process's peak memory, and with --shift-duplicates the e-graph's
+// duplication up to shifting (egraph/alpha.hpp).
 #include "cli.hpp"
 #include "egopt/egraph/alpha.hpp"
 #include "egopt/egraph/convert.hpp"
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sys/resource.h>
 
 namespace egopt::cli {
 
@@ -24,6 +26,28 @@ void printStats(const egraph::RunReport& report) {
         std::printf("%-22s %9zu %9zu %9zu %6zu %9.3f\n", r.name.c_str(), r.matches, r.applications,
                     r.newNodes, r.timesBanned, r.searchSeconds + r.applySeconds);
     }
+}
+
+// The saturation's seconds (its iterations'), EGraph::memoryBytes by part and the peak RSS.
+void printMemory(const egraph::EGraph& g, const std::vector<pipeline::PhaseResult>& phases) {
+    double seconds = 0;
+    size_t iterations = 0;
+    for (const auto& p : phases) {
+        for (const auto& it : p.run.iterations) {
+            seconds += it.seconds;
+            ++iterations;
+        }
+    }
+    std::printf("saturation: %zu iterations, %.3f s\n", iterations, seconds);
+    egraph::EGraph::MemoryParts m = g.memoryParts();
+    double perNode = g.numNodes() ? static_cast<double>(m.total()) / g.numNodes() : 0.0;
+    std::printf(
+        "memory: %zu bytes, %.1f per e-node (nodes %zu, ids %zu, classes %zu, hashcons %zu, "
+        "members %zu, parents %zu, other %zu)\n",
+        m.total(), perNode, m.nodes, m.ids, m.classes, m.hashcons, m.members, m.parents, m.other);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("peak RSS: %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
 }
 
 void printShiftDuplicates(const egraph::EGraph& g) {
@@ -95,6 +119,9 @@ int runSaturate(const Args& args) {
             }
             printStats(p.run);
         }
+    }
+    if (args.has("memory")) {
+        printMemory(g, phases);
     }
     if (args.has("shift-duplicates")) {
         printShiftDuplicates(g);

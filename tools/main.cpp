@@ -96,11 +96,13 @@ std::vector<Command> commands() {
         {"saturate",
          "equality saturation with rule files; e-graph sizes, stop reason, rule statistics",
          "saturate FILE [--rules a.rules,b.rules ...] [limits] [--threads N] [--stats] "
-         "[--shift-duplicates] [--dump-egraph out.json|out.dot]",
+         "[--memory] [--shift-duplicates] [--dump-egraph out.json|out.dot]",
          "Equality saturation in rule phases, as the pipeline runs it (default: the pipeline's "
          "phases): e-graph size per iteration, stop reason, per-rule statistics.",
          concat({unsectioned(egopt::cli::saturationOptionSpecs()),
                  {{"stats", false, "per-rule statistics"},
+                  {"memory", false,
+                   "saturation seconds, the e-graph's bytes by part and the peak RSS"},
                   {"shift-duplicates", false,
                    "count the e-classes that are another one shifted under other binders"},
                   {"dump-egraph", true, "write the e-graph as .json (egraph-serialize) or .dot"},

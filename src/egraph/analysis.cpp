@@ -10,15 +10,15 @@ namespace {
 
 constexpr uint64_t kCostCap = uint64_t(1) << 50;
 
-std::vector<int32_t> unite(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-    std::vector<int32_t> out;
+InlineVec<int32_t> unite(const InlineVec<int32_t>& a, const InlineVec<int32_t>& b) {
+    InlineVec<int32_t> out;
     std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
     return out;
 }
 
 // `into` ∪= `from` (both sorted); true if `into` grew. No allocation when `from` adds nothing,
 // the common case (a class's members use the same variables).
-bool uniteInto(std::vector<int32_t>& into, const std::vector<int32_t>& from) {
+bool uniteInto(InlineVec<int32_t>& into, const InlineVec<int32_t>& from) {
     if (std::includes(into.begin(), into.end(), from.begin(), from.end())) {
         return false;
     }
@@ -95,9 +95,6 @@ ClassData EGraph::make(const ENode& n) {
         d.fun.kind = isIndexFunction(n.op) ? FunSig::Kind::Index : FunSig::Kind::Poly;
         break;
     }
-    if (d.type != lift::kNoType && types.isArray(d.type)) {
-        d.constLength = types.lengthOf(d.type).constant();
-    }
     return d;
 }
 
@@ -142,8 +139,16 @@ TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
         throw TypeError("an index function is applied to data");
     }
     // Any member gives the same type; the first is the oldest, hence deterministic.
-    ENode n = canonicalize(canon_[cls(fn).nodes.at(0)]);
+    ENode n = canonicalize(node(cls(fn).nodes.at(0)));
     return patternResult(n, args);
+}
+
+std::optional<int64_t> EGraph::constLength(EClassId c) const {
+    TypeId t = data(c).type;
+    if (t == lift::kNoType || !types.isArray(t)) {
+        return std::nullopt;
+    }
+    return types.lengthOf(t).constant();
 }
 
 std::string EGraph::showType(EClassId c) const {

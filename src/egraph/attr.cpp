@@ -15,26 +15,6 @@ size_t mix(size_t h, size_t v) {
 
 } // namespace
 
-void ChildList::append(const EClassId* ids, size_t n) {
-    if (n == 0) {
-        return;
-    }
-    size_t total = size_ + n;
-    EClassId* dest = data();
-    if (total > kInline && total > capacity()) {
-        // Doubling, from the inline three: a node built child by child reallocates rarely.
-        size_t cap = std::max<size_t>(total, 2 * capacity());
-        auto* grown = new EClassId[cap];
-        std::memcpy(grown, dest, size_ * sizeof(EClassId));
-        release();
-        std::memcpy(words_, &grown, sizeof(grown));
-        words_[2] = static_cast<EClassId>(cap);
-        dest = grown;
-    }
-    std::memcpy(dest + size_, ids, n * sizeof(EClassId));
-    size_ = static_cast<uint32_t>(total);
-}
-
 size_t ENodeHash::operator()(const ENode& n) const noexcept {
     size_t h = mix(static_cast<size_t>(n.op), static_cast<size_t>(static_cast<uint32_t>(n.ival)));
     h = mix(h, n.attr);

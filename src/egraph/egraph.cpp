@@ -29,10 +29,10 @@ uint32_t EGraph::internLiteral(TypeId type, const std::string& text) {
 
 EClassId EGraph::find(EClassId c) {
     EClassId root = c;
-    while (parent_[root] != root) {
+    while ((parent_[root] & kRoot) == 0) {
         root = parent_[root];
     }
-    while (parent_[c] != root) { // path compression
+    while (c != root) { // path compression
         EClassId next = parent_[c];
         parent_[c] = root;
         c = next;
@@ -41,7 +41,7 @@ EClassId EGraph::find(EClassId c) {
 }
 
 EClassId EGraph::findConst(EClassId c) const {
-    while (parent_[c] != c) {
+    while ((parent_[c] & kRoot) == 0) {
         c = parent_[c];
     }
     return c;
@@ -66,11 +66,33 @@ void EGraph::countHeapChildren(const ENode& n) {
 }
 
 std::optional<EClassId> EGraph::lookup(ENode node) const {
-    ENodeId id = memo_.find(canonicalize(node), canon_);
-    if (id == NodeTable::kNone) {
+    uint32_t ref = memo_.find(canonicalize(node), store_);
+    if (ref == NodeTable::kNone) {
         return std::nullopt;
     }
-    return findConst(id);
+    return findConst(store_[ref].id);
+}
+
+uint32_t EGraph::storeNode(ENode node, ENodeId id) {
+    store_.push_back({std::move(node), id});
+    return static_cast<uint32_t>(store_.size() - 1);
+}
+
+// `n` lost its form to `owner`: it reads owner's node from now on, and its storage is a hole
+// until compactStore.
+void EGraph::releaseDuplicate(ENodeId n, ENodeId owner) {
+    uint32_t ref = ref_[n];
+    ENode& node = store_[ref].node;
+    if (n > owner) { // dropParents may drop it
+        staleParents_.insert(staleParents_.end(), node.children.begin(), node.children.end());
+    }
+    if (node.children.size() > 3) {
+        heapChildBytes_ -= node.children.capacity() * sizeof(EClassId);
+    }
+    node.children.clear();
+    ref_[n] = kDuplicate | owner;
+    store_[ref].id = kHole;
+    ++holes_;
 }
 
 EClassId EGraph::newClass(EClass c) {
@@ -92,12 +114,12 @@ EClassId EGraph::add(ENode node) {
     if (!explanations) {
         canonicalizeInPlace(c);
     }
-    c.duplicate = false;
-    ENodeId found = memo_.find(c, canon_);
-    if (found != NodeTable::kNone && recording_) {
-        recording_->push_back(found);
-    }
-    if (found != NodeTable::kNone) {
+    uint32_t foundRef = memo_.find(c, store_);
+    if (foundRef != NodeTable::kNone) {
+        ENodeId found = store_[foundRef].id;
+        if (recording_) {
+            recording_->push_back(found);
+        }
         EClassId existing = find(found);
         if (!explanations) {
             return existing;
@@ -105,17 +127,13 @@ EClassId EGraph::add(ENode node) {
         if (orig_[found] == node) {
             return found; // the exact term (explanations refer to terms by id)
         }
-        // An alias: the same canonical node spelled with other (equal) children.
-        auto id = static_cast<ENodeId>(canon_.size());
+        // An alias: the same canonical node spelled with other (equal) children, a duplicate
+        // of the node found (never in the hashcons).
+        auto id = static_cast<ENodeId>(parent_.size());
         countHeapChildren(node);
-        countHeapChildren(c);
         orig_.push_back(std::move(node));
-        c.age = age();
-        c.duplicate = true; // an alias: never in the hashcons
-        canon_.push_back(std::move(c));
-        classAge_.push_back(age());
+        ref_.push_back(kDuplicate | found);
         parent_.push_back(existing);
-        slot_.push_back(kNoClass);
         ++changes_;
         proof_.emplace_back();
         proof_[id].push_back({found, {Justification::Kind::Congruence, 0}, true});
@@ -123,7 +141,7 @@ EClassId EGraph::add(ENode node) {
         return id;
     }
     ClassData data = make(c); // throws TypeError before anything changes
-    auto id = static_cast<ENodeId>(canon_.size());
+    auto id = static_cast<ENodeId>(parent_.size());
     data.best = id;
     for (EClassId child : c.children) {
         auto& parents = cls(child).parents;
@@ -139,11 +157,15 @@ EClassId EGraph::add(ENode node) {
     countHeapChildren(c);
     uint64_t mask = opBit(c.op);
     c.age = age();
-    canon_.push_back(std::move(c));
-    classAge_.push_back(age());
-    parent_.push_back(id);
-    slot_.push_back(newClass(EClass{{id}, {}, std::move(data), mask}));
-    memo_.insert(id, canon_);
+    uint32_t ref = storeNode(std::move(c), id);
+    ref_.push_back(ref);
+    parent_.push_back(kRoot | newClass(EClass{.nodes = {id},
+                                              .parents = {},
+                                              .data = std::move(data),
+                                              .opMask = mask,
+                                              .dropped = 0,
+                                              .age = age()}));
+    memo_.insert(ref, store_);
     ++numClasses_;
     ++changes_;
     if (recording_) {
@@ -165,23 +187,24 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     }
     // The class with more parents stays root (fewer parents to move); ties keep the older id,
     // which keeps ids deterministic.
-    auto key = [&](EClassId c) { return std::pair(cls(c).parents.size(), -int64_t(c)); };
+    auto key = [&](EClassId c) {
+        return std::pair(cls(c).parents.size() + cls(c).dropped, -int64_t(c));
+    };
     if (key(a) < key(b)) {
         std::swap(a, b);
     }
-    parent_[b] = a;
     EClass from = std::move(cls(b));
     cls(b) = EClass{};
-    freeSlots_.push_back(slot_[b]);
-    slot_[b] = kNoClass;
+    freeSlots_.push_back(parent_[b] & ~kRoot);
+    parent_[b] = a;
     ++changes_;
     touchClass(a);
     for (ENodeId n : from.nodes) { // they move to another class
         touchNode(n);
         if (tracking_) {
-            for (EClassId child : canon_[n].children) {
+            for (EClassId child : node(n).children) {
                 if (child >= absorbedParent_.size()) {
-                    absorbedParent_.resize(canon_.size());
+                    absorbedParent_.resize(parent_.size());
                 }
                 absorbedParent_[child] = true;
             }
@@ -190,6 +213,7 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     EClass& into = cls(a);
     into.nodes.insert(into.nodes.end(), from.nodes.begin(), from.nodes.end());
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
+    into.dropped += from.dropped;
     into.opMask |= from.opMask;
     bool changed = mergeData(into.data, from.data);
     bool fromChanged = from.data.freeVars != into.data.freeVars ||
@@ -204,29 +228,32 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
 }
 
 void EGraph::repairParents(EClassId c) {
-    std::vector<ENodeId> parents = std::move(cls(c).parents);
+    InlineVec<ENodeId> parents = std::move(cls(c).parents);
     cls(c).parents.clear();
+    cls(c).dropped = 0; // the list is rebuilt without any duplicate
     for (ENodeId p : parents) {
-        if (canon_[p].duplicate) {
+        if (isDuplicate(p)) {
             // An equal node owns its form (and is in this list too). Giving the duplicate the
             // form back would revive a node that other parent lists dropped.
             continue;
         }
         dirty_.push_back(p); // p's class: a member may change its form or become a duplicate
-        ENode& node = canon_[p];
+        uint32_t ref = ref_[p];
+        ENode& node = store_[ref].node;
         bool same = std::all_of(node.children.begin(), node.children.end(),
-                                [&](EClassId k) { return parent_[k] == k; });
+                                [&](EClassId k) { return isRoot(k); });
         if (same) {
             continue; // canonical already: it keeps its form and the hashcons entry
         }
-        memo_.erase(p, canon_); // before its key, canon_[p], changes
+        memo_.erase(ref, store_); // before its key, the stored node, changes
         canonicalizeInPlace(node);
         touchNode(p);
-        ENodeId owner = memo_.find(node, canon_);
-        if (owner == NodeTable::kNone) {
-            memo_.insert(p, canon_);
+        uint32_t ownerRef = memo_.find(node, store_);
+        if (ownerRef == NodeTable::kNone) {
+            memo_.insert(ref, store_);
         } else {
-            node.duplicate = true;
+            ENodeId owner = store_[ownerRef].id;
+            releaseDuplicate(p, owner);
             if (find(owner) != find(p)) {
                 merge(owner, p, {Justification::Kind::Congruence, 0});
             }
@@ -236,13 +263,60 @@ void EGraph::repairParents(EClassId c) {
     // Keep one parent per canonical form: the one the hashcons points at.
     auto& out = cls(c).parents;
     for (ENodeId p : parents) {
-        if (!canon_[p].duplicate) {
+        if (!isDuplicate(p)) {
             out.push_back(p);
         }
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     out.shrink_to_fit();
+}
+
+// A duplicate's entry in a parent list matters only to the analysis: propagateAnalysis offers
+// each parent's node, with the parent as its `best`, and a duplicate offers its owner's node
+// (the same node: it reads it). A duplicate with a larger id than its owner, which is in the
+// same lists, never wins the tie on (cost, best), so its entries can go: the analysis and
+// repairs (which skip duplicates) are the same without them, and merges count them (`dropped`)
+// to pick the same root.
+void EGraph::dropParents() {
+    for (EClassId& c : staleParents_) {
+        c = find(c);
+    }
+    std::sort(staleParents_.begin(), staleParents_.end());
+    staleParents_.erase(std::unique(staleParents_.begin(), staleParents_.end()),
+                        staleParents_.end());
+    for (EClassId c : staleParents_) {
+        auto& parents = cls(c).parents;
+        auto droppable = [&](ENodeId p) { return isDuplicate(p) && p > (ref_[p] & ~kDuplicate); };
+        auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
+        cls(c).dropped += static_cast<uint32_t>(parents.end() - kept);
+        parents.erase(kept, parents.end());
+        if (parents.capacity() > 2 * parents.size()) {
+            parents.shrink_to_fit();
+        }
+    }
+    staleParents_.clear();
+    staleParents_.shrink_to_fit();
+}
+
+// The live nodes slide down over the holes, in order: the store stays in id order, so the
+// members of a class, which are often added close together, are close together in memory.
+void EGraph::compactStore() {
+    std::vector<uint32_t> moved(store_.size(), NodeTable::kNone);
+    uint32_t to = 0;
+    for (uint32_t from = 0; from < store_.size(); ++from) {
+        if (store_[from].id == kHole) {
+            continue;
+        }
+        if (to != from) {
+            store_[to] = std::move(store_[from]);
+            ref_[store_[to].id] = to;
+        }
+        moved[from] = to++;
+    }
+    store_.truncate(to);
+    memo_.remap(moved);
+    holes_ = 0;
 }
 
 void EGraph::propagateAnalysis() {
@@ -252,7 +326,7 @@ void EGraph::propagateAnalysis() {
         for (ENodeId p : cls(c).parents) {
             ClassData fresh;
             try {
-                fresh = make(canonicalize(canon_[p]));
+                fresh = make(canonicalize(node(p)));
             } catch (const TypeError&) {
                 continue; // types never change on merges; other facts are kept as they were
             }
@@ -273,21 +347,20 @@ void EGraph::dedupMembers(EClassId c) {
     k.opMask = 0;
     for (ENodeId n : k.nodes) {
         // An owner of its form is canonical already (rebuild re-canonicalized every parent of
-        // a merged class); any other member is a duplicate, outside the hashcons.
-        if (!canon_[n].duplicate) {
+        // a merged class); any other member is a duplicate, outside the hashcons, which reads
+        // its owner's node.
+        if (!isDuplicate(n)) {
             kept.push_back(n);
-            k.opMask |= opBit(canon_[n].op);
-        } else {
-            canonicalizeInPlace(canon_[n]);
+            k.opMask |= opBit(store_[ref_[n]].node.op);
         }
     }
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-    kept.shrink_to_fit();
     if (kept != k.nodes) {
         touchClass(c);
+        k.nodes.clear();
+        k.nodes.appendExact(kept.data(), kept.size());
     }
-    k.nodes = std::move(kept);
 }
 
 void EGraph::rebuild() {
@@ -313,19 +386,23 @@ void EGraph::rebuild() {
         dedupMembers(c);
     }
     dirty_.clear();
+    dropParents();
     memo_.shrink();
+    if (holes_ > NodeTable::Nodes::kChunk && 8 * holes_ > store_.size()) {
+        compactStore();
+    }
     if (classes_.size() > 2 * numClasses_ + decltype(classes_)::kChunk) {
         compactClasses();
     }
 }
 
 void EGraph::compactClasses() {
-    Chunked<EClass> live;
+    decltype(classes_) live;
     for (EClassId c = 0; c < parent_.size(); ++c) {
-        if (parent_[c] == c) {
+        if (isRoot(c)) {
             uint32_t slot = static_cast<uint32_t>(live.size());
             live.push_back(std::move(cls(c)));
-            slot_[c] = slot;
+            parent_[c] = kRoot | slot;
         }
     }
     classes_ = std::move(live);
@@ -337,7 +414,7 @@ std::vector<EClassId> EGraph::classIds() const {
     std::vector<EClassId> out;
     out.reserve(numClasses_);
     for (EClassId c = 0; c < parent_.size(); ++c) {
-        if (parent_[c] == c) {
+        if (isRoot(c)) {
             out.push_back(c);
         }
     }
@@ -348,36 +425,47 @@ void EGraph::advanceEpoch() {
     ++epoch_;
     if (epoch_ - base_ > UINT8_MAX) {
         base_ = epoch_;
-        for (size_t n = 0; n < canon_.size(); ++n) {
-            canon_[n].age = 0;
+        for (size_t n = 0; n < store_.size(); ++n) {
+            store_[n].node.age = 0;
         }
-        classAge_.fill(0);
+        for (size_t i = 0; i < classes_.size(); ++i) {
+            classes_[i].age = 0;
+        }
     }
 }
 
 void EGraph::trackAbsorbed(bool on) {
     tracking_ = on;
-    std::vector<bool> marks(on ? canon_.size() : 0, false);
+    std::vector<bool> marks(on ? parent_.size() : 0, false);
     absorbedParent_.swap(marks);
 }
 
-// Not counted: absorbedParent_, a transient of the apply phase.
+// Not counted: absorbedParent_ and staleParents_, transients of the apply phase and rebuild.
+EGraph::MemoryParts EGraph::memoryParts() const {
+    auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    MemoryParts m;
+    m.nodes = store_.bytes() + heapChildBytes_;
+    m.ids = parent_.bytes() + ref_.bytes();
+    m.classes = classes_.bytes() + vec(freeSlots_);
+    m.hashcons = memo_.bytes();
+    for (size_t i = 0; i < classes_.size(); ++i) {
+        const EClass& c = classes_[i];
+        m.members += c.nodes.heapBytes();
+        m.parents += c.parents.heapBytes();
+        m.classes += c.data.freeVars.heapBytes() + c.data.fun.params.heapBytes();
+    }
+    m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
+    for (const auto& edges : proof_) {
+        m.other += vec(edges);
+    }
+    return m;
+}
+
 size_t EGraph::memoryBytes() const {
     if (bytesAt_ == changes_) {
         return bytes_;
     }
-    auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t bytes = vec(orig_) + canon_.bytes() + classAge_.bytes() + parent_.bytes() +
-                   slot_.bytes() + classes_.bytes() + vec(freeSlots_) + vec(proof_) +
-                   memo_.bytes() + attrs_.bytes();
-    for (size_t i = 0; i < classes_.size(); ++i) {
-        const EClass& c = classes_[i];
-        bytes += vec(c.nodes) + vec(c.parents) + vec(c.data.freeVars) + vec(c.data.fun.params);
-    }
-    for (const auto& edges : proof_) {
-        bytes += vec(edges);
-    }
-    bytes_ = bytes + heapChildBytes_;
+    bytes_ = memoryParts().total();
     bytesAt_ = changes_;
     return bytes_;
 }

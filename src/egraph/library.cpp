@@ -129,7 +129,7 @@ void addConditions(Library& lib) {
     lib.conditions["lengthAtLeast"] = {
         {"cn", "the array has a constant length >= n"},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
-            auto c = g.data(a[0].eclass).constLength;
+            auto c = g.constLength(a[0].eclass);
             return c && *c >= a[1].number;
         }};
     lib.conditions["isUserFun"] = {

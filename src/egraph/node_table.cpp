@@ -21,7 +21,7 @@ size_t NodeTable::home(uint32_t hash) const {
     return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
 }
 
-ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
+uint32_t NodeTable::find(const ENode& key, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
@@ -29,7 +29,7 @@ ENodeId NodeTable::find(const ENode& key, const Nodes& nodes) const {
     size_t mask = slots_.size() - 1;
     for (size_t i = home(hash);; i = (i + 1) & mask) {
         const Slot& s = slots_[i];
-        if (s.id == kNone || (s.hash == hash && nodes[s.id] == key)) {
+        if (s.id == kNone || (s.hash == hash && nodes[s.id].node == key)) {
             return s.id;
         }
     }
@@ -58,11 +58,11 @@ void NodeTable::prefetch(const ENode& key, const Nodes& nodes, int stage) const 
     }
 }
 
-void NodeTable::insert(ENodeId id, const Nodes& nodes) {
+void NodeTable::insert(uint32_t id, const Nodes& nodes) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();
     }
-    uint32_t hash = hashOf(nodes[id]);
+    uint32_t hash = hashOf(nodes[id].node);
     size_t mask = slots_.size() - 1;
     size_t i = home(hash);
     while (slots_[i].id != kNone) {
@@ -72,9 +72,9 @@ void NodeTable::insert(ENodeId id, const Nodes& nodes) {
     ++size_;
 }
 
-void NodeTable::erase(ENodeId id, const Nodes& nodes) {
+void NodeTable::erase(uint32_t id, const Nodes& nodes) {
     size_t mask = slots_.size() - 1;
-    size_t i = home(hashOf(nodes[id]));
+    size_t i = home(hashOf(nodes[id].node));
     while (slots_[i].id != id) {
         i = (i + 1) & mask;
     }
@@ -91,13 +91,23 @@ void NodeTable::erase(ENodeId id, const Nodes& nodes) {
     --size_;
 }
 
+void NodeTable::remap(const std::vector<uint32_t>& moved) {
+    for (Slot& s : slots_) {
+        if (s.id != kNone) {
+            s.id = moved[s.id];
+        }
+    }
+}
+
 void NodeTable::grow() {
     rehash(slots_.empty() ? 64 : 2 * slots_.size());
 }
 
 void NodeTable::shrink() {
     size_t slots = slots_.size();
-    while (slots > 64 && 4 * size_ <= slots) {
+    // Below 5/16 used: halved, the load is at most 5/8, under the 3/4 that grows it, and a table
+    // that just grew (3/8 used) is not halved back.
+    while (slots > 64 && 16 * size_ <= 5 * slots) {
         slots /= 2;
     }
     if (slots != slots_.size()) {

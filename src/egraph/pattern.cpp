@@ -104,11 +104,15 @@ private:
             // The class's operator summary rules most classes out without a look at a member.
             const EClass& ec = g_.eclass(cls);
             if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
-                const std::vector<ENodeId>& members = ec.nodes;
+                const auto& members = ec.nodes;
                 for (size_t i = 0; i < members.size(); ++i) {
-                    constexpr size_t kAhead = 4; // members are scattered: fetch ahead
-                    if (i + kAhead < members.size()) {
-                        __builtin_prefetch(&g_.node(members[i + kAhead]));
+                    // Members are scattered: the nodes of the next batch are fetched together,
+                    // so that their misses overlap (a node is read through its reference).
+                    constexpr size_t kBatch = 16;
+                    if (i % kBatch == 0) {
+                        for (size_t j = i; j < std::min(i + kBatch, members.size()); ++j) {
+                            g_.prefetchNode(members[j], 1);
+                        }
                     }
                     ENodeId n = members[i];
                     bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;

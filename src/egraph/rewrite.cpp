@@ -233,7 +233,8 @@ namespace {
 // root of an instantiated side (`fun(x => ?f $ x)`), which no application surrounds.
 std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
     const FunSig& f = g.data(c).fun;
-    return f.kind == FunSig::Kind::Mono ? f.params : std::vector<TypeId>{};
+    return f.kind == FunSig::Kind::Mono ? std::vector<TypeId>(f.params.begin(), f.params.end())
+                                        : std::vector<TypeId>{};
 }
 
 // Whether addDirect builds `rhs` exactly as instantiate + addTerm would: no binders (every

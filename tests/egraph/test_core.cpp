@@ -105,3 +105,51 @@ TEST_CASE("analyses stay consistent with a recomputation after merges", "[egraph
         CHECK(d.freeVars == fv);
     }
 }
+
+TEST_CASE("an inline list moves to the heap and back", "[egraph]") {
+    InlineVec<uint32_t> v{1, 2, 3};
+    CHECK(v.heapBytes() == 0);
+    v.push_back(4);
+    v.push_back(5);
+    CHECK(v.heapBytes() > 0);
+    InlineVec<uint32_t> copy = v;
+    CHECK(copy == v);
+    CHECK(std::vector<uint32_t>(v.begin(), v.end()) == std::vector<uint32_t>{1, 2, 3, 4, 5});
+    v.truncate(2);
+    CHECK(v.heapBytes() == 0);
+    CHECK(std::vector<uint32_t>(v.begin(), v.end()) == std::vector<uint32_t>{1, 2});
+    uint32_t more[] = {7, 8, 9, 10};
+    v.appendExact(more, 4);
+    CHECK(v.capacity() == 6);
+    CHECK(v.back() == 10);
+    CHECK(copy.size() == 5);
+}
+
+TEST_CASE("duplicates read their owner's node and give their storage back", "[egraph]") {
+    EGraph g;
+    uint32_t f = floatFun(g, "f", 1, "{ return a0; }");
+    constexpr int kVars = 3000;
+    std::vector<EClassId> vars;
+    std::vector<EClassId> calls;
+    for (int i = 0; i < kVars; ++i) {
+        vars.push_back(var(g, i));
+        calls.push_back(call(g, f, {vars.back()}));
+    }
+    size_t idsBefore = g.numNodeIds();
+    for (int i = 1; i < kVars; ++i) {
+        g.merge(vars[0], vars[static_cast<size_t>(i)], {});
+    }
+    g.rebuild();
+    CHECK(g.numNodeIds() == idsBefore); // ids stay
+    CHECK(g.find(calls.front()) == g.find(calls.back()));
+    CHECK(g.eclass(calls.back()).nodes.size() == 1); // one f(x) is left
+    // Every f(x_i), owner or duplicate, reads the same node.
+    for (EClassId c : calls) {
+        CHECK(g.node(c) == g.node(calls.front()));
+    }
+    // kVars - 1 of the stored nodes were freed and compacted away.
+    EGraph::MemoryParts m = g.memoryParts();
+    CHECK(m.total() == g.memoryBytes());
+    CHECK(m.nodes < (g.numNodes() + 1024) * sizeof(StoredNode));
+    CHECK(g.numNodes() == static_cast<size_t>(kVars) + 2);
+}

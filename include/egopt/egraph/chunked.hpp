@@ -35,6 +35,14 @@ public:
         return (*this)[size_ - 1];
     }
 
+    // Keeps the first n elements and releases the chunks after them.
+    void truncate(size_t n) {
+        if (n < size_) {
+            size_ = n;
+            chunks_.resize((n + kChunk - 1) / kChunk);
+        }
+    }
+
     void fill(const T& value) {
         for (size_t i = 0; i < size_; ++i) {
             (*this)[i] = value;

@@ -9,6 +9,7 @@
 
 #include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/inline_vec.hpp"
 #include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/term.hpp"
 #include "egopt/lift/type.hpp"
@@ -42,18 +43,17 @@ public:
 // signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
 struct FunSig {
     enum class Kind : uint8_t { None, Mono, Poly, Index };
-    std::vector<TypeId> params;
+    InlineVec<TypeId> params;
     TypeId result = lift::kNoType;
     Kind kind = Kind::None; // last: no padding before the vector
     friend bool operator==(const FunSig&, const FunSig&) = default;
 };
 
-// The fields are ordered largest first, which leaves no padding (88 bytes).
+// 56 bytes, no padding (the constant length of an array class is its type's:
+// EGraph::constLength).
 struct ClassData {
-    FunSig fun;                    // function classes only
-    std::vector<int32_t> freeVars; // sorted De Bruijn indices that some member may use
-    std::optional<int64_t>
-        constLength;             // the outer length when the type is an array of constant length
+    FunSig fun;                  // function classes only
+    InlineVec<int32_t> freeVars; // sorted De Bruijn indices that some member may use
     uint64_t cost = 0;           // size of the smallest member term (saturating)
     TypeId type = lift::kNoType; // data classes only
     ENodeId best = 0;            // the e-node of that term
@@ -68,15 +68,22 @@ inline uint64_t opBit(Op op) {
     return uint64_t(1) << (static_cast<unsigned>(op) & 63U);
 }
 
+// 104 bytes: the lists hold up to three ids inline, which most classes need.
 struct EClass {
-    std::vector<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
-    std::vector<ENodeId> parents; // nodes that have this class as a child
+    InlineVec<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
+    InlineVec<ENodeId> parents; // nodes that have this class as a child
     ClassData data;
     // opBit of every member's operator (a superset between rebuilds): e-matching skips a class
     // without scanning its members when the pattern's operator is not among them.
     uint64_t opMask = 0;
+    // Duplicates dropped from `parents` since the class was last repaired (EGraph::dropParents):
+    // the merge order counts them, as if they were still there.
+    uint32_t dropped = 0;
+    // The epoch of the last change of the member list, less EGraph's base (classChangedAt).
+    uint8_t age = 0;
     bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
 };
+static_assert(sizeof(ClassData) == 56 && sizeof(EClass) == 104, "docs/egraph.md, Memory");
 
 // Why two classes were merged (for explanations).
 struct Justification {
@@ -137,22 +144,45 @@ public:
     // A hint that lookup(node) or add(node) comes soon (NodeTable::prefetch's stages).
     void prefetchLookup(ENode node, int stage) const {
         canonicalizeInPlace(node);
-        memo_.prefetch(node, canon_, stage);
+        memo_.prefetch(node, store_, stage);
     }
     const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
     const ClassData& data(EClassId c) const { return eclass(c).data; }
-    const ENode& node(ENodeId n) const { return canon_[n]; } // canonical (as of last rebuild)
+    // The outer length of a data class whose type is an array of constant length.
+    std::optional<int64_t> constLength(EClassId c) const;
+    // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
+    // node) reads the node that owns the form: the same node up to canonical children.
+    const ENode& node(ENodeId n) const { return store_[storeRef(n)].node; }
+    // A hint that node(n) comes soon: stage 0 fetches n's reference, stage 1 (once that is in
+    // cache) the node. No effect on results.
+    void prefetchNode(ENodeId n, int stage) const {
+        if (stage == 0) {
+            __builtin_prefetch(&ref_[n]);
+        } else if (uint32_t r = ref_[n]; (r & kDuplicate) == 0) {
+            __builtin_prefetch(&store_[r]);
+        }
+    }
     // As inserted with explanations; without them, the node's children may be canonical ids of
     // the classes it was inserted with (only explanations need the exact spelling).
-    const ENode& originalNode(ENodeId n) const { return explanations ? orig_[n] : canon_[n]; }
+    const ENode& originalNode(ENodeId n) const { return explanations ? orig_[n] : node(n); }
     std::vector<EClassId> classIds() const; // canonical ids, ascending
     size_t numClasses() const { return numClasses_; }
     size_t numNodes() const { return memo_.size(); } // distinct canonical e-nodes
-    size_t numNodeIds() const { return canon_.size(); }
+    size_t numNodeIds() const { return parent_.size(); }
     // Bytes of e-graph data, from the containers' capacities (allocator overhead not counted):
     // deterministic, unlike allocator statistics, so the memory limit stops at the same place on
     // every run (docs/egraph.md, "Memory").
     size_t memoryBytes() const;
+    // memoryBytes by part: stored nodes (and their heap children), the per-id arrays
+    // (union-find and node references), classes (with their free variables and parameter
+    // types), the hashcons, member lists, parent lists, the rest (attributes, explanations).
+    struct MemoryParts {
+        size_t nodes = 0, ids = 0, classes = 0, hashcons = 0, members = 0, parents = 0, other = 0;
+        size_t total() const {
+            return nodes + ids + classes + hashcons + members + parents + other;
+        }
+    };
+    MemoryParts memoryParts() const;
     bool clean() const { return pending_.empty() && analysisPending_.empty(); }
 
     // --- ages, for skipping matches that are known to change nothing (docs/egraph.md,
@@ -162,9 +192,9 @@ public:
     // another; a class when its member list changes.
     uint32_t epoch() const { return epoch_; }
     void advanceEpoch();
-    uint32_t nodeChangedAt(ENodeId n) const { return base_ + canon_[n].age; }
-    uint32_t classChangedAt(EClassId c) const { return base_ + classAge_[c]; }
-    bool isRoot(EClassId c) const { return parent_[c] == c; }
+    uint32_t nodeChangedAt(ENodeId n) const { return base_ + node(n).age; }
+    uint32_t classChangedAt(EClassId c) const { return base_ + eclass(c).age; }
+    bool isRoot(EClassId c) const { return (parent_[c] & kRoot) != 0; }
     // While tracking, a merge that makes a class non-root marks the child classes of its member
     // e-nodes: a class without the mark has no parent class that stopped being a root since
     // trackAbsorbed(true), so an e-node over it that was found before still has the same root.
@@ -212,29 +242,52 @@ private:
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
     void dedupMembers(EClassId c);
-    EClass& cls(EClassId root) { return classes_[slot_[root]]; }
-    const EClass& cls(EClassId root) const { return classes_[slot_[root]]; }
+    EClass& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
+    const EClass& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
     EClassId newClass(EClass c); // a slot for a new root's class
     // After a rebuild that left most class slots free: the live classes moved to the first
     // slots and the rest released (slots are not observable; only memory is).
     void compactClasses();
+    // After a rebuild that left many holes in the store: the live nodes move over them.
+    void compactStore();
+    // Drops duplicates from the parent lists that hold them (dropParents in egraph.cpp).
+    void dropParents();
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
+    // Per id, 8 bytes: the union-find parent_, which for a root is kRoot | the index of its
+    // class in classes_ (the classes are stored densely: a class merged away frees its slot for
+    // the next new class); and ref_, the index of the node in store_, or for a duplicate
+    // kDuplicate | the id of an equal node (whose node it reads: a duplicate's storage is
+    // reused by the next new node, docs/egraph.md "Memory").
+    static constexpr uint32_t kRoot = 0x80000000U;
+    static constexpr uint32_t kDuplicate = 0x80000000U;
+    Chunked<EClassId, 10> parent_;
+    Chunked<uint32_t, 10> ref_;
+    uint32_t storeRef(ENodeId n) const {
+        uint32_t r = ref_[n];
+        while ((r & kDuplicate) != 0) {
+            r = ref_[r & ~kDuplicate];
+        }
+        return r;
+    }
+    bool isDuplicate(ENodeId n) const { return (ref_[n] & kDuplicate) != 0; }
+    ENode& nodeRef(ENodeId n) { return store_[storeRef(n)].node; }
+    uint32_t storeNode(ENode node, ENodeId id); // its index in store_
+    void releaseDuplicate(ENodeId n, ENodeId owner);
     AttrTable attrs_;
-    std::vector<ENode> orig_;  // by node id, as inserted: only with explanations
-    Chunked<ENode, 12> canon_; // by node id, canonical as of the last rebuild
-    // The epoch of the last change of each node (ENode::age in canon_) and of the member list of
-    // each class (classAge_, by id), less base_: a byte each. When the epoch outgrows a byte,
-    // base_ moves up and every age becomes 0, as if everything had just changed (which only
-    // skips less).
-    Chunked<uint8_t, 12> classAge_;
-    Chunked<EClassId, 12> parent_; // union-find, by id
-    // The classes of the roots, densely: slot_ (by id) indexes classes_ for a root and is
-    // kNoClass otherwise; a class merged away frees its slot for the next new class.
-    Chunked<uint32_t, 12> slot_;
-    Chunked<EClass> classes_;
+    std::vector<ENode> orig_; // by node id, as inserted: only with explanations
+    // The nodes that own their form (canonical as of the last rebuild), each with its id; the
+    // epoch of each node's last change is ENode::age, of each class's member list EClass::age,
+    // less base_: a byte each. When the epoch outgrows a byte, base_ moves up and every age
+    // becomes 0, as if everything had just changed (which only skips less).
+    NodeTable::Nodes store_;
+    // Slots of store_ that duplicates left (their id is kHole), reclaimed by compactStore.
+    static constexpr ENodeId kHole = UINT32_MAX;
+    size_t holes_ = 0;
+    std::vector<EClassId> staleParents_; // classes whose parent lists hold a droppable duplicate
+    Chunked<EClass, 8> classes_;
     std::vector<uint32_t> freeSlots_;
     NodeTable memo_;                        // canonical node -> its owner id
     std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing
@@ -244,13 +297,18 @@ private:
     std::vector<ENodeId>* recording_ = nullptr;
     size_t numClasses_ = 0;
     // Bytes of the children of nodes with more than three (outside the 28-byte node), in orig_
-    // and canon_: kept as nodes are added, so memoryBytes need not visit every node.
+    // and store_: kept as nodes are added and released, so memoryBytes need not visit every
+    // node.
     size_t heapChildBytes_ = 0;
     uint32_t epoch_ = 1;
     uint32_t base_ = 1;
     uint8_t age() const { return static_cast<uint8_t>(epoch_ - base_); }
-    void touchNode(ENodeId n) { canon_[n].age = age(); }
-    void touchClass(EClassId c) { classAge_[c] = age(); }
+    void touchNode(ENodeId n) {
+        if (!isDuplicate(n)) { // a duplicate is never matched: its age is not read
+            store_[ref_[n]].node.age = age();
+        }
+    }
+    void touchClass(EClassId c) { cls(c).age = age(); }
     std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
     bool tracking_ = false;
     // memoryBytes is cached until the next change (it visits every class slot, and the runner

@@ -1,8 +1,9 @@
-// The hashcons of the e-graph: a flat open-addressing set of e-node ids keyed by the e-node each
-// id denotes (its canonical form, kept by the e-graph), 8 bytes a slot: the id and 32 bits of the
-// node's hash. An unordered_map from a copy of the node to its id took about 70 bytes an entry
-// (node, id, list pointer, bucket, allocation); this stores the id and reads the node from the
-// e-graph's array, only for the slots whose hash bits agree with the key's.
+// The hashcons of the e-graph: a flat open-addressing set of the e-graph's stored nodes (their
+// indices in its node store) keyed by the node (its canonical form), 8 bytes a slot: the index
+// and 32 bits of the node's hash. An unordered_map from a copy of the node to its id took about
+// 70 bytes an entry (node, id, list pointer, bucket, allocation); this stores the index and
+// reads the node (and its id, beside it) from the e-graph's store, only for the slots whose hash
+// bits agree with the key's.
 #pragma once
 
 #include "egopt/egraph/chunked.hpp"
@@ -14,28 +15,37 @@
 
 namespace egopt::egraph {
 
+// A node of the e-graph's store with its id (32 bytes: two to a cache line, so a probe that
+// compares the node has its id too).
+struct StoredNode {
+    ENode node;
+    ENodeId id = 0;
+};
+
 class NodeTable {
 public:
-    using Nodes = Chunked<ENode, 12>;
-    static constexpr ENodeId kNone = UINT32_MAX;
+    using Nodes = Chunked<StoredNode, 10>;
+    static constexpr uint32_t kNone = UINT32_MAX;
 
-    // The id whose node in `nodes` equals `key`, or kNone.
-    ENodeId find(const ENode& key, const Nodes& nodes) const;
-    // Adds `id` (whose node `nodes[id]` must not be present yet).
-    void insert(ENodeId id, const Nodes& nodes);
-    // Removes `id`, found by its node `nodes[id]` as it was when inserted.
-    void erase(ENodeId id, const Nodes& nodes);
+    // The index in `nodes` of the node that equals `key`, or kNone.
+    uint32_t find(const ENode& key, const Nodes& nodes) const;
+    // Adds `ref` (whose node `nodes[ref]` must not be present yet).
+    void insert(uint32_t ref, const Nodes& nodes);
+    // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
+    void erase(uint32_t ref, const Nodes& nodes);
+    // Every node moved: the one at i is now at moved[i] (its slot stays where its hash puts it).
+    void remap(const std::vector<uint32_t>& moved);
     // Prefetches (a hint, no effect on results) what find(key) will read: stage 0 the key's first
     // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
     void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
-    // Halves the slots while at most a quarter are used (after a rebuild erased many entries).
+    // Halves the slots while at most 5/16 are used (after a rebuild erased many entries).
     void shrink();
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
     struct Slot {
-        ENodeId id;
+        uint32_t id;   // the index in the store
         uint32_t hash; // hashOf the node
     };
     static uint32_t hashOf(const ENode& n);
