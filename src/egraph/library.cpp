@@ -218,9 +218,7 @@ Library Library::standard() {
     detail::addStructuralAppliers(lib);
     addUserFunConditions(lib);
     lib.appliers["beta"] = {
-        {.kinds = "c+",
-         .help = "beta-reduction: the body of a k-ary lambda with its k arguments substituted",
-         .extracts = 0b1}, // the body
+        {"c+", "beta-reduction: the body of a k-ary lambda with its k arguments substituted"},
         [](EGraph& g, std::span<const ArgValue> a) -> std::optional<EClassId> {
             TermArena body;
             TermId root = g.extract(a[0].eclass, body);

@@ -235,16 +235,10 @@ void addStructuralAppliers(Library& lib) {
         {"c", "the identity user function on the type of the class's values (float, int, float4)"},
         identityOf};
     lib.appliers["interchange"] = {
-        {.kinds = "ccc",
-         .help = "map-map interchange through Transpose of a body using both parameters",
-         .extracts = 0b1, // the body
-         .moves = 0b110}, // ?x under the new inner lambda, ?y out of the outer one
+        {"ccc", "map-map interchange through Transpose of a body using both parameters"},
         interchange};
     lib.appliers["reduceFission"] = {
-        {.kinds = "cccc",
-         .help = "reduce-map fission of a fused function whose second argument is used once",
-         .extracts = 0b10, // the mapped expression
-         .moves = 0b1},    // the reduction's function, out of the two-parameter lambda
+        {"cccc", "reduce-map fission of a fused function whose second argument is used once"},
         reduceFission};
 }
 

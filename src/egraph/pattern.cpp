@@ -289,15 +289,11 @@ void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
     }
 }
 
-TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out,
-                   std::span<const TermId> spelled) {
+TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out) {
     auto rec = [&](auto& self, PatId id) -> TermId {
         const PatNode& pn = p.nodes[id];
         switch (pn.kind) {
         case PatNode::Kind::ClassVar:
-            if (pn.slot < spelled.size() && spelled[pn.slot] != kNoTerm) {
-                return spelled[pn.slot];
-            }
             return out.ref(s.classes.at(pn.slot), pn.depth - vars.depth.at(pn.slot));
         case PatNode::Kind::BoundVar:
             return out.var(pn.ival);

@@ -324,40 +324,6 @@ Rebuilt rebuiltAsBefore(const EGraph& g, const Pattern& p, const Subst& s, PatId
     return {isRoot || anchored, kNoClass};
 }
 
-// Per slot, the smallest term of each class that the right-hand side moves under other binders
-// (kNoTerm for the others). A move copies only a class's smallest term (EGraph::shift), so the
-// left-hand term that the explanation shows spells such a variable as that term: the rewrites
-// that made it the smallest (inside the class) are then steps of the derivation before this
-// one, instead of changes the step would make unseen.
-std::vector<TermId> movedSmallestTerms(const EGraph& g, const Rule& rule, const Library& lib,
-                                       const Subst& s, TermArena& out) {
-    std::vector<TermId> spelled(s.classes.size(), kNoTerm);
-    auto spell = [&](uint32_t slot, bool always) {
-        EClassId c = s.classes.at(slot);
-        if (spelled.at(slot) == kNoTerm && c != kNoClass &&
-            (always || g.data(c).hasFreeVarAtLeast(0))) {
-            spelled[slot] = g.extract(c, out);
-        }
-    };
-    if (rule.applier) {
-        const Library::Entry& entry = lib.appliers.at(rule.applier->name).first;
-        const std::vector<CallArg>& args = rule.applier->args;
-        for (size_t i = 0; i < args.size() && i < 32; ++i) {
-            bool extracted = (entry.extracts >> i) & 1, moved = (entry.moves >> i) & 1;
-            if (args[i].kind == CallArg::Kind::Class && (extracted || moved)) {
-                spell(args[i].slot, extracted);
-            }
-        }
-        return spelled;
-    }
-    for (const PatNode& pn : rule.rhs->nodes) {
-        if (pn.kind == PatNode::Kind::ClassVar && pn.depth != rule.vars.depth.at(pn.slot)) {
-            spell(pn.slot, false);
-        }
-    }
-    return spelled;
-}
-
 // The generators' sizes added to `s`, then the right-hand side's class (not merged); nullopt
 // when the rule does not apply to this match.
 std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib,
@@ -490,8 +456,7 @@ bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteC
     if (g.explanations) { // the exact left-hand term, so the derivation can show it
         try {
             TermArena t;
-            std::vector<TermId> spelled = movedSmallestTerms(g, rule, lib, s, t);
-            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t, spelled), paramTypes(g, lhs));
+            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t), paramTypes(g, lhs));
         } catch (const TypeError&) {
             // The matched term is well-typed, but a lambda inside a length-polymorphic
             // function (Map(fun(x => ...)) unapplied) cannot be retyped from the pattern: the

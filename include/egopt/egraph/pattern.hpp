@@ -97,9 +97,6 @@ private:
 };
 
 // Builds the term of a pattern under a substitution (class variables as shifted references).
-// `spelled`, where given, holds per slot a term already in `out` to use instead of the reference
-// (kNoTerm: the reference).
-TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out,
-                   std::span<const TermId> spelled = {});
+TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out);
 
 } // namespace egopt::egraph

@@ -56,11 +56,6 @@ struct Library {
         // The condition reads only the member e-nodes of its class arguments (their operators
         // and values): it holds for a class whose member list is unchanged iff it held before.
         bool membersOnly = false;
-        // An applier's class arguments (bit i: argument i) that it rebuilds from their class's
-        // smallest term: always (`extracts`), or when the class has free variables (`moves`,
-        // EGraph::shift). Explanations show the matched term with these spelled that way.
-        uint32_t extracts = 0;
-        uint32_t moves = 0;
     };
     std::map<std::string, std::pair<Entry, Condition>> conditions;
     std::map<std::string, std::pair<Entry, Generator>> generators;

@@ -13,7 +13,6 @@
 namespace egopt::egraph {
 
 using TermId = uint32_t;
-inline constexpr TermId kNoTerm = ~TermId(0);
 
 struct TermNode {
     Op op = Op::Id;
