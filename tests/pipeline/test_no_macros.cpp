@@ -12,17 +12,23 @@ using namespace egopt::pipeline;
 
 namespace {
 
+// An example program for a GPU target on the default phases, each cut to `iterations`.
+Options gpuTarget(const std::string& name, arith::Bindings sizes, size_t iterations) {
+    Options o;
+    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/" + name + ".lift";
+    o.sizes = std::move(sizes);
+    o.saturation.phases = defaultPhases(true);
+    for (auto& p : o.saturation.phases) {
+        p.limits.iterations = iterations;
+    }
+    o.search.target = ExtractTarget::Gpu;
+    return o;
+}
+
 // The phases' loaded rules of asum for a GPU target, with a time budget spent in saturation
 // (no device run).
 std::vector<PhaseResult> phasesOf(bool noMacros, std::string& reportText) {
-    Options o;
-    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
-    o.sizes = {{"N", 1024}};
-    o.saturation.phases = defaultPhases(true);
-    for (auto& p : o.saturation.phases) {
-        p.limits.iterations = 1;
-    }
-    o.search.target = ExtractTarget::Gpu;
+    Options o = gpuTarget("asum", {{"N", 1024}}, 1);
     o.search.candidates = 1;
     o.search.stages = 1; // the phases of one saturation (later stages: below)
     o.timeBudget = 1e-3;
@@ -62,17 +68,9 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
 }
 
-TEST_CASE("search stages rewrite around the beam and keep its terms among the candidates",
-          "[pipeline]") {
-    Options o;
-    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/asum.lift";
-    o.sizes = {{"N", 4096}};
-    o.saturation.phases = defaultPhases(true);
-    for (auto& p : o.saturation.phases) {
-        p.limits.iterations = 2;
-    }
+TEST_CASE("a second search stage rewrites around the beam in phases of its own", "[pipeline]") {
+    Options o = gpuTarget("asum", {{"N", 4096}}, 2);
     o.saturation.noMacros = true;
-    o.search.target = ExtractTarget::Gpu;
     o.search.candidates = 3;
     o.search.stages = 2;
     o.search.beam = 2;
@@ -92,16 +90,8 @@ TEST_CASE("search stages rewrite around the beam and keep its terms among the ca
 }
 
 TEST_CASE("without macros the search runs its default stages", "[pipeline]") {
-    std::string report;
-    Options o;
-    o.file = std::string(EGOPT_SHARED_DIR) + "/examples/scal.lift";
-    o.sizes = {{"N", 1024}};
-    o.saturation.phases = defaultPhases(true);
-    for (auto& p : o.saturation.phases) {
-        p.limits.iterations = 1;
-    }
+    Options o = gpuTarget("scal", {{"N", 1024}}, 1);
     o.saturation.noMacros = true;
-    o.search.target = ExtractTarget::Gpu;
     o.search.candidates = 1;
     o.search.draws = 0;
     o.tune.budget = 1;
