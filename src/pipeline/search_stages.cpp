@@ -81,14 +81,20 @@ egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& 
     for (const extract::Candidate& c : beam) {
         // The candidate's term was extracted from `g`: adding it again finds its e-nodes, and
         // the recording lists them (their classes are the term's).
+        // A term that does not convert back (it should) only leaves the focus smaller.
         lift::Program program = c.program;
         egraph::TermArena terms;
         egraph::Signature sig;
-        egraph::TermId body = egraph::programToTerm(g, program, terms, sig);
-        g.recordNodes(&nodes);
-        g.addTerm(terms, body, {}, sig.types);
-        g.recordNodes(nullptr);
-        progress("search stage: beam term " + c.text.substr(0, 200));
+        try {
+            egraph::TermId body = egraph::programToTerm(g, program, terms, sig);
+            g.recordNodes(&nodes);
+            g.addTerm(terms, body, {}, sig.types);
+            g.recordNodes(nullptr);
+            progress("search stage: beam term " + c.text.substr(0, 200));
+        } catch (const std::exception& e) {
+            g.recordNodes(nullptr);
+            progress("search stage: beam term left out (" + std::string(e.what()) + ")");
+        }
     }
     g.rebuild();
     focus.classes.reserve(nodes.size());
