@@ -113,6 +113,11 @@ const std::vector<OptionSpec>& searchOptionSpecs() {
          "extracts again (default 1, with --no-macros " +
              std::to_string(pipeline::kNoMacroStages) + "; docs/search.md)",
          "search"},
+        {"search.shapes", true,
+         "on: extraction keeps the best term of each shape (its loops, thread maps and "
+         "reductions; views aside), off: of each term (default on with --no-macros, else off; "
+         "docs/search.md)",
+         "search"},
         {"search.beam", true,
          "the candidates predicted fastest whose terms a later stage rewrites (default " +
              std::to_string(d.beam) + ")",
@@ -142,6 +147,12 @@ pipeline::SearchOptions searchFrom(const Args& args) {
         o.stages = std::max<size_t>(1, count("search.stages", 1));
     }
     o.beam = std::max<size_t>(1, count("search.beam", o.beam));
+    if (auto s = args.value("search.shapes")) {
+        if (*s != "on" && *s != "off") {
+            badInput("--search.shapes expects on or off, found '" + *s + "'");
+        }
+        o.distinctShapes = *s == "on";
+    }
     return o;
 }
 

@@ -397,6 +397,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpa
                      opt.explore,
                      opt.stopSearch,
                      opt.perStateFor};
+    so.distinctShapes = opt.distinctShapes;
     detail::Search search(g, cost, so);
     // The second view's search runs beside the first (its own terms, states and cost object;
     // both only read the e-graph); its candidates still come after the first view's.

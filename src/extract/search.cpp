@@ -134,7 +134,7 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
 
 void Search::Pool::add(Entry e) {
     entries.push_back(e);
-    if (!distinct.insert(e.term)) {
+    if (!distinct.insert(key(e.term))) {
         return;
     }
     best.push_back(e.cost);
@@ -165,7 +165,7 @@ void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Ent
             });
         }
         for (; run != end && best.size() < limit; ++run) {
-            if (taken.insert(run->term)) {
+            if (taken.insert(distinctKey(run->term))) {
                 best.push_back(*run); // the cheapest way to build this term in this state
             }
         }
@@ -188,7 +188,7 @@ bool update(std::vector<Entry>& list, const std::vector<Entry>& best) {
 } // namespace
 
 bool Search::recompute(uint32_t s, ExtractStats& stats) {
-    Pool pool(s == 0 ? rootK_ : k_, statePool_);
+    Pool pool(s == 0 ? rootK_ : k_, statePool_, *this);
     const State st = states_[s];
     for (uint32_t i = 0; i < st.numEdges; ++i) {
         combine(s, edges_[st.firstEdge + i], pool, stats);
@@ -204,7 +204,7 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
 // change keeps its list.
 void Search::edgeBest(uint32_t s, uint32_t e, size_t limit, ExtractStats& stats,
                       std::vector<Entry>& out) {
-    Pool pool(limit, edgePool_);
+    Pool pool(limit, edgePool_, *this);
     combine(s, edges_[e], pool, stats);
     bestDistinct(pool.entries, limit, out);
 }
@@ -227,7 +227,7 @@ bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
         return false;
     }
     // The kept lists first, so that the changed edges' enumeration starts with a bound.
-    Pool pool(limit, statePool_);
+    Pool pool(limit, statePool_, *this);
     for (uint32_t e = first; e < end; ++e) {
         if (!edgeDirty_[e]) {
             for (const Entry& en : edgeLists_[e]) {

@@ -31,7 +31,8 @@ public:
     Search(const egraph::EGraph& g, const CostFunction& cost, const SearchOptions& opt)
         : g_(g), cost_(cost), k_(std::max<size_t>(opt.perState ? opt.perState : opt.count, 1)),
           rootK_(std::max<size_t>(opt.count, 1)), sizes_(opt.sizes), multi_(opt.multipleKernels),
-          incremental_(opt.incremental), perStateFor_(opt.perStateFor), terms_(g) {}
+          incremental_(opt.incremental), shapes_(opt.distinctShapes), perStateFor_(opt.perStateFor),
+          terms_(g) {}
 
     // The K best terms of `root` at the top level of a program, cheapest first.
     std::vector<Entry> run(egraph::EClassId root, ExtractStats& stats, size_t maxUpdates,
@@ -104,8 +105,8 @@ private:
     // The terms one state's recomputation produces, and the cost of the limit-th best distinct
     // one so far (a bound for the enumeration of the remaining edges).
     struct Pool {
-        Pool(size_t limit, PoolBuffers& b)
-            : limit(limit), entries(b.entries), distinct(b.distinct), best(b.best) {
+        Pool(size_t limit, PoolBuffers& b, const Search& search)
+            : limit(limit), entries(b.entries), distinct(b.distinct), best(b.best), search(search) {
             entries.clear();
             distinct.clear();
             best.clear();
@@ -114,6 +115,8 @@ private:
         std::vector<Entry>& entries;
         Marks& distinct;
         std::vector<double>& best; // max-heap of the `limit` smallest costs of distinct terms
+        const Search& search;
+        uint32_t key(TermRef t) const { return search.distinctKey(t); }
         void add(Entry e);
         bool full() const { return best.size() == limit; }
         double bound() const { return best.front(); }
@@ -196,6 +199,9 @@ private:
     const arith::Bindings& sizes_;
     bool multi_;
     bool incremental_;
+    bool shapes_; // SearchOptions::distinctShapes
+    // What makes two entries of a list distinct: their terms, or their shapes.
+    uint32_t distinctKey(TermRef t) const { return shapes_ ? terms_.shape(t) : t; }
     std::function<size_t(size_t)> perStateFor_;
     TermStore terms_;
     std::vector<ChildChoice> scratch_;

@@ -92,6 +92,7 @@ TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children,
         }
     }
     auto id = static_cast<TermRef>(heads_.size());
+    shapes_.push_back(shapeOf(node, children));
     heads_.push_back(
         {node, static_cast<uint32_t>(kids_.size()), static_cast<uint32_t>(children.size())});
     kids_.insert(kids_.end(), children.begin(), children.end());
@@ -102,6 +103,63 @@ TermRef TermStore::make(egraph::ENodeId node, std::span<const TermRef> children,
         grow();
     }
     return id;
+}
+
+namespace {
+
+// Patterns that generate no loop and no store: applied to an argument, they only change how
+// the argument is read.
+bool isView(lift::Op op) {
+    switch (op) {
+    case lift::Op::Split:
+    case lift::Op::Join:
+    case lift::Op::Gather:
+    case lift::Op::Scatter:
+    case lift::Op::Transpose:
+    case lift::Op::TransposeW:
+    case lift::Op::AsVector:
+    case lift::Op::AsScalar:
+    case lift::Op::Id:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isThreadMap(lift::Op op) {
+    return op == lift::Op::MapGlb || op == lift::Op::MapWrg || op == lift::Op::MapLcl;
+}
+
+} // namespace
+
+bool TermStore::appliesView(TermRef function) const {
+    const egraph::ENode& f = g_.node(heads_[function].node);
+    if (isView(f.op)) {
+        return true;
+    }
+    auto kids = children(function); // a thread-less Map of a view is a view
+    if (f.op == lift::Op::Map && kids.size() == 1) {
+        return appliesView(kids[0]);
+    }
+    // The identity function `fun(x => x)`.
+    return f.op == lift::Op::Lambda && f.ival == 1 && kids.size() == 1 &&
+           g_.node(heads_[kids[0]].node).op == lift::Op::Param &&
+           g_.node(heads_[kids[0]].node).ival == 0;
+}
+
+uint32_t TermStore::shapeOf(egraph::ENodeId node, std::span<const TermRef> children) {
+    const egraph::ENode& n = g_.node(node);
+    if (n.op == lift::Op::Apply && children.size() == 2 && appliesView(children[0])) {
+        return shapes_[children[1]];
+    }
+    // A thread map's dimension aside: which dimension a 1-D kernel uses changes nothing, and
+    // the cost function ranks a 2-D nest's dimension choices in their context.
+    uint64_t h =
+        isThreadMap(n.op) ? mix(static_cast<uint64_t>(n.op), n.children.size()) : nodeHash(node);
+    for (TermRef c : children) {
+        h = mix(h, shapes_[c]);
+    }
+    return shapeIds_.emplace(h, static_cast<uint32_t>(shapeIds_.size())).first->second;
 }
 
 void TermStore::grow() {

@@ -64,6 +64,17 @@ public:
     size_t size() const {
         return heads_.size();
     }
+    // The term's shape, a small id (docs/extraction.md, "Shapes"): its skeleton of loops,
+    // thread maps, reductions, copies and user functions, without the views applied to data
+    // (Split, Join, Gather, Scatter, Transpose, asVector, asScalar, Id and thread-less Maps of
+    // them, which generate no loop and no store) and without thread maps' dimensions. Terms of
+    // one shape differ only in how they read their data; the cost function ranks those
+    // variants in their context, and lists that keep one term per shape leave room for other
+    // schedules (the cheapest terms of a reduction are otherwise its one schedule read through
+    // reorderings that undo each other, splits a join undoes, and so on).
+    uint32_t shape(TermRef t) const {
+        return shapes_[t];
+    }
 
     // Copies the term into an e-graph term arena (for conversion to a lift::Program).
     egraph::TermId toTerm(TermRef t, egraph::TermArena& out) const;
@@ -91,7 +102,11 @@ private:
     const egraph::EGraph& g_;
     std::vector<Head> heads_;
     std::vector<Rec> recs_;
-    std::vector<uint64_t> shash_; // structural hashes (id-independent; the lists' tie-break)
+    std::vector<uint64_t> shash_;  // structural hashes (id-independent; the lists' tie-break)
+    std::vector<uint32_t> shapes_; // per term (shape())
+    std::unordered_map<uint64_t, uint32_t> shapeIds_;
+    uint32_t shapeOf(egraph::ENodeId node, std::span<const TermRef> children);
+    bool appliesView(TermRef function) const; // a view pattern, or a thread-less Map of one
     std::vector<TermRef> kids_;
     // contains()'s walk: a stack and the terms visited (a stamp per term), reused.
     mutable std::vector<TermRef> walk_;

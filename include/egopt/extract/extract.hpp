@@ -80,6 +80,8 @@ struct ExtractOptions {
     // bound): once near-duplicates are dropped, the K best can otherwise reach fully sequential
     // variants (mm's MapSeq nests, 4000x the best's cost) whose tuning runs take seconds each.
     double maxCostRatio = 100;
+    // SearchOptions::distinctShapes for the search's lists.
+    bool distinctShapes = false;
     // Exploration draws, and how many of the distinct drawn terms go through the code generator
     // filter (in the order drawn); accepted ones whose kernels are new land in
     // ExtractResult::explored.
@@ -193,6 +195,9 @@ struct SearchOptions {
     // terms (the same lists, docs/extraction.md); false: every edge on every update, the
     // simple algorithm the tests compare with.
     bool incremental = true;
+    // Lists keep the best term of each shape (TermStore::shape: views that undo each other or
+    // repeat a reordering aside) instead of each distinct term (docs/extraction.md, "Shapes").
+    bool distinctShapes = false;
 };
 // With `explored`, also the distinct terms exploration drew (options.explore), in draw order.
 std::vector<RankedTerm> extractTerms(const egraph::EGraph& g, egraph::EClassId root,

@@ -71,6 +71,9 @@ struct SearchOptions {
     // the primitive rules need the depth; docs/search.md has the measurements).
     size_t stages = 0;
     size_t beam = 4;
+    // Extraction's lists keep one term per shape (extract::SearchOptions::distinctShapes);
+    // automatic: with `--no-macros` (docs/search.md, "Shapes").
+    std::optional<bool> distinctShapes;
 };
 
 // Tuning and timing (docs/tuning.md).
