@@ -115,8 +115,7 @@ const std::vector<OptionSpec>& searchOptionSpecs() {
          "search"},
         {"search.shapes", true,
          "on: extraction keeps the best term of each shape (its loops, thread maps and "
-         "reductions; views aside), off: of each term (default on with --no-macros, else off; "
-         "docs/search.md)",
+         "reductions; views aside), off: of each term (default off; docs/search.md)",
          "search"},
         {"search.beam", true,
          "the candidates predicted fastest whose terms a later stage rewrites (default " +

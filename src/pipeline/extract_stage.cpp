@@ -188,7 +188,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     double started = w.elapsed();
     extract::ExtractOptions eo;
     eo.k = std::max<size_t>(1, w.options.search.candidates);
-    eo.distinctShapes = w.options.search.distinctShapes.value_or(w.options.saturation.noMacros);
+    eo.distinctShapes = w.options.search.distinctShapes;
     eo.sizes = w.sizes;
     eo.multipleKernels = true; // reductions need a kernel boundary to run in parallel
     eo.codegen = w.codegen;

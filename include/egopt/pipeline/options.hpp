@@ -71,9 +71,9 @@ struct SearchOptions {
     // the primitive rules need the depth; docs/search.md has the measurements).
     size_t stages = 0;
     size_t beam = 4;
-    // Extraction's lists keep one term per shape (extract::SearchOptions::distinctShapes);
-    // automatic: with `--no-macros` (docs/search.md, "Shapes").
-    std::optional<bool> distinctShapes;
+    // Extraction's lists keep one term per shape (extract::SearchOptions::distinctShapes;
+    // docs/search.md, "Shapes": off by default, its fixed point is slow at large sizes).
+    bool distinctShapes = false;
 };
 
 // Tuning and timing (docs/tuning.md).
