@@ -134,7 +134,7 @@ double Search::combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stat
 
 void Search::Pool::add(Entry e) {
     entries.push_back(e);
-    if (!distinct.insert(key(e.term))) {
+    if (!distinct.insert(search, e.term)) {
         return;
     }
     best.push_back(e.cost);
@@ -154,7 +154,7 @@ void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Ent
         std::sort(all.begin(), all.end(), byCost);
     }
     best.clear();
-    Marks& taken = takenMarks_;
+    Distinct& taken = takenMarks_;
     taken.clear();
     for (auto run = all.begin(); run != all.end() && best.size() < limit;) {
         auto end =
@@ -165,7 +165,7 @@ void Search::bestDistinct(std::vector<Entry>& all, size_t limit, std::vector<Ent
             });
         }
         for (; run != end && best.size() < limit; ++run) {
-            if (taken.insert(distinctKey(run->term))) {
+            if (taken.insert(*this, run->term)) {
                 best.push_back(*run); // the cheapest way to build this term in this state
             }
         }
@@ -185,7 +185,24 @@ bool update(std::vector<Entry>& list, const std::vector<Entry>& best) {
     return true;
 }
 
+// With shapes, a state's list changes only to one that is better by cost (its costs compared in
+// order, the first difference decides): a list of one or two terms per shape picks among terms
+// of one shape, and where a term's cost depends on its context, two states of a cycle can
+// otherwise trade representatives forever. Costs only fall, so the fixed point is reached.
+bool updateFalling(std::vector<Entry>& list, const std::vector<Entry>& best) {
+    for (size_t i = 0; i < list.size() && i < best.size(); ++i) {
+        if (best[i].cost != list[i].cost) {
+            return best[i].cost < list[i].cost && update(list, best);
+        }
+    }
+    return best.size() > list.size() && update(list, best);
+}
+
 } // namespace
+
+bool Search::updateList(uint32_t s, const std::vector<Entry>& best) {
+    return shapes_ ? updateFalling(lists_[s], best) : update(lists_[s], best);
+}
 
 bool Search::recompute(uint32_t s, ExtractStats& stats) {
     Pool pool(s == 0 ? rootK_ : k_, statePool_, *this);
@@ -194,7 +211,7 @@ bool Search::recompute(uint32_t s, ExtractStats& stats) {
         combine(s, edges_[st.firstEdge + i], pool, stats);
     }
     bestDistinct(pool.entries, pool.limit, best_);
-    return update(lists_[s], best_);
+    return updateList(s, best_);
 }
 
 // One edge's best terms on its own: the edge's part of any list of its state. A term of the
@@ -220,7 +237,7 @@ bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
         }
         edgeDirty_[first] = false;
         edgeBest(s, first, limit, stats, best);
-        return update(lists_[s], best);
+        return updateList(s, best);
     }
     if (std::none_of(edgeDirty_.begin() + first, edgeDirty_.begin() + end,
                      [](bool d) { return d; })) {
@@ -262,7 +279,7 @@ bool Search::recomputeDirty(uint32_t s, ExtractStats& stats) {
     if (again) {
         merged(s, limit, best);
     }
-    return update(lists_[s], best);
+    return updateList(s, best);
 }
 
 void Search::merged(uint32_t s, size_t limit, std::vector<Entry>& out) const {

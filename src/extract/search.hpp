@@ -95,12 +95,43 @@ private:
             return true;
         }
     };
+    // Marks that count, up to a cap per key (the terms kept per shape).
+    struct Counts {
+        Marks marks;
+        std::vector<uint8_t> count;
+        void clear() { marks.clear(); }
+        bool insert(uint32_t key, uint8_t cap) {
+            if (marks.insert(key)) {
+                count.resize(marks.at.size(), 0);
+                count[key] = 1;
+                return true;
+            }
+            return count[key] < cap && ++count[key] > 0;
+        }
+    };
+    // What makes a list's entries distinct: each term once, and with shapes at most
+    // kTermsPerShape terms of one shape.
+    struct Distinct {
+        Marks terms;
+        Counts shapes;
+        void clear() {
+            terms.clear();
+            shapes.clear();
+        }
+        bool insert(const Search& search, TermRef t) {
+            if (!search.shapes_) {
+                return terms.insert(t);
+            }
+            return terms.insert(t) && shapes.insert(search.terms_.shape(t), kTermsPerShape);
+        }
+    };
+    static constexpr uint8_t kTermsPerShape = 2;
 
     // A pool's storage, reused from one recomputation to the next.
     struct PoolBuffers {
         std::vector<Entry> entries;
         std::vector<double> best;
-        Marks distinct;
+        Distinct distinct;
     };
     // The terms one state's recomputation produces, and the cost of the limit-th best distinct
     // one so far (a bound for the enumeration of the remaining edges).
@@ -113,10 +144,9 @@ private:
         }
         size_t limit = 0;
         std::vector<Entry>& entries;
-        Marks& distinct;
+        Distinct& distinct;
         std::vector<double>& best; // max-heap of the `limit` smallest costs of distinct terms
         const Search& search;
-        uint32_t key(TermRef t) const { return search.distinctKey(t); }
         void add(Entry e);
         bool full() const { return best.size() == limit; }
         double bound() const { return best.front(); }
@@ -159,6 +189,8 @@ private:
     // changed since their last enumeration (the others' lists are memoised in edgeLists_), and
     // merges the edges' lists.
     bool recompute(uint32_t s, ExtractStats& stats);
+    bool updateList(uint32_t s, const std::vector<Entry>& best); // lists_[s] = best, if so
+
     bool recomputeDirty(uint32_t s, ExtractStats& stats);
     // One edge's best terms on its own bound (complete for its state), and the merge of a
     // state's edge lists.
@@ -200,8 +232,6 @@ private:
     bool multi_;
     bool incremental_;
     bool shapes_; // SearchOptions::distinctShapes
-    // What makes two entries of a list distinct: their terms, or their shapes.
-    uint32_t distinctKey(TermRef t) const { return shapes_ ? terms_.shape(t) : t; }
     std::function<size_t(size_t)> perStateFor_;
     TermStore terms_;
     std::vector<ChildChoice> scratch_;
@@ -218,7 +248,7 @@ private:
     PoolBuffers statePool_, edgePool_;
     std::vector<Entry> best_, own_;
     mutable std::vector<Entry> mergeScratch_;
-    mutable Marks takenMarks_;
+    mutable Distinct takenMarks_;
     std::vector<State> states_;
     std::vector<Edge> edges_;
     std::vector<uint32_t> childStates_;
