@@ -70,7 +70,7 @@ struct SearchOptions {
     // 0: automatic, 1 with the composite rules and kNoMacroStages without them (`--no-macros`:
     // the primitive rules need the depth; docs/search.md has the measurements).
     size_t stages = 0;
-    size_t beam = 4;
+    size_t beam = 8;
     // Extraction's lists keep one term per shape (extract::SearchOptions::distinctShapes;
     // docs/search.md, "Shapes": off by default, its fixed point is slow at large sizes).
     bool distinctShapes = false;
