@@ -86,6 +86,21 @@ TEST_CASE("a by clause states a rule's composition", "[rules]") {
           "1:44: expected a rule name in 'by', found '3'");
 }
 
+TEST_CASE("a let names a sequence of steps in a by clause", "[rules]") {
+    auto rs = parse("let lower = (lower-wrg0; lower-lcl0)\n"
+                    "let all = (split-join; lower)\n"
+                    "rule m: Map(?f) $ ?x => Join $ (MapWrg(0, MapLcl(0, ?f)) $ (Split(#n) $ ?x))\n"
+                    "    if isArray(?x) where #n = tuning(?x) by all; lower-seq; lower\n");
+    REQUIRE(rs.size() == 1);
+    CHECK(rs[0].composition == std::vector<std::string>{"split-join", "lower-wrg0", "lower-lcl0",
+                                                        "lower-seq", "lower-wrg0", "lower-lcl0"});
+    const std::string rule = "rule m: Map(?f) $ ?x => MapSeq(?f) $ ?x by ";
+    CHECK(contains(errorOf("let p = (Map(?g))\n" + rule + "p\n"),
+                   "2:44: let 'p' is used in 'by' but is no sequence of steps"));
+    CHECK(contains(errorOf("let s(a) = (a; b)\n" + rule + "s\n"),
+                   "2:44: let 's' takes arguments: a sequence of steps in 'by' takes none"));
+}
+
 // `Join $ (Split(1) $ (` n times around Map(?f) $ ?x: 2n + 1 operators.
 std::string nested(size_t n) {
     std::string rhs = "Map(?f) $ ?x";
