@@ -198,6 +198,31 @@ TEST_CASE("a composite rule the catalogue cannot reach is NOT DERIVED with its p
     CHECK(contains(shown, "stage catalogue (1 rules)"));
 }
 
+TEST_CASE("derive names the variables no primitive rule creates", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    // #n divides the length twice over (commonTuningOf): split-join's variable is another one,
+    // and without split-join-rev nothing removes the split from the right-hand side.
+    auto rs =
+        parse("rule split-join: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ (Split(#n) $ ?x))\n"
+              "    if isArray(?x) where #n = tuning(?x)\n"
+              "rule m: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ (Split(#n) $ ?x)) if isArray(?x)\n"
+              "    where #l = lengthOf(?x), #n = commonTuningOf(#l, #l) by split-join\n");
+    rules::DeriveOptions o;
+    o.secondsPerStage = 1;
+    rules::Derivation d = rules::deriveRule(rs[1], rules::primitiveRules(rs), lib, o);
+    std::string shown = rules::formatDerivation(d);
+    INFO(shown);
+    CHECK_FALSE(d.derived);
+    CHECK(contains(shown, "#n (commonTuningOf) divide several lengths: no primitive rule"));
+    // With the split's cancellation the right-hand side is taken back to the left: derived.
+    rs.push_back(parse("rule split-join-rev: Join $ (Map(Map(?f)) $ (Split(#n) $ ?x)) => "
+                       "Map(?f) $ ?x\n")
+                     .at(0));
+    d = rules::deriveRule(rs[1], rules::primitiveRules(rs), lib, o);
+    INFO(rules::formatDerivation(d));
+    CHECK(d.derived);
+}
+
 TEST_CASE("derive lifts a macro's schedule back to the composition's result", "[rules]") {
     egraph::Library lib = egraph::Library::standard();
     // The composition lowers the map; only the lifting stage removes the right-hand side's
