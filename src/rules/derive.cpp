@@ -362,6 +362,10 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
             return d;
         }
     }
+    // Where both sides got: the smallest term of each side's class, so that the gap the
+    // catalogue leaves is visible (what an order of steps, or a missing equality, has to close).
+    d.progress.push_back("left-hand side's smallest equal term: " + g.show(g.find(lhs)));
+    d.progress.push_back("right-hand side's smallest equal term: " + g.show(g.find(rhs)));
     return d;
 }
 
