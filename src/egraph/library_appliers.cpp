@@ -237,11 +237,7 @@ std::optional<EClassId> foldInterchange(EGraph& g, Args a) {
     }
     // Per element x of ?e (under fun(t), so t is variable 1 under fun(x)): (x, t).
     TermId pair = applyOp(t, Op::Tuple, 2, {t.var(0), t.var(1)});
-    TermId pairs = mapOf(t, pair, *e);
-    TermNode mapPairs;
-    mapPairs.op = Op::Map;
-    mapPairs.children = {t.lambda({}, 1, pairs)};
-    TermId perT = t.apply(t.add(std::move(mapPairs)), std::vector<TermId>{t.ref(a[3].eclass)});
+    TermId perT = mapOf(t, mapOf(t, pair, *e), t.ref(a[3].eclass));
     TermId columns = applyOp(t, Op::Transpose, 0, {perT});
     TermId zipped = applyOp(t, Op::Zip, 2, {t.ref(a[2].eclass), columns});
     TermNode reduce;
