@@ -179,6 +179,124 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     return g.addTerm(t, t.apply(rsId, args));
 }
 
+// A term applying the pattern function `op` (with index `ival`, e.g. Get(1)) to `args`.
+TermId applyOp(TermArena& t, Op op, int32_t ival, std::vector<TermId> args) {
+    TermNode f;
+    f.op = op;
+    f.ival = ival;
+    return t.apply(t.add(std::move(f)), args);
+}
+
+// A copy of a fold-interchange body for its new binders: the body was under fun(p) inside
+// fun((acc, t)) (p at `depth`, t at depth + 1, acc at depth + 2, which must not occur) and is
+// put under fun((a, u)) inside fun(q) (u at `depth`, a at depth + 1, q at depth + 2), where p is
+// Tuple $ (a, Get(0) $ u) and t is Get(1) $ u. Variables bound outside keep their indices.
+std::optional<TermId> foldBody(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
+    TermNode n = in.at(id);
+    if (n.op == Op::Param && n.eclass == kNoClass) {
+        if (n.ival == depth + 2) {
+            return std::nullopt;
+        }
+        if (n.ival == depth) {
+            TermId a = out.var(depth + 1), u = out.var(depth);
+            return applyOp(out, Op::Tuple, 2, {a, applyOp(out, Op::Get, 0, {u})});
+        }
+        if (n.ival == depth + 1) {
+            return applyOp(out, Op::Get, 1, {out.var(depth)});
+        }
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (TermId& c : n.children) {
+        auto r = foldBody(in, c, inner, out);
+        if (!r) {
+            return std::nullopt;
+        }
+        c = *r;
+    }
+    return out.add(std::move(n));
+}
+
+// foldInterchange(?body, ?e, ?z, ?ts) for
+// Reduce(fun((acc, t) => Map(fun(p => ?body)) $ (Zip $ (acc, ?e)))) $ (?z, ?ts), a fold whose
+// array accumulator is updated element by element, element i from acc[i] and ?e's i-th element
+// (?e and ?body may use t, not acc): one fold per element,
+// Transpose $ (Map(fun(q => Reduce(fun((a, u) => ?body')) $ (Get(0) $ q, Get(1) $ q))) $
+//   (Zip $ (?z, Transpose $ (Map(fun(t => Map(fun(x => Tuple $ (x, t))) $ ?e)) $ ?ts))))
+// where ?body' reads p as Tuple $ (a, Get(0) $ u) and t as Get(1) $ u (each element's fold
+// carries its ?e element and the fold's element t). Folds keep their order: no condition on
+// the operator. Declines when ?e or ?body uses acc.
+std::optional<EClassId> foldInterchange(EGraph& g, Args a) {
+    TermArena bodyIn, eIn;
+    TermId bodyRoot = g.extract(a[0].eclass, bodyIn);
+    TermId eRoot = g.extract(a[1].eclass, eIn);
+    TermArena t;
+    auto body = foldBody(bodyIn, bodyRoot, 0, t);
+    auto e = dropSecond(eIn, eRoot, 0, t);
+    if (!body || !e) {
+        return std::nullopt;
+    }
+    // Per element x of ?e (under fun(t), so t is variable 1 under fun(x)): (x, t).
+    TermId pair = applyOp(t, Op::Tuple, 2, {t.var(0), t.var(1)});
+    TermId perT = mapOf(t, mapOf(t, pair, *e), t.ref(a[3].eclass));
+    TermId columns = applyOp(t, Op::Transpose, 0, {perT});
+    TermId zipped = applyOp(t, Op::Zip, 2, {t.ref(a[2].eclass), columns});
+    TermNode reduce;
+    reduce.op = Op::Reduce;
+    reduce.children = {t.lambda({}, 2, *body)};
+    TermId q = t.var(0);
+    TermId fold =
+        t.apply(t.add(std::move(reduce)),
+                std::vector<TermId>{applyOp(t, Op::Get, 0, {q}), applyOp(t, Op::Get, 1, {q})});
+    return g.addTerm(t, applyOp(t, Op::Transpose, 0, {mapOf(t, fold, zipped)}));
+}
+
+// A copy of a term without the binders of De Bruijn indices `depth + 2` and `depth + 3` (which
+// must not occur): the two inner variables stay, those above the dropped ones move down by two.
+std::optional<TermId> dropOuterPair(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
+    TermNode n = in.at(id);
+    if (n.op == Op::Param && n.eclass == kNoClass) {
+        if (n.ival == depth + 2 || n.ival == depth + 3) {
+            return std::nullopt;
+        }
+        if (n.ival > depth + 3) {
+            n.ival -= 2;
+        }
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (TermId& c : n.children) {
+        auto r = dropOuterPair(in, c, inner, out);
+        if (!r) {
+            return std::nullopt;
+        }
+        c = *r;
+    }
+    return out.add(std::move(n));
+}
+
+// foldJoin(?g, ?e, ?z, ?xs) for
+// Reduce(fun((a, c) => Join $ (Reduce(fun((b, y) => ?g)) $ (a, ?e)))) $ (?z, ?xs): a fold whose
+// step folds over the array ?e from the accumulator (an array: Join takes the inner fold's
+// one-element result apart) is one fold over the concatenation,
+// Reduce(fun((b, y) => ?g)) $ (?z, Join $ (Map(fun(c => ?e)) $ ?xs)). Declines when ?e uses a,
+// or ?g uses a or c.
+std::optional<EClassId> foldJoin(EGraph& g, Args a) {
+    TermArena gIn, eIn;
+    TermId gRoot = g.extract(a[0].eclass, gIn);
+    TermId eRoot = g.extract(a[1].eclass, eIn);
+    TermArena t;
+    auto step = dropOuterPair(gIn, gRoot, 0, t);
+    auto e = dropSecond(eIn, eRoot, 0, t);
+    if (!step || !e) {
+        return std::nullopt;
+    }
+    TermId joined = applyOp(t, Op::Join, 0, {mapOf(t, *e, t.ref(a[3].eclass))});
+    TermNode reduce;
+    reduce.op = Op::Reduce;
+    reduce.children = {t.lambda({}, 2, *step)};
+    return g.addTerm(
+        t, t.apply(t.add(std::move(reduce)), std::vector<TermId>{t.ref(a[2].eclass), joined}));
+}
+
 // broadcast(?z, w): the literal that ?z holds, as a vector of width w with that value in every
 // lane (a vector literal, `Value("0.0f", Float8)`). Declines when ?z holds no scalar literal or
 // the width is not a constant in 2..16.
@@ -237,6 +355,14 @@ void addStructuralAppliers(Library& lib) {
     lib.appliers["interchange"] = {
         {"ccc", "map-map interchange through Transpose of a body using both parameters"},
         interchange};
+    lib.appliers["foldInterchange"] = {
+        {"cccc",
+         "a fold of an array accumulator updated element by element as one fold per element"},
+        foldInterchange};
+    lib.appliers["foldJoin"] = {
+        {"cccc",
+         "a fold of folds continuing from the accumulator as one fold over the concatenation"},
+        foldJoin};
     lib.appliers["reduceFission"] = {
         {"cccc", "reduce-map fission of a fused function whose second argument is used once"},
         reduceFission};

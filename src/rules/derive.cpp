@@ -182,6 +182,28 @@ bool hasRule(const std::vector<Rule>& rules, const std::string& name) {
     return std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.name == name; });
 }
 
+// The rule's size variables that divide several lengths (`commonTuningOf`), when no catalogue
+// rule creates such a variable: the primitive generators make one variable per divided length,
+// so no step from the left-hand side produces these; a derivation has to remove their splits
+// from the right-hand side (steps and lifting apply to both sides).
+std::string uncreatedVariables(const Rule& rule, const std::vector<Rule>& catalogue) {
+    auto common = [](const std::pair<std::string, egraph::Call>& g) {
+        return g.second.name == "commonTuningOf";
+    };
+    for (const Rule& r : catalogue) {
+        if (std::any_of(r.generators.begin(), r.generators.end(), common)) {
+            return "";
+        }
+    }
+    std::string vars;
+    for (const auto& g : rule.generators) {
+        if (common(g)) {
+            vars += (vars.empty() ? "" : ", ") + g.first;
+        }
+    }
+    return vars;
+}
+
 struct Stage {
     const char* name;
     std::vector<Rule> rules;
@@ -302,6 +324,11 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     }
     EGraph& g = setup->g;
     d.instance = setup->shown;
+    if (std::string vars = uncreatedVariables(rule, catalogue); !vars.empty()) {
+        d.progress.push_back(vars + " (commonTuningOf) divide several lengths: no primitive rule "
+                                    "creates such a variable, so the steps must remove their "
+                                    "splits from the right-hand side");
+    }
     ENodeId lhs = setup->lhs, rhs = setup->rhs;
     auto reached = [lhs, rhs](const EGraph& eg) { return eg.findConst(lhs) == eg.findConst(rhs); };
     if (!rule.composition.empty() &&
@@ -335,6 +362,10 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
             return d;
         }
     }
+    // Where both sides got: the smallest term of each side's class, so that the gap the
+    // catalogue leaves is visible (what an order of steps, or a missing equality, has to close).
+    d.progress.push_back("left-hand side's smallest equal term: " + g.show(g.find(lhs)));
+    d.progress.push_back("right-hand side's smallest equal term: " + g.show(g.find(rhs)));
     return d;
 }
 

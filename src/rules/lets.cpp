@@ -1,5 +1,6 @@
 // Named sub-patterns: `let NAME = (...)` and `let NAME(a, b) = (...)` (right after `if` or
-// `where` a let's body, without its parentheses, is a list of clauses), and rule families
+// `where` a let's body, without its parentheses, is a list of clauses; in a `by` clause a let
+// `(a; b; ...)` is a named sequence of steps), and rule families
 // `rule NAME(W in 2, 4, 8)SUFFIX: ...` (one rule per value, named NAME + value + SUFFIX, W
 // replaced by the value: vector widths, docs/rules.md, "Named sub-patterns and families"). Both
 // are expanded on tokens before parsing, so a let may stand anywhere a parenthesized pattern or
@@ -55,7 +56,7 @@ public:
             if (t.kind == Token::Kind::Ident && t.text == "by") {
                 inComposition = true;
             }
-            if (!inComposition && use(out)) {
+            if (inComposition ? useSteps(out) : use(out)) {
                 continue;
             }
             out.push_back(t);
@@ -236,6 +237,34 @@ private:
                 out.push_back({Token::Kind::Punct, ")", b.loc});
             }
         }
+        return true;
+    }
+
+    // A let used as a step of a `by` clause: its body `(a; b; ...)` is a named sequence of
+    // steps, spliced in without parentheses (a nested sequence was expanded at its definition,
+    // so its parentheses go too). Other names are rule names, left as they are.
+    bool useSteps(std::vector<Token>& out) {
+        const Token& t = at(pos_);
+        auto it = t.kind == Token::Kind::Ident ? lets_.find(t.text) : lets_.end();
+        if (it == lets_.end()) {
+            return false;
+        }
+        if (!it->second.params.empty()) {
+            badInput("let '" + t.text + "' takes arguments: a sequence of steps in 'by' takes none",
+                     file_, t.loc);
+        }
+        for (const Token& b : it->second.body) {
+            if (isPunct(b, "(") || isPunct(b, ")")) {
+                continue;
+            }
+            if (b.kind != Token::Kind::Ident && !isPunct(b, ";")) {
+                badInput("let '" + t.text + "' is used in 'by' but is no sequence of steps " +
+                             "(rule names separated by ';'): found '" + b.text + "'",
+                         file_, t.loc);
+            }
+            out.push_back(b);
+        }
+        ++pos_;
         return true;
     }
 

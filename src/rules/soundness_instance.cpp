@@ -32,8 +32,12 @@ Role roleAt(const egraph::Pattern& pat, const PatNode& parent, size_t i) {
         if (i == 0) {
             return {K::Function, parent.children.size() - 1, true};
         }
+        // A reduction's initial value is the monoid's neutral element when its operator is a
+        // variable (the instance's monoid); an operator the rule writes out (a lambda folding
+        // into an array accumulator) takes any initial value of its type.
         const PatNode& f = pat.nodes[parent.children[0]];
-        bool init = i == 1 && f.kind == PatNode::Kind::Node && isReduction(f.op);
+        bool init = i == 1 && f.kind == PatNode::Kind::Node && isReduction(f.op) &&
+                    pat.nodes[f.children.at(0)].kind == PatNode::Kind::ClassVar;
         return {init ? K::Init : K::Data, 1, true};
     }
     case Op::Lambda:

@@ -320,7 +320,8 @@ Recipe randomIndexFunction(Builder& b) {
 }
 
 Recipe randomScalarUserFun(Builder& b) {
-    std::vector<Recipe> pool{uf("plusOne"), uf("neg"), uf("abs"), uf("add"), uf("mult")};
+    // id: the lane-wise identity, a vector copy (isCopy).
+    std::vector<Recipe> pool{uf("plusOne"), uf("neg"), uf("abs"), uf("add"), uf("mult"), uf("id")};
     return pickOf(b.rng, pool);
 }
 

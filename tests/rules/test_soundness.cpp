@@ -147,6 +147,10 @@ TEST_CASE("unsound rules give a counterexample", "[rules][soundness]") {
              "rule bad: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ (Split(#n) $ "
              "(Gather(ReorderWithStride(#s)) $ ?x))) if isArray(?x) "
              "where #n = tuning(?x), #s = cotuning(?x)",
+             // a reduction whose operator the rule writes out starts from any value, not only
+             // from a neutral element: folding ?z in twice differs for a sum from a non-zero ?z
+             "rule bad: Reduce(fun((a, x) => ?f $ (a, x))) $ (?z, ?xs) => "
+             "Reduce(fun((a, x) => ?f $ (a, x))) $ (?f $ (?z, ?z), ?xs)",
          }) {
         auto v = checkOne(text);
         CHECK(v.verdict == Verdict::Fail);
