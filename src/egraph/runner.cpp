@@ -296,7 +296,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
     // More threads than cores only adds contention (and a TBB warning); results are the same.
     auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
     tbb::task_arena arena(static_cast<int>(std::clamp<size_t>(threads, 1, cores)));
-    g_.rebuild();
+    arena.execute([&] { g_.rebuild(); });
     if (goalReached()) {
         report.stop = StopReason::GoalReached;
         return report;
@@ -311,7 +311,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         arena.execute([&] { matches = search(it, report); });
         size_t applied = 0;
         bool complete = apply(matches, report, applied);
-        g_.rebuild();
+        arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
                            g_.memoryBytes(), applied,       since(iterStart)};
         report.iterations.push_back(ir);
