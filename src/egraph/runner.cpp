@@ -310,7 +310,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         std::vector<Matches> matches;
         arena.execute([&] { matches = search(it, report); });
         size_t applied = 0;
-        bool complete = apply(matches, report, applied);
+        bool complete = false; // in the arena: its memory checks sum in parallel
+        arena.execute([&] { complete = apply(matches, report, applied); });
         arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
                            g_.memoryBytes(), applied,       since(iterStart)};
