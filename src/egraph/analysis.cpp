@@ -98,6 +98,53 @@ ClassData EGraph::make(const ENode& n) {
     return d;
 }
 
+// make's cost, free variables and signature, which are all that mergeData reads of it: no type
+// inference. A class's type never changes on merges, and a node's signature depends only on its
+// operator, attribute and the types of its children, so re-deriving the type of every parent of
+// a class whose data changed (most of rebuilding's time on mm) would find what make found.
+ClassData EGraph::remake(const ENode& n) const {
+    ClassData d;
+    uint64_t cost = 1;
+    for (EClassId c : n.children) {
+        const ClassData& cd = cls(findConst(c)).data;
+        cost = std::min(kCostCap, cost + cd.cost);
+        if (n.op != Op::Lambda) {
+            uniteInto(d.freeVars, cd.freeVars);
+        }
+    }
+    d.cost = cost;
+    switch (n.op) {
+    case Op::Param:
+        d.freeVars = {n.ival};
+        break;
+    case Op::Lambda: {
+        const ClassData& body = cls(findConst(n.children.at(0))).data;
+        for (int32_t v : body.freeVars) {
+            if (v >= n.ival) {
+                d.freeVars.push_back(v - n.ival);
+            }
+        }
+        d.fun = {attrs_.at(n.attr).types, body.type, FunSig::Kind::Mono};
+        break;
+    }
+    case Op::UserFun: {
+        const auto& decl = userFuns.at(static_cast<size_t>(n.ival));
+        d.fun = {decl.paramTypes, decl.returnType, FunSig::Kind::Mono};
+        break;
+    }
+    default:
+        break;
+    }
+    return d;
+}
+
+bool EGraph::wouldChange(const ClassData& into, const ClassData& from) const {
+    return (into.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) ||
+           !std::includes(into.freeVars.begin(), into.freeVars.end(), from.freeVars.begin(),
+                          from.freeVars.end()) ||
+           std::pair(from.cost, from.best) < std::pair(into.cost, into.best);
+}
+
 bool EGraph::mergeData(ClassData& into, const ClassData& from) const {
     bool changed = false;
     if (into.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) {

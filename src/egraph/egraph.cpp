@@ -2,6 +2,9 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 
 namespace egopt::egraph {
 
@@ -319,21 +322,59 @@ void EGraph::compactStore() {
     holes_ = 0;
 }
 
+// Rounds over the classes whose data changed: each offers its parents' nodes (remake) to their
+// classes. The offers of a round are computed in parallel against the data the round began
+// with and kept only where they would change it (data only grows: an offer that changes
+// nothing now changes nothing later in the round), then merged in class and parent order. The
+// analysis is a monotone join (union of free variables, minimum of (cost, best), a signature
+// only ever filled in), so the data it settles on does not depend on the order of the offers:
+// the result is the one a worklist in any order reaches, for any thread count.
 void EGraph::propagateAnalysis() {
+    struct Offer {
+        EClassId into;
+        ClassData data;
+    };
+    std::vector<EClassId> round;
+    std::vector<ENodeId> parents;
     while (!analysisPending_.empty()) {
-        EClassId c = find(analysisPending_.back());
-        analysisPending_.pop_back();
-        for (ENodeId p : cls(c).parents) {
-            ClassData fresh;
-            try {
-                fresh = make(canonicalize(node(p)));
-            } catch (const TypeError&) {
-                continue; // types never change on merges; other facts are kept as they were
+        round.swap(analysisPending_);
+        analysisPending_.clear();
+        for (EClassId& c : round) {
+            c = find(c);
+        }
+        std::sort(round.begin(), round.end());
+        round.erase(std::unique(round.begin(), round.end()), round.end());
+        parents.clear();
+        for (EClassId c : round) {
+            const auto& ps = cls(c).parents;
+            parents.insert(parents.end(), ps.begin(), ps.end());
+        }
+        // Chunks of fixed size with a result slot each, read back in order: the offers are the
+        // same for any thread count.
+        constexpr size_t kChunk = 512;
+        std::vector<std::vector<Offer>> offers((parents.size() + kChunk - 1) / kChunk);
+        auto offer = [&](size_t chunk) {
+            size_t end = std::min(parents.size(), (chunk + 1) * kChunk);
+            for (size_t i = chunk * kChunk; i < end; ++i) {
+                ENodeId p = parents[i];
+                ClassData fresh = remake(node(p));
+                fresh.best = p;
+                EClassId pc = findConst(p);
+                if (wouldChange(cls(pc).data, fresh)) {
+                    offers[chunk].push_back({pc, std::move(fresh)});
+                }
             }
-            fresh.best = p;
-            EClassId pc = find(p);
-            if (mergeData(cls(pc).data, fresh)) {
-                analysisPending_.push_back(pc);
+        };
+        if (offers.size() > 1) {
+            tbb::parallel_for(size_t(0), offers.size(), offer);
+        } else if (!offers.empty()) {
+            offer(0);
+        }
+        for (auto& chunk : offers) {
+            for (Offer& o : chunk) {
+                if (mergeData(cls(o.into).data, o.data)) {
+                    analysisPending_.push_back(o.into);
+                }
             }
         }
     }
@@ -448,12 +489,31 @@ EGraph::MemoryParts EGraph::memoryParts() const {
     m.ids = parent_.bytes() + ref_.bytes();
     m.classes = classes_.bytes() + vec(freeSlots_);
     m.hashcons = memo_.bytes();
-    for (size_t i = 0; i < classes_.size(); ++i) {
-        const EClass& c = classes_[i];
-        m.members += c.nodes.heapBytes();
-        m.parents += c.parents.heapBytes();
-        m.classes += c.data.freeVars.heapBytes() + c.data.fun.params.heapBytes();
-    }
+    // The heap parts of every class slot, summed in parallel (integer sums: the same total in
+    // any order): the runner asks every 4,096 applications, between which most classes change.
+    struct Heap {
+        size_t members = 0, parents = 0, classes = 0;
+    };
+    Heap heap = tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, classes_.size(), 4096), Heap{},
+        [&](const tbb::blocked_range<size_t>& r, Heap sum) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                const EClass& c = classes_[i];
+                sum.members += c.nodes.heapBytes();
+                sum.parents += c.parents.heapBytes();
+                sum.classes += c.data.freeVars.heapBytes() + c.data.fun.params.heapBytes();
+            }
+            return sum;
+        },
+        [](Heap a, const Heap& b) {
+            a.members += b.members;
+            a.parents += b.parents;
+            a.classes += b.classes;
+            return a;
+        });
+    m.members += heap.members;
+    m.parents += heap.parents;
+    m.classes += heap.classes;
     m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
     for (const auto& edges : proof_) {
         m.other += vec(edges);

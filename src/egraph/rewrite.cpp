@@ -54,6 +54,20 @@ void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
     }
 }
 
+// Equal id lists; a loop, since these hold one to three ids, for which a memcmp call costs more
+// than the comparison (the early conditions compare them at every binding of the search).
+bool sameIds(const std::vector<EClassId>& a, const std::vector<EClassId>& b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i] != b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
     std::vector<ArgValue> out;
     resolveInto(call, s, out);
@@ -183,10 +197,10 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             }
             // The same arguments as last time: the same answer, without the call.
             classArgs(i, s, current);
-            if (!held[i].empty() && current == held[i]) {
+            if (!held[i].empty() && sameIds(current, held[i])) {
                 continue;
             }
-            if (!failed[i].empty() && current == failed[i]) {
+            if (!failed[i].empty() && sameIds(current, failed[i])) {
                 return false;
             }
             bindArgs(rule.conditions[i], s, args[i]);
@@ -207,7 +221,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             return false;
         }
         classArgs(i, s, current);
-        return current == held[i];
+        return sameIds(current, held[i]);
     };
     bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
     matchClasses(

@@ -56,15 +56,6 @@ void Runner::Matches::add(EClassId c, const Subst& s) {
     ++count;
 }
 
-void Runner::Matches::append(Matches&& other) {
-    classes.insert(classes.end(), other.classes.begin(), other.classes.end());
-    unchanged.insert(unchanged.end(), other.unchanged.begin(), other.unchanged.end());
-    for (auto& [i, bound] : other.sizes) {
-        sizes.emplace_back(count + i, std::move(bound));
-    }
-    count += other.count;
-}
-
 void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
     const EClassId* row = classes.data() + i * (width + 1);
     out.eclass = row[0];
@@ -90,7 +81,7 @@ std::vector<bool> Runner::focusedRoots() const {
     return in;
 }
 
-std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report) {
+std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& report) {
     OpIndex index(g_);
     // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
     // each task has its own result slot, and the flattening below reads them in task order,
@@ -136,14 +127,16 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[tasks[t].rule]);
         seconds[t] = since(start);
     });
-    std::vector<Matches> out(rules_.size());
+    std::vector<RuleMatches> out(rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
-        out[r].width = rules_[r].vars.names.size();
         out[r].searched = state_[r].bannedUntil <= iteration;
     }
     for (size_t t = 0; t < tasks.size(); ++t) {
-        out[tasks[t].rule].append(std::move(slots[t]));
-        slots[t] = Matches(); // its memory, before the next task's is appended
+        RuleMatches& rm = out[tasks[t].rule];
+        rm.count += slots[t].count;
+        if (slots[t].count > 0) {
+            rm.parts.push_back(std::move(slots[t]));
+        }
         report.rules[tasks[t].rule].searchSeconds += seconds[t];
     }
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -154,9 +147,7 @@ std::vector<Runner::Matches> Runner::search(size_t iteration, RunReport& report)
             state_[r].bannedUntil = iteration + (scheduler.banLength << state_[r].timesBanned);
             ++state_[r].timesBanned;
             ++st.timesBanned;
-            Matches none;
-            none.width = out[r].width;
-            out[r] = std::move(none); // not searched: its matches were dropped
+            out[r] = RuleMatches(); // not searched: its matches were dropped
         }
     }
     return out;
@@ -221,7 +212,7 @@ void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) c
     }
 }
 
-bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& applied) {
+bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied) {
     // Changes from here on are of a later epoch than the search saw; merges mark the classes
     // that unchanged matches check (unchangedMatchIsNoOp).
     g_.advanceEpoch();
@@ -239,42 +230,48 @@ bool Runner::apply(std::vector<Matches>& matches, RunReport& report, size_t& app
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
         bool stopped = false;
-        size_t nextSizes = 0;
         Match m{kNoClass, {}};
-        for (size_t i = 0; i < matches[r].count && !stopped; ++i) {
-            if (g_.numNodes() > limits.nodes) {
-                nodeLimit = true; // counted, hence deterministic
-                break;
-            }
-            if (++sinceCheck == kMemoryCheck) {
-                sinceCheck = 0;
-                if (g_.memoryBytes() > limits.memoryBytes) {
-                    stopped = true;
+        for (Matches& part : matches[r].parts) {
+            size_t nextSizes = 0;
+            for (size_t i = 0; i < part.count; ++i) {
+                if (g_.numNodes() > limits.nodes) {
+                    nodeLimit = true; // counted, hence deterministic
                     break;
                 }
+                if (++sinceCheck == kMemoryCheck) {
+                    sinceCheck = 0;
+                    if (g_.memoryBytes() > limits.memoryBytes) {
+                        stopped = true;
+                        break;
+                    }
+                }
+                if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                    prefetchAhead(part, rules_[r], i);
+                }
+                part.at(i, nextSizes, m);
+                if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
+                    ++report.rules[r].unchangedSkipped;
+                    continue; // applied when the rule last ran, and would change nothing now
+                }
+                bool record = applications && !rules_[r].composition.empty();
+                std::vector<ENodeId> rhs;
+                if (applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
+                    ++applied;
+                    ++report.rules[r].applications;
+                }
+                if (!rhs.empty()) {
+                    applications->add(rules_[r], std::move(rhs));
+                }
             }
-            if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                prefetchAhead(matches[r], rules_[r], i);
-            }
-            matches[r].at(i, nextSizes, m);
-            if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
-                ++report.rules[r].unchangedSkipped;
-                continue; // applied when the rule last ran, and would change nothing now
-            }
-            bool record = applications && !rules_[r].composition.empty();
-            std::vector<ENodeId> rhs;
-            if (applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
-                ++applied;
-                ++report.rules[r].applications;
-            }
-            if (!rhs.empty()) {
-                applications->add(rules_[r], std::move(rhs));
+            part = Matches(); // applied: its memory goes back
+            if (stopped || nodeLimit) {
+                break;
             }
         }
         if (matches[r].searched && !stopped && !nodeLimit && !focus) {
             state_[r].appliedAt = g_.epoch(); // every match found was applied
         }
-        matches[r] = Matches(); // applied: its memory goes back
+        matches[r] = RuleMatches();
         report.rules[r].newNodes += g_.numNodeIds() - before;
         report.rules[r].applySeconds += since(start);
         if (stopped) {
@@ -296,7 +293,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
     // More threads than cores only adds contention (and a TBB warning); results are the same.
     auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
     tbb::task_arena arena(static_cast<int>(std::clamp<size_t>(threads, 1, cores)));
-    g_.rebuild();
+    arena.execute([&] { g_.rebuild(); });
     if (goalReached()) {
         report.stop = StopReason::GoalReached;
         return report;
@@ -307,11 +304,12 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             break;
         }
         auto iterStart = Clock::now();
-        std::vector<Matches> matches;
+        std::vector<RuleMatches> matches;
         arena.execute([&] { matches = search(it, report); });
         size_t applied = 0;
-        bool complete = apply(matches, report, applied);
-        g_.rebuild();
+        bool complete = false; // in the arena: its memory checks sum in parallel
+        arena.execute([&] { complete = apply(matches, report, applied); });
+        arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
                            g_.memoryBytes(), applied,       since(iterStart)};
         report.iterations.push_back(ir);

@@ -92,12 +92,19 @@ TEST_CASE("saturation is deterministic across thread counts", "[egraph]") {
 
 namespace {
 
-// The whole e-graph as text: every class (canonical id, type) with its member e-nodes (id,
-// operator, integer, attribute, child classes). Equal texts: equal e-graphs, ids included.
+// The whole e-graph as text: every class (canonical id, type, the analysis's cost, smallest
+// e-node and free variables) with its member e-nodes (id, operator, integer, attribute, child
+// classes). Equal texts: equal e-graphs, ids and analysis data included.
 std::string structure(const EGraph& g) {
     std::string out;
     for (EClassId c : g.classIds()) {
-        out += std::to_string(c) + ":" + g.showType(c) + "{";
+        const ClassData& d = g.data(c);
+        out += std::to_string(c) + ":" + g.showType(c) + "/" + std::to_string(d.cost) + "/" +
+               std::to_string(d.best) + "/";
+        for (int32_t v : d.freeVars) {
+            out += std::to_string(v) + ",";
+        }
+        out += "{";
         for (ENodeId n : g.eclass(c).nodes) {
             const ENode& e = g.node(n);
             out += std::to_string(n) + "=" + std::to_string(static_cast<int>(e.op)) + "/" +

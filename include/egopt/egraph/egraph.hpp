@@ -233,12 +233,15 @@ private:
     void canonicalizeInPlace(ENode& n) const;
     void countHeapChildren(const ENode& n);
     ClassData make(const ENode& canonical);
+    ClassData remake(const ENode& n) const; // what mergeData reads of make(n)
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
     std::vector<TypeId> childArgTypes(Op op, std::span<const arith::Size> sizes,
                                       std::span<const TypeId> args);
     // Merges `from` into `into`'s data; true if `into` changed.
     bool mergeData(ClassData& into, const ClassData& from) const;
+    // Whether mergeData(into, from) would change `into` (read only).
+    bool wouldChange(const ClassData& into, const ClassData& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
     void dedupMembers(EClassId c);

@@ -121,27 +121,33 @@ private:
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
     };
-    // The matches of one rule: per match its class and `width` slot classes in one flat array
-    // (a Subst per match, with its heap vector and map, took about 100 bytes each and was most
-    // of the peak memory of an AC workload), and the size bindings of the few that have any.
+    // The matches of one search task (a chunk of one rule's classes): per match its class and
+    // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
+    // took about 100 bytes each and was most of the peak memory of an AC workload), and the
+    // size bindings of the few that have any.
     struct Matches {
         size_t width = 0;
         size_t count = 0;
-        bool searched = false;       // all matches found (not dropped by a ban)
         std::vector<bool> unchanged; // by match: Subst::unchanged
         std::vector<EClassId> classes;
         std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
         void add(EClassId c, const Subst& s);
-        void append(Matches&& other);
         // Match i into `out`, whose vector is reused from match to match.
         void at(size_t i, size_t& nextSizes, Match& out) const;
     };
-    std::vector<Matches> search(size_t iteration, RunReport& report);
+    // The matches of one rule: its tasks' matches in task order, hence class order, kept as the
+    // tasks left them (concatenating them was a sequential copy of every match).
+    struct RuleMatches {
+        size_t count = 0;
+        bool searched = false; // all matches found (not dropped by a ban)
+        std::vector<Matches> parts;
+    };
+    std::vector<RuleMatches> search(size_t iteration, RunReport& report);
     // By canonical id, whether the focus holds the class (empty: no focus).
     std::vector<bool> focusedRoots() const;
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
-    bool apply(std::vector<Matches>& matches, RunReport& report, size_t& applied);
+    bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
     void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
     bool goalReached() const { return goal && goal(g_); }
 
