@@ -106,7 +106,11 @@ private:
                 count[key] = 1;
                 return true;
             }
-            return count[key] < cap && ++count[key] > 0;
+            if (count[key] >= cap) {
+                return false;
+            }
+            ++count[key];
+            return true;
         }
     };
     // What makes a list's entries distinct: each term once, and with shapes at most
@@ -125,6 +129,8 @@ private:
             return terms.insert(t) && shapes.insert(search.terms_.shape(t), kTermsPerShape);
         }
     };
+    // Two, so that a shape keeps a second way of reading its data (strided and contiguous
+    // chunks, say) for contexts where the cost function ranks it first.
     static constexpr uint8_t kTermsPerShape = 2;
 
     // A pool's storage, reused from one recomputation to the next.
