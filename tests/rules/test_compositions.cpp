@@ -331,7 +331,7 @@ TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[
     // The equality itself, on random instances (its body reads both halves of each element's
     // pair, which fold-interchange rebinds): the interpreter agrees on both sides.
     rules::SoundnessOptions check;
-    check.instances = 20;
+    check.instances = 8;
     std::vector<rules::RuleVerdict> v = rules::checkRules(rs, lib, check);
     INFO(rules::formatVerdict(v.at(0)));
     CHECK(v.at(0).verdict == rules::Verdict::Pass);
