@@ -1,8 +1,10 @@
 // The e-class analyses (make and merge hooks): type or function signature, free De Bruijn
-// variables, constant outer length, and the smallest member term.
+// variables, constant outer length, and the smallest member term; and their propagation to
+// parents when a rebuild changed a class's data.
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
 
@@ -29,20 +31,10 @@ bool uniteInto(InlineVec<int32_t>& into, const InlineVec<int32_t>& from) {
 } // namespace
 
 ClassData EGraph::make(const ENode& n) {
-    ClassData d;
+    ClassData d = remake(n); // cost, free variables, a lambda's or user function's signature
     const Attr& a = attrs_.at(n.attr);
-    uint64_t cost = 1;
-    for (EClassId c : n.children) {
-        const ClassData& cd = cls(c).data;
-        cost = std::min(kCostCap, cost + cd.cost);
-        if (n.op != Op::Lambda) {
-            uniteInto(d.freeVars, cd.freeVars);
-        }
-    }
-    d.cost = cost;
     switch (n.op) {
     case Op::Param:
-        d.freeVars = {n.ival};
         d.type = a.types.at(0);
         break;
     case Op::Literal:
@@ -73,24 +65,13 @@ ClassData EGraph::make(const ENode& n) {
         d.type = resultOf(n.children[0], args);
         break;
     }
-    case Op::Lambda: {
-        const ClassData& body = cls(n.children.at(0)).data;
-        if (!body.isData()) {
+    case Op::Lambda:
+        if (!cls(n.children.at(0)).data.isData()) {
             throw TypeError("the body of a lambda is a function");
         }
-        for (int32_t v : body.freeVars) {
-            if (v >= n.ival) {
-                d.freeVars.push_back(v - n.ival);
-            }
-        }
-        d.fun = {a.types, body.type, FunSig::Kind::Mono};
         break;
-    }
-    case Op::UserFun: {
-        const auto& decl = userFuns.at(static_cast<size_t>(n.ival));
-        d.fun = {decl.paramTypes, decl.returnType, FunSig::Kind::Mono};
+    case Op::UserFun:
         break;
-    }
     default:
         d.fun.kind = isIndexFunction(n.op) ? FunSig::Kind::Index : FunSig::Kind::Poly;
         break;
@@ -211,6 +192,64 @@ std::string EGraph::showType(EClassId c) const {
         out += (i ? ", " : "") + types.show(d.fun.params[i]);
     }
     return out + ") -> " + types.show(d.fun.result);
+}
+
+// Rounds over the classes whose data changed: each offers its parents' nodes (remake) to their
+// classes. The offers of a round are computed in parallel against the data the round began
+// with and kept only where they would change it (data only grows: an offer that changes
+// nothing now changes nothing later in the round), then merged in class and parent order. The
+// analysis is a monotone join (union of free variables, minimum of (cost, best), a signature
+// only ever filled in), so the data it settles on does not depend on the order of the offers:
+// the result is the one a worklist in any order reaches, for any thread count.
+void EGraph::propagateAnalysis() {
+    struct Offer {
+        EClassId into;
+        ClassData data;
+    };
+    std::vector<EClassId> round;
+    std::vector<ENodeId> parents;
+    while (!analysisPending_.empty()) {
+        round.swap(analysisPending_);
+        analysisPending_.clear();
+        for (EClassId& c : round) {
+            c = find(c);
+        }
+        std::sort(round.begin(), round.end());
+        round.erase(std::unique(round.begin(), round.end()), round.end());
+        parents.clear();
+        for (EClassId c : round) {
+            const auto& ps = cls(c).parents;
+            parents.insert(parents.end(), ps.begin(), ps.end());
+        }
+        // Chunks of fixed size with a result slot each, read back in order: the offers are the
+        // same for any thread count.
+        constexpr size_t kChunk = 512;
+        std::vector<std::vector<Offer>> offers((parents.size() + kChunk - 1) / kChunk);
+        auto offer = [&](size_t chunk) {
+            size_t end = std::min(parents.size(), (chunk + 1) * kChunk);
+            for (size_t i = chunk * kChunk; i < end; ++i) {
+                ENodeId p = parents[i];
+                ClassData fresh = remake(node(p));
+                fresh.best = p;
+                EClassId pc = findConst(p);
+                if (wouldChange(cls(pc).data, fresh)) {
+                    offers[chunk].push_back({pc, std::move(fresh)});
+                }
+            }
+        };
+        if (offers.size() > 1) {
+            tbb::parallel_for(size_t(0), offers.size(), offer);
+        } else if (!offers.empty()) {
+            offer(0);
+        }
+        for (auto& chunk : offers) {
+            for (Offer& o : chunk) {
+                if (mergeData(cls(o.into).data, o.data)) {
+                    analysisPending_.push_back(o.into);
+                }
+            }
+        }
+    }
 }
 
 } // namespace egopt::egraph

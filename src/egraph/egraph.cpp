@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 
 namespace egopt::egraph {
@@ -320,64 +319,6 @@ void EGraph::compactStore() {
     store_.truncate(to);
     memo_.remap(moved);
     holes_ = 0;
-}
-
-// Rounds over the classes whose data changed: each offers its parents' nodes (remake) to their
-// classes. The offers of a round are computed in parallel against the data the round began
-// with and kept only where they would change it (data only grows: an offer that changes
-// nothing now changes nothing later in the round), then merged in class and parent order. The
-// analysis is a monotone join (union of free variables, minimum of (cost, best), a signature
-// only ever filled in), so the data it settles on does not depend on the order of the offers:
-// the result is the one a worklist in any order reaches, for any thread count.
-void EGraph::propagateAnalysis() {
-    struct Offer {
-        EClassId into;
-        ClassData data;
-    };
-    std::vector<EClassId> round;
-    std::vector<ENodeId> parents;
-    while (!analysisPending_.empty()) {
-        round.swap(analysisPending_);
-        analysisPending_.clear();
-        for (EClassId& c : round) {
-            c = find(c);
-        }
-        std::sort(round.begin(), round.end());
-        round.erase(std::unique(round.begin(), round.end()), round.end());
-        parents.clear();
-        for (EClassId c : round) {
-            const auto& ps = cls(c).parents;
-            parents.insert(parents.end(), ps.begin(), ps.end());
-        }
-        // Chunks of fixed size with a result slot each, read back in order: the offers are the
-        // same for any thread count.
-        constexpr size_t kChunk = 512;
-        std::vector<std::vector<Offer>> offers((parents.size() + kChunk - 1) / kChunk);
-        auto offer = [&](size_t chunk) {
-            size_t end = std::min(parents.size(), (chunk + 1) * kChunk);
-            for (size_t i = chunk * kChunk; i < end; ++i) {
-                ENodeId p = parents[i];
-                ClassData fresh = remake(node(p));
-                fresh.best = p;
-                EClassId pc = findConst(p);
-                if (wouldChange(cls(pc).data, fresh)) {
-                    offers[chunk].push_back({pc, std::move(fresh)});
-                }
-            }
-        };
-        if (offers.size() > 1) {
-            tbb::parallel_for(size_t(0), offers.size(), offer);
-        } else if (!offers.empty()) {
-            offer(0);
-        }
-        for (auto& chunk : offers) {
-            for (Offer& o : chunk) {
-                if (mergeData(cls(o.into).data, o.data)) {
-                    analysisPending_.push_back(o.into);
-                }
-            }
-        }
-    }
 }
 
 // Members: one node per canonical form, in id order (deterministic matching order).
