@@ -4,6 +4,8 @@
 // the vector literal that broadcasts a scalar literal (a vectorised reduction's initial value).
 #include "library_parts.hpp"
 
+#include <functional>
+
 namespace egopt::egraph::detail {
 
 namespace {
@@ -78,21 +80,51 @@ std::optional<EClassId> copyOf(EGraph& g, Args a) {
     return g.addTerm(c, c.apply(f, std::span<const TermId>(&arg, 1)));
 }
 
-// A copy of a term with De Bruijn variables `depth` and `depth + 1` exchanged.
-TermId swapInner(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
+// What copying a term does with a variable bound inside the copied scope (`var`, seen at
+// binder depth `depth`, where index `depth` is the innermost binder the copy starts under):
+// `decline` ends the copy without a result, `replacement` puts a term in its place; otherwise
+// the variable is kept, with whatever index the rewrite set in `var`.
+struct VarRewrite {
+    bool decline = false;
+    std::optional<TermId> replacement;
+};
+using RewriteVar = std::function<VarRewrite(TermNode& var, int32_t depth, TermArena& out)>;
+
+// A copy of a term in which each bound variable goes through `rewrite` (variables of e-classes,
+// `eclass != kNoClass`, are leaves and stay); nullopt when the rewrite declines one.
+std::optional<TermId> rebind(const TermArena& in, TermId id, int32_t depth, TermArena& out,
+                             const RewriteVar& rewrite) {
     TermNode n = in.at(id);
     if (n.op == Op::Param && n.eclass == kNoClass) {
-        if (n.ival == depth) {
-            n.ival = depth + 1;
-        } else if (n.ival == depth + 1) {
-            n.ival = depth;
+        VarRewrite r = rewrite(n, depth, out);
+        if (r.decline) {
+            return std::nullopt;
+        }
+        if (r.replacement) {
+            return *r.replacement;
         }
     }
     int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
     for (TermId& c : n.children) {
-        c = swapInner(in, c, inner, out);
+        auto r = rebind(in, c, inner, out, rewrite);
+        if (!r) {
+            return std::nullopt;
+        }
+        c = *r;
     }
     return out.add(std::move(n));
+}
+
+// A copy of a term with De Bruijn variables `depth` and `depth + 1` exchanged.
+TermId swapInner(const TermArena& in, TermId id, TermArena& out) {
+    return *rebind(in, id, 0, out, [](TermNode& v, int32_t depth, TermArena&) {
+        if (v.ival == depth) {
+            v.ival = depth + 1;
+        } else if (v.ival == depth + 1) {
+            v.ival = depth;
+        }
+        return VarRewrite{};
+    });
 }
 
 TermId mapOf(TermArena& t, TermId body, TermId arg) {
@@ -116,7 +148,7 @@ std::optional<EClassId> interchange(EGraph& g, Args a) {
     TermArena body;
     TermId root = g.extract(a[0].eclass, body);
     TermArena t;
-    TermId swapped = swapInner(body, root, 0, t);
+    TermId swapped = swapInner(body, root, t);
     TermId inner = mapOf(t, swapped, t.ref(a[1].eclass, 1));
     TermId outer = mapOf(t, inner, t.ref(y));
     TermNode tr;
@@ -127,25 +159,14 @@ std::optional<EClassId> interchange(EGraph& g, Args a) {
 
 // A copy of a term without the binder of De Bruijn index `depth + 1` (which must not occur):
 // the variable at `depth` stays, those above the dropped one move down by one.
-std::optional<TermId> dropSecond(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
-    TermNode n = in.at(id);
-    if (n.op == Op::Param && n.eclass == kNoClass) {
-        if (n.ival == depth + 1) {
-            return std::nullopt;
+std::optional<TermId> dropSecond(const TermArena& in, TermId id, TermArena& out) {
+    return rebind(in, id, 0, out, [](TermNode& v, int32_t depth, TermArena&) {
+        bool dropped = v.ival == depth + 1;
+        if (v.ival > depth + 1) {
+            --v.ival;
         }
-        if (n.ival > depth + 1) {
-            --n.ival;
-        }
-    }
-    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
-    for (TermId& c : n.children) {
-        auto r = dropSecond(in, c, inner, out);
-        if (!r) {
-            return std::nullopt;
-        }
-        c = *r;
-    }
-    return out.add(std::move(n));
+        return VarRewrite{dropped, std::nullopt};
+    });
 }
 
 // reduceFission(?f, ?e, ?z, ?x) for ReduceSeq(fun((a, y) => ?f $ (a, ?e))) $ (?z, ?x) where ?e
@@ -161,7 +182,7 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     TermArena body;
     TermId root = g.extract(a[1].eclass, body);
     TermArena t;
-    auto e = dropSecond(body, root, 0, t);
+    auto e = dropSecond(body, root, t);
     if (!e) {
         return std::nullopt;
     }
@@ -191,29 +212,17 @@ TermId applyOp(TermArena& t, Op op, int32_t ival, std::vector<TermId> args) {
 // fun((acc, t)) (p at `depth`, t at depth + 1, acc at depth + 2, which must not occur) and is
 // put under fun((a, u)) inside fun(q) (u at `depth`, a at depth + 1, q at depth + 2), where p is
 // Tuple $ (a, Get(0) $ u) and t is Get(1) $ u. Variables bound outside keep their indices.
-std::optional<TermId> foldBody(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
-    TermNode n = in.at(id);
-    if (n.op == Op::Param && n.eclass == kNoClass) {
-        if (n.ival == depth + 2) {
-            return std::nullopt;
+std::optional<TermId> foldBody(const TermArena& in, TermId id, TermArena& out) {
+    return rebind(in, id, 0, out, [](TermNode& v, int32_t depth, TermArena& t) {
+        if (v.ival == depth) {
+            TermId a = t.var(depth + 1), u = t.var(depth);
+            return VarRewrite{false, applyOp(t, Op::Tuple, 2, {a, applyOp(t, Op::Get, 0, {u})})};
         }
-        if (n.ival == depth) {
-            TermId a = out.var(depth + 1), u = out.var(depth);
-            return applyOp(out, Op::Tuple, 2, {a, applyOp(out, Op::Get, 0, {u})});
+        if (v.ival == depth + 1) {
+            return VarRewrite{false, applyOp(t, Op::Get, 1, {t.var(depth)})};
         }
-        if (n.ival == depth + 1) {
-            return applyOp(out, Op::Get, 1, {out.var(depth)});
-        }
-    }
-    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
-    for (TermId& c : n.children) {
-        auto r = foldBody(in, c, inner, out);
-        if (!r) {
-            return std::nullopt;
-        }
-        c = *r;
-    }
-    return out.add(std::move(n));
+        return VarRewrite{v.ival == depth + 2, std::nullopt};
+    });
 }
 
 // foldInterchange(?body, ?e, ?z, ?ts) for
@@ -230,8 +239,8 @@ std::optional<EClassId> foldInterchange(EGraph& g, Args a) {
     TermId bodyRoot = g.extract(a[0].eclass, bodyIn);
     TermId eRoot = g.extract(a[1].eclass, eIn);
     TermArena t;
-    auto body = foldBody(bodyIn, bodyRoot, 0, t);
-    auto e = dropSecond(eIn, eRoot, 0, t);
+    auto body = foldBody(bodyIn, bodyRoot, t);
+    auto e = dropSecond(eIn, eRoot, t);
     if (!body || !e) {
         return std::nullopt;
     }
@@ -252,25 +261,14 @@ std::optional<EClassId> foldInterchange(EGraph& g, Args a) {
 
 // A copy of a term without the binders of De Bruijn indices `depth + 2` and `depth + 3` (which
 // must not occur): the two inner variables stay, those above the dropped ones move down by two.
-std::optional<TermId> dropOuterPair(const TermArena& in, TermId id, int32_t depth, TermArena& out) {
-    TermNode n = in.at(id);
-    if (n.op == Op::Param && n.eclass == kNoClass) {
-        if (n.ival == depth + 2 || n.ival == depth + 3) {
-            return std::nullopt;
+std::optional<TermId> dropOuterPair(const TermArena& in, TermId id, TermArena& out) {
+    return rebind(in, id, 0, out, [](TermNode& v, int32_t depth, TermArena&) {
+        bool dropped = v.ival == depth + 2 || v.ival == depth + 3;
+        if (v.ival > depth + 3) {
+            v.ival -= 2;
         }
-        if (n.ival > depth + 3) {
-            n.ival -= 2;
-        }
-    }
-    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
-    for (TermId& c : n.children) {
-        auto r = dropOuterPair(in, c, inner, out);
-        if (!r) {
-            return std::nullopt;
-        }
-        c = *r;
-    }
-    return out.add(std::move(n));
+        return VarRewrite{dropped, std::nullopt};
+    });
 }
 
 // foldJoin(?g, ?e, ?z, ?xs) for
@@ -284,8 +282,8 @@ std::optional<EClassId> foldJoin(EGraph& g, Args a) {
     TermId gRoot = g.extract(a[0].eclass, gIn);
     TermId eRoot = g.extract(a[1].eclass, eIn);
     TermArena t;
-    auto step = dropOuterPair(gIn, gRoot, 0, t);
-    auto e = dropSecond(eIn, eRoot, 0, t);
+    auto step = dropOuterPair(gIn, gRoot, t);
+    auto e = dropSecond(eIn, eRoot, t);
     if (!step || !e) {
         return std::nullopt;
     }
