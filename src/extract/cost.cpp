@@ -248,28 +248,46 @@ bool StructuralCost::contiguousChunks(const CostInput& in, const arith::Bindings
                         [&](const arith::Size& s) { return s * *chunk == n; });
 }
 
-// Params::globalStore per scalar of the element a MapGlb/MapWrg writes (the innermost one of a
-// nest, whose elements are not arrays, so a 2D MapGlb nest pays once).
-double StructuralCost::globalStoreCost(const CostInput& in) const {
-    if (p_.globalStore == 0 || in.node.op == Op::MapLcl || in.argTypes.empty()) {
+namespace {
+
+// The scalars in one value of type t (vector lanes count one each, tuples their fields).
+double scalarsIn(const lift::TypeArena& types, lift::TypeId t, const arith::Bindings& sizes,
+                 double fallback) {
+    const lift::TypeNode& n = types.at(t);
+    switch (n.kind) {
+    case lift::TypeKind::Array:
+        return estimateSize(n.length, sizes, fallback) *
+               scalarsIn(types, n.elems[0], sizes, fallback);
+    case lift::TypeKind::Tuple: {
+        double sum = 0;
+        for (lift::TypeId f : n.elems) {
+            sum += scalarsIn(types, f, sizes, fallback);
+        }
+        return sum;
+    }
+    case lift::TypeKind::Vector:
+        return n.width;
+    default:
+        return 1;
+    }
+}
+
+} // namespace
+
+// Params::globalStore per scalar a kernel writes to global memory, shared by the device's
+// threads. Charged at the launch, by the result's type, whatever writes it (a MapGlb, the
+// MapLcls of a MapWrg, a MapSeq in a global thread): an intermediate kernel's result costs
+// this traffic and its consumer's reads, which fusing the two saves.
+double StructuralCost::kernelStoreCost(const CostInput& in, const arith::Bindings& sizes) const {
+    if (p_.globalStore == 0) {
         return 0;
     }
-    const lift::TypeArena& types = in.graph.types;
-    lift::TypeId t = in.argTypes.back();
-    if (!types.isArray(t)) {
+    const egraph::ClassData& d = in.graph.data(in.eclass);
+    if (!d.isData() || d.type == lift::kNoType) {
         return 0;
     }
-    // The result's element has the function's result type; the argument's element stands in
-    // for it (maps here keep the element's size: abs, mult of a pair, a chunk's sum).
-    lift::TypeId e = types.elemOf(t);
-    double scalars = 1;
-    if (types.isArray(e)) {
-        return 0; // a map over chunks: the function's own maps and reductions decide
-    }
-    if (types.at(e).kind == lift::TypeKind::Vector) {
-        scalars = types.at(e).width;
-    }
-    return p_.globalStore * scalars;
+    return p_.globalStore * scalarsIn(in.graph.types, d.type, sizes, p_.unknownSize) /
+           p_.glbThreads;
 }
 
 double StructuralCost::cost(const CostInput& in) const {
@@ -301,9 +319,7 @@ double StructuralCost::cost(const CostInput& in) const {
     if (lift::isThreadMap(in.node.op)) {
         // Local maps store into local memory (small, like private memory); a global or
         // work-group map's result is charged through the kernel launch that consumes it.
-        return 1 +
-               threadMap(in, n,
-                         body + (in.node.op == Op::MapLcl ? p_.store : 0) + globalStoreCost(in));
+        return 1 + threadMap(in, n, body + (in.node.op == Op::MapLcl ? p_.store : 0));
     }
     switch (in.node.op) {
     // A map's result is stored (and read again by its consumer), which fusing it into the
@@ -327,7 +343,7 @@ double StructuralCost::cost(const CostInput& in) const {
         if (p_.uncoalesced != 1 && contiguousChunks(in, sizes)) {
             children += (p_.uncoalesced - 1) * in.children[0].cost;
         }
-        return 1 + children + (launchesKernel(in) ? p_.launch : 0);
+        return 1 + children + (launchesKernel(in) ? p_.launch + kernelStoreCost(in, sizes) : 0);
     }
 }
 

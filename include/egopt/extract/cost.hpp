@@ -51,7 +51,8 @@ public:
 // MapGlb 4096, MapWrg 32, MapLcl 128; 1 for a map nested in one of its kind; a MapLcl at
 // work-group level adds a barrier; MapSeq and MapLcl add `store` per element), Iterate by its
 // count, a lane-wise function (VectorizeUserFun, MapVec) costs its scalar function, and each
-// kernel launch adds `launch`, except a one-thread kernel that another one reads (they are one
+// kernel launch adds `launch` (and `globalStore` per scalar of its result over the threads),
+// except a one-thread kernel that another one reads (they are one
 // kernel), so a chain of kernels that each shrink the data a little is not preferred to one
 // partial reduction and a short final one. Lengths are evaluated
 // with the concrete sizes and, for tuning variables, the plausible values of `plausibleTuning`
@@ -78,16 +79,17 @@ public:
         // line per thread instead of one in all. 1 (no preference) suits a CPU, where each
         // thread walking its own chunk is what the caches want; gpu() sets 4.
         double uncoalesced = 1;
-        // Per scalar (vector lanes count one each) that a MapGlb or MapWrg over non-array
-        // elements writes to global memory, for its consumer to read back: on a GPU the traffic,
-        // not the arithmetic, decides, and a vectorised map in its own kernel (abs over float16)
-        // would otherwise look cheaper than fusing it into the reduction that reads it. 0 on a CPU,
-        // where the caches absorb much of it; gpu() sets 4.
+        // Per scalar (vector lanes count one each) of a kernel's result, which it writes to
+        // global memory for its consumer to read back, shared by glbThreads threads: on a GPU
+        // the traffic, not the arithmetic, decides, and a vectorised map in its own kernel (abs
+        // over float16, by a MapGlb or by a MapWrg's MapLcls) would otherwise look cheaper than
+        // fusing it into the reduction that reads it. 0 on a CPU, where the caches absorb much
+        // of it; gpu() sets 4.
         double globalStore = 0;
         static Params gpu() {
             Params p;
             p.uncoalesced = 4;
-            p.globalStore = 4;
+            p.globalStore = 16;
             return p;
         }
         // The same GPU at full occupancy: an H100/H200 keeps 132 x 2048 threads in flight and
@@ -114,7 +116,7 @@ public:
     double cost(const CostInput& in) const override;
 
 private:
-    double globalStoreCost(const CostInput& in) const;
+    double kernelStoreCost(const CostInput& in, const arith::Bindings& sizes) const;
     double threadMap(const CostInput& in, double n, double body) const;
     bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;
