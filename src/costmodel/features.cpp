@@ -128,6 +128,7 @@ struct Walker {
     Env base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
     bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
+    double maxCoalescedBytes = 0; // DeviceProfile::maxCoalescedBytes
     std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
@@ -181,6 +182,9 @@ struct Walker {
         std::optional<int64_t> y;
         bool alongLoop = singleItem || (sequentialItems && !loops.empty());
         if (!alongLoop) {
+            if (maxCoalescedBytes > 0 && a.bytes > maxCoalescedBytes) {
+                return false; // split into pieces that the neighbours' pieces interleave
+            }
             y = eval(a.index, next);
         } else if (!loops.empty()) {
             Env e = base; // the innermost loop's next iteration
@@ -346,6 +350,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     }
     wk.singleItem = wk.global[0] == 1;
     wk.sequentialItems = !profile.gpu;
+    wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }

@@ -29,7 +29,8 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"group_overhead", &DeviceProfile::groupOverhead},
             {"saturation_items", &DeviceProfile::saturationItems},
             {"register_file_bytes", &DeviceProfile::registerFileBytes},
-            {"private_bytes_max", &DeviceProfile::privateBytesMax}};
+            {"private_bytes_max", &DeviceProfile::privateBytesMax},
+            {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

@@ -290,6 +290,60 @@ double StructuralCost::kernelStoreCost(const CostInput& in, const arith::Binding
            p_.glbThreads;
 }
 
+namespace {
+
+// The bytes of the widest vector in a value of type t (a vector, or a tuple's fields), 0 if none.
+double widestVectorBytes(const lift::TypeArena& types, lift::TypeId t) {
+    if (t == lift::kNoType) {
+        return 0;
+    }
+    const lift::TypeNode& n = types.at(t);
+    if (n.kind == lift::TypeKind::Vector) {
+        return static_cast<double>(types.byteSize(t));
+    }
+    double widest = 0;
+    if (n.kind == lift::TypeKind::Tuple) {
+        for (lift::TypeId f : n.elems) {
+            widest = std::max(widest, widestVectorBytes(types, f));
+        }
+    }
+    return widest;
+}
+
+} // namespace
+
+// Params::vectorBytes: the accesses an element of `arrayType` takes, vectorBytes each.
+double StructuralCost::piecesPerElement(const CostInput& in) const {
+    if (p_.vectorBytes == 0 || in.argTypes.empty()) {
+        return 1;
+    }
+    const lift::TypeArena& types = in.graph.types;
+    lift::TypeId t = in.argTypes.back();
+    if (t == lift::kNoType || !types.isArray(t)) {
+        return 1;
+    }
+    return std::max(1.0, widestVectorBytes(types, types.elemOf(t)) / p_.vectorBytes);
+}
+
+// Params::vectorBytes: a lane-wise function over vectors wider than that reads them in
+// interleaved pieces (the loops over such vectors count the pieces, piecesPerElement), each
+// costing `uncoalesced`. The argument types are unknown inside lambdas (a bound variable's class
+// has no type); there VectorizeUserFun's width counts, in floats.
+double StructuralCost::wideVectorFactor(const CostInput& in) const {
+    if (p_.vectorBytes == 0) {
+        return 1;
+    }
+    double bytes = 0;
+    for (lift::TypeId t : in.argTypes) {
+        bytes = std::max(bytes, widestVectorBytes(in.graph.types, t));
+    }
+    const auto& widths = in.graph.attrOf(in.node).sizes;
+    if (bytes == 0 && in.node.op == Op::VectorizeUserFun && !widths.empty()) {
+        bytes = static_cast<double>(sizeof(float)) * estimateSize(widths[0], {}, 1);
+    }
+    return bytes > p_.vectorBytes ? p_.uncoalesced : 1;
+}
+
 double StructuralCost::cost(const CostInput& in) const {
     double children = 0;
     for (const ChildChoice& c : in.children) {
@@ -299,7 +353,8 @@ double StructuralCost::cost(const CostInput& in) const {
     const arith::Bindings& sizes = tuning_.empty() ? in.sizes : tuning_;
     double n = 0;
     if (tuning_.empty()) {
-        n = lengthOf(in, sizes, p_.unknownSize); // in.sizes may differ from call to call
+        // in.sizes may differ from call to call
+        n = lengthOf(in, sizes, p_.unknownSize) * piecesPerElement(in);
     } else {
         if (lengthsOf_ != &in.graph) {
             lengths_.clear();
@@ -312,7 +367,7 @@ double StructuralCost::cost(const CostInput& in) const {
                             std::numeric_limits<double>::quiet_NaN());
         }
         if (std::isnan(lengths_[slot])) {
-            lengths_[slot] = lengthOf(in, sizes, p_.unknownSize);
+            lengths_[slot] = lengthOf(in, sizes, p_.unknownSize) * piecesPerElement(in);
         }
         n = lengths_[slot];
     }
@@ -333,7 +388,7 @@ double StructuralCost::cost(const CostInput& in) const {
     // costs (plus a token, so that a term still costs more than its subterms).
     case Op::VectorizeUserFun:
     case Op::MapVec:
-        return 0.01 + children;
+        return (0.01 + children) * wideVectorFactor(in);
     case Op::Iterate: {
         const auto& count = in.graph.attrOf(in.node).sizes;
         double k = count.empty() ? p_.unknownSize : estimateSize(count[0], sizes, 1);

@@ -137,3 +137,28 @@ fun(ArrayType(ArrayType(Float, M), N), a => Join() o MapWrg(0)(MapWrg(1)(MapLcl(
     CHECK(g.total.privateAccesses == f.total.privateAccesses);
     CHECK(g.total.workPerItem == f.total.workPerItem);
 }
+
+TEST_CASE("a GPU coalesces a work-item's access up to its limit: float4, not float16",
+          "[features]") {
+    auto copy = [](int width) {
+        std::string w = std::to_string(width);
+        return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => asScalar() o "
+               "MapGlb(0)(VectorizeUserFun(" +
+               w + ", id)) o asVector(" + w + ") $ xs)";
+    };
+    arith::Bindings sizes{{"N", 4096}};
+    DeviceProfile gpu = testGpuProfile();
+    gpu.maxCoalescedBytes = 16;
+    for (int width : {4, 8, 16}) {
+        INFO("float" << width);
+        Features f = computeFeatures(generateText(copy(width), sizes), sizes, gpu);
+        bool wide = width * 4 > 16;
+        CHECK(f.total.globalReadCoalesced == (wide ? 0 : 4096 * 4));
+        CHECK(f.total.globalReadStrided == (wide ? 4096 * 4 : 0));
+        CHECK(f.total.globalWriteStrided == (wide ? 4096 * 4 : 0));
+        // No limit (a CPU, or a GPU class without max_coalesced_bytes): every width coalesces.
+        Features unlimited =
+            computeFeatures(generateText(copy(width), sizes), sizes, testGpuProfile());
+        CHECK(unlimited.total.globalReadStrided == 0);
+    }
+}

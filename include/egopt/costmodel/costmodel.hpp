@@ -90,6 +90,10 @@ struct DeviceProfile {
     // (GPUs; 0 = not modelled): beyond the second a compiler spills to slow memory.
     double registerFileBytes = 0;
     double privateBytesMax = 0;
+    // The most bytes one work-item's access moves coalesced with its neighbours' (GPUs; 0 = no
+    // limit): NVIDIA's driver splits a wider access (a float8 or float16 vload) into pieces that
+    // a warp's neighbours interleave, so it costs what a strided access costs.
+    double maxCoalescedBytes = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.

@@ -86,10 +86,18 @@ public:
         // fusing it into the reduction that reads it. 0 on a CPU, where the caches absorb much
         // of it; gpu() sets 4.
         double globalStore = 0;
+        // The most bytes of a vector one access moves; 0: any width. On a GPU a work-item's
+        // access of more than 16 bytes is split into pieces that its neighbours' pieces
+        // interleave (scal over float16 ran 5.9x slower than over float4 on an H200): a loop
+        // over wider vectors counts their 16-byte pieces, and a lane-wise function over them
+        // costs `uncoalesced` times its scalar function, so float4 ranks above float8 and
+        // float16. gpu() sets 16.
+        double vectorBytes = 0;
         static Params gpu() {
             Params p;
             p.uncoalesced = 4;
             p.globalStore = 16;
+            p.vectorBytes = 16;
             return p;
         }
         // The same GPU at full occupancy: an H100/H200 keeps 132 x 2048 threads in flight and
@@ -117,6 +125,8 @@ public:
 
 private:
     double kernelStoreCost(const CostInput& in, const arith::Bindings& sizes) const;
+    double wideVectorFactor(const CostInput& in) const;
+    double piecesPerElement(const CostInput& in) const;
     double threadMap(const CostInput& in, double n, double body) const;
     bool contiguousChunks(const CostInput& in, const arith::Bindings& sizes) const;
     Params p_;
