@@ -382,6 +382,40 @@ TEST_CASE("map-pair-zip saturates: its own zip's pair is refused", "[rules]") {
     CHECK(run(plain.at(0)).stop == egraph::StopReason::IterationLimit);
 }
 
+// The product's side of the local tiles' derivation: mm's 4-column blocks of B read as float4
+// columns and each block's 4 lane folds as one float4 fold (as the register blocks begin), the
+// form of the tiles' folds once their products are a zip of A's scalars and B's float4s.
+TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> catalogue;
+    for (const char* file : {"rules/core.rules", "rules/algebra.rules", "rules/equalities.rules"}) {
+        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
+            catalogue.push_back(std::move(r));
+        }
+    }
+    auto rs = parse(
+        "rule float4-columns: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ "
+        "(Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(fun(r "
+        "=> Join $ (Map(fun(v => Transpose $ (Split(4) $ (AsScalar $ (Reduce(VectorizeUserFun(4, "
+        "?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ "
+        "(r, v)))))))) $ (Transpose $ (Map(AsVector(4)) $ ?b))))) $ ?a\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?b)\n"
+        "    where ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4\n");
+    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, {});
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
+    std::vector<std::string> used;
+    for (const rules::DerivationStep& s : d.steps) {
+        used.push_back(s.rule);
+    }
+    CHECK(used == std::vector<std::string>{"split-join-w4", "column-vectors-w4", "map-fusion",
+                                           "beta", "lanes-reduce-w4"});
+}
+
 // The local tiles are not derived yet (docs/rules.md, "Derivations"): their clause reads the
 // schedule as maps and folds and the tile copies as copies (equalities.rules' map-vector-copy),
 // so no copy and no address space is left in the right-hand side's smallest equal term. The
