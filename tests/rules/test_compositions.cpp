@@ -401,7 +401,7 @@ TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
         "(r, v)))))))) $ (Transpose $ (Map(AsVector(4)) $ ?b))))) $ ?a\n"
         "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
         "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
-        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?b)\n"
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
         "    where ?zv = @broadcast(?z, 4)\n"
         "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4\n");
     rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, {});
