@@ -1,6 +1,8 @@
 // The built-in conditions, generators and appliers that rule files refer to by name.
 #include "library_parts.hpp"
 
+#include <algorithm>
+
 namespace egopt::egraph {
 
 std::optional<arith::Size> detail::outerLength(const EGraph& g, EClassId c) {
@@ -50,8 +52,40 @@ TermId substitute(const TermArena& in, TermId id, std::span<const ArgValue> args
     return out.add(std::move(n));
 }
 
+// The values v for which class c holds `Get(i) $ v`.
+std::vector<EClassId> projected(const EGraph& g, EClassId c, int32_t i) {
+    std::vector<EClassId> out;
+    for (ENodeId n : g.eclass(c).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op != Op::Apply || e.children.size() != 2) {
+            continue;
+        }
+        for (ENodeId f : g.eclass(e.children[0]).nodes) {
+            if (g.node(f).op == Op::Get && g.node(f).ival == i) {
+                out.push_back(g.findConst(e.children[1]));
+            }
+        }
+    }
+    return out;
+}
+
+// x holds `Get(0) $ v` and y holds `Get(1) $ v` for one value v: (x, y) is v's own pair. A rule
+// that builds a zip from a pair's parts (`map-pair-zip`) refuses it: its right-hand side's map
+// has that pair, and would match again without end.
+bool pairOfOneValue(const EGraph& g, EClassId x, EClassId y) {
+    std::vector<EClassId> firsts = projected(g, x, 0);
+    std::vector<EClassId> seconds = projected(g, y, 1);
+    return std::any_of(seconds.begin(), seconds.end(), [&](EClassId v) {
+        return std::find(firsts.begin(), firsts.end(), v) != firsts.end();
+    });
+}
+
 // Conditions on sizes and shapes that the catalogue's rules state.
 void addShapeConditions(Library& lib) {
+    lib.conditions["notPairOf"] = {{"cc", "the two classes are not Get(0) and Get(1) of one value"},
+                                   [](const EGraph& g, const SizeFacts&, Args a) {
+                                       return !pairOfOneValue(g, a[0].eclass, a[1].eclass);
+                                   }};
     lib.conditions["same"] = {{"cc", "both variables denote the same e-class"},
                               [](const EGraph& g, const SizeFacts&, Args a) {
                                   return g.findConst(a[0].eclass) == g.findConst(a[1].eclass);

@@ -51,7 +51,7 @@ std::pair<std::string, std::string> printedEnds(const std::string& a, const std:
             egraph::explain(g, none, ib.root, ib.root, names).start};
 }
 
-void checkProof(const std::string& a, const std::string& b, const std::string& rules) {
+Derivation checkProof(const std::string& a, const std::string& b, const std::string& rules) {
     auto r = test::egopt("prove " + source(a) + " " + source(b) + " --rules " + source(rules));
     INFO(r.out << r.err);
     REQUIRE(r.exitCode == 0);
@@ -65,6 +65,7 @@ void checkProof(const std::string& a, const std::string& b, const std::string& r
     auto [first, last] = printedEnds(source(a), source(b));
     CHECK(d.terms.front() == first);
     CHECK(d.terms.back() == last);
+    return d;
 }
 
 } // namespace
@@ -94,4 +95,14 @@ TEST_CASE("egopt prove: mm equals its 2D-tiled form with K split into blocks", "
 
 TEST_CASE("egopt prove: mm equals the tiled form with the tile of B in local memory", "[rules]") {
     checkProof("examples/mm.lift", "tests/rules/targets/mm_local_b.lift", "rules/tiling.rules");
+}
+
+// The local tiles' float4 folds (macro-mm-local-tiles) are the product's scalar folds lane by
+// lane: lanes-reduce-w4 takes the 4 lane folds to one float4 fold over the zip of A's scalars and
+// B's float4s, which map-pair-zip writes as the tiles write it, one map over the pieces.
+TEST_CASE("egopt prove: a float4 fold over pieces of A and B is four lane folds", "[rules]") {
+    Derivation d =
+        checkProof("tests/rules/targets/lanes_pieces.lift",
+                   "tests/rules/targets/lanes_pieces_float4.lift", "rules/equalities.rules");
+    CHECK(d.rules == std::vector<std::string>{"lanes-reduce-w4", "map-pair-zip (reversed)"});
 }
