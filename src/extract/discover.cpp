@@ -53,6 +53,7 @@ uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
     stateSlots_[i] = (h & kHigh) | id;
     states_.push_back({c, ctx, t});
     lists_.emplace_back();
+    listChanges_.push_back(0);
     if (2 * states_.size() > stateSlots_.size()) {
         growStateIndex();
     }

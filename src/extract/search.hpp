@@ -259,6 +259,7 @@ private:
     std::vector<Edge> edges_;
     std::vector<uint32_t> childStates_;
     std::vector<std::vector<Entry>> lists_;
+    std::vector<uint16_t> listChanges_; // per state: how often its list changed (updateList)
     // Incremental search: per edge, its own best terms (states with several edges only) and
     // whether a child's list changed since they were enumerated.
     // edgeBounds_: the bound an edge's enumeration was cut at (its list holds every term of the
