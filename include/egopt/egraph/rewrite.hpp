@@ -135,6 +135,28 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext&
 bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
                        Match& m, std::vector<ENodeId>* rhsNodes = nullptr);
 
+// The parallel apply phase (docs/egraph.md, "Parallel apply"): a match's right-hand side planned
+// on the e-graph as it is (EGraph::planTerm), on any thread, then applied in order.
+struct PlannedMatch {
+    bool ok = false;
+    std::vector<EClassId> classes;                         // the slot classes, canonical then
+    std::map<std::string, arith::Size, std::less<>> sizes; // the generators' sizes, predicted
+    bool drewTuning = false; // predicting them created tuning variables (in a scratch copy)
+    std::vector<TypeId> rootArgTypes;
+    TermPlan plan;
+};
+// Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
+bool plannable(const Rule& rule);
+// Plans a match of a plannable rule while `g` is frozen (nobody writes, `g.types` frozen).
+// Generators draw from `scratch`, a copy of the tuning space. `out.ok` false: not planned.
+void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch,
+               const Match& m, PlannedMatch& out);
+// applyMatchInPlace for a match planned since g.trackDataChanges(true), without explanations:
+// the plan inserted if what it read is unchanged, else the match built as applyMatchInPlace
+// builds it. The e-graph is the same either way.
+bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx, Match& m,
+                  const PlannedMatch& p);
+
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to
 // this match (an applier declined, or a variable would escape its binder). Ill-typed right-hand

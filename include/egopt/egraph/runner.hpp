@@ -59,6 +59,10 @@ struct IterationReport {
     size_t bytes = 0;
     size_t applied = 0;
     double seconds = 0;
+    // The phases' shares of `seconds`.
+    double searchSeconds = 0;
+    double applySeconds = 0;
+    double rebuildSeconds = 0;
 };
 
 struct RunReport {
@@ -110,6 +114,11 @@ public:
     // When set, rules match only at the focus's e-classes (Focus). Matches are then never skipped
     // as unchanged: a class can enter the focus after its rule last ran.
     const Focus* focus = nullptr;
+    // Apply phase: with more than one thread, matches are planned in parallel in windows of this
+    // many, then applied in order (docs/egraph.md, "Parallel apply"); otherwise, or when off,
+    // each is built when it is applied. The e-graph is the same either way.
+    bool planApply = true;
+    size_t planWindowSize = 4096;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -149,6 +158,7 @@ private:
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
     void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
+    void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;
