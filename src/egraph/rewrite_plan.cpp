@@ -31,7 +31,7 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
 }
 
 bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx, Match& m,
-                  const PlannedMatch& p) {
+                  const PlannedMatch& p, bool* asPlanned) {
     if (!p.ok || g.explanations) {
         return applyMatchInPlace(g, rule, lib, ctx, m);
     }
@@ -60,6 +60,9 @@ bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContex
     }
     if (!rhs) { // a merge since planning changed what the plan read
         return applyMatchInPlace(g, rule, lib, ctx, m);
+    }
+    if (asPlanned) {
+        *asPlanned = true;
     }
     return detail::mergeRhs(g, rule, ctx, m, *rhs);
 }

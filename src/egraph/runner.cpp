@@ -302,9 +302,11 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     continue; // applied when the rule last ran, and would change nothing now
                 }
                 std::vector<ENodeId> rhs;
+                bool asPlanned = false;
                 bool changed =
-                    plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, plans[j])
+                    plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, plans[j], &asPlanned)
                          : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr);
+                report.rules[r].fromPlans += asPlanned ? 1 : 0;
                 if (changed) {
                     ++applied;
                     ++report.rules[r].applications;

@@ -152,10 +152,10 @@ bool plannable(const Rule& rule);
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch,
                const Match& m, PlannedMatch& out);
 // applyMatchInPlace for a match planned since g.trackDataChanges(true), without explanations:
-// the plan inserted if what it read is unchanged, else the match built as applyMatchInPlace
-// builds it. The e-graph is the same either way.
+// the plan inserted if what it read is unchanged (then `*asPlanned` is set), else the match
+// built as applyMatchInPlace builds it. The e-graph is the same either way.
 bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx, Match& m,
-                  const PlannedMatch& p);
+                  const PlannedMatch& p, bool* asPlanned = nullptr);
 
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to

@@ -48,6 +48,7 @@ struct RuleStats {
     size_t newNodes = 0;
     size_t timesBanned = 0;
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
+    size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
     double searchSeconds = 0;
     double applySeconds = 0;
 };
