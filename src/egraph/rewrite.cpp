@@ -463,42 +463,4 @@ bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteC
     return detail::mergeRhs(g, rule, ctx, m, *rhs);
 }
 
-void detail::drawSizes(const EGraph& g, const Rule& rule, const Library& lib, TuningSpace& tuning,
-                       Subst& s) {
-    std::string key; // only generators memoize by it
-    if (!rule.generators.empty()) {
-        key = rule.name;
-        for (EClassId c : s.classes) {
-            key += ":" + std::to_string(c);
-        }
-    }
-    for (const auto& [var, call] : rule.generators) {
-        s.sizes[var] = lib.generators.at(call.name).second(g, tuning, key, resolve(call, s));
-    }
-}
-
-bool detail::mergeRhs(EGraph& g, const Rule& rule, RewriteContext& ctx, const Match& m,
-                      EClassId rhs) {
-    const Subst& s = m.subst;
-    EClassId lhs = g.find(m.eclass);
-    if (g.explanations) { // the exact left-hand term, so the derivation can show it
-        try {
-            TermArena t;
-            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t), paramTypes(g, lhs));
-        } catch (const TypeError&) {
-            // The matched term is well-typed, but a lambda inside a length-polymorphic
-            // function (Map(fun(x => ...)) unapplied) cannot be retyped from the pattern: the
-            // derivation then starts from the class's own term rather than the exact one.
-        }
-    }
-    try {
-        // The rule's id names it in explanations, the only reader of a justification: without
-        // them, no lookup by name per application.
-        RuleId id = g.explanations ? ctx.rules.id(rule.name) : 0;
-        return g.merge(lhs, rhs, {Justification::Kind::Rule, id});
-    } catch (const TypeError& e) {
-        ruleBug(g, rule, e, lhs, rhs);
-    }
-}
-
 } // namespace egopt::egraph
