@@ -1,11 +1,12 @@
-// Equality saturation: iterations of (parallel search, sequential apply, rebuild) under limits
+// Equality saturation: iterations of (parallel search, apply in order, rebuild) under limits
 // on iterations, e-nodes, memory and time, with a backoff scheduler that bans rules that match
 // too much for growing periods (as egg's BackoffScheduler), and per-rule statistics.
 //
 // Determinism: the search runs in parallel (oneTBB) over rules and e-classes, but every match
 // is stored at its (rule, class) position and applied in that order, so the e-graph after each
-// iteration does not depend on the thread count. Only the time limit is inherently
-// nondeterministic.
+// iteration does not depend on the thread count. Right-hand sides may be planned in parallel
+// (planApply); a plan is used only where it adds what building the side in order would. Only
+// the time limit is inherently nondeterministic.
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"
