@@ -43,7 +43,10 @@ struct ArgValue {
 // evaluates them runs in parallel.
 using Condition = std::function<bool(const EGraph&, const SizeFacts&, std::span<const ArgValue>)>;
 // Binds a size from the match, drawing tuning variables from the saturation's space; `key`
-// identifies the match (rule, classes) for memoization.
+// identifies the match (rule, classes) for memoization. A generator reads no more of the e-graph
+// than its classes' types, which merges keep: the parallel apply phase predicts its sizes on a
+// copy of the tuning space and calls it again only where that copy gained a variable or a class
+// is no longer canonical (applyPlanned).
 using Generator = std::function<arith::Size(const EGraph&, TuningSpace&, const std::string& key,
                                             std::span<const ArgValue>)>;
 // Computes the right-hand side; nullopt when it does not apply to this match.
