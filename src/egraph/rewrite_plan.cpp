@@ -47,7 +47,7 @@ bool plannable(const Rule& rule) {
     return rule.rhs && !rule.applier && rule.computed.empty();
 }
 
-void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch,
+void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
                const Match& m, PlannedMatch& out) {
     out.ok = false;
     Subst s = m.subst;
@@ -55,9 +55,10 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
         c = c == kNoClass ? c : g.findConst(c);
     }
     try {
-        size_t before = scratch.constraints().size();
         detail::drawSizes(g, rule, lib, scratch, s);
-        out.drewTuning = scratch.constraints().size() != before;
+        // A variable the copy gained, for this match or an earlier one, may be numbered
+        // differently in the real space by the time this match is applied.
+        out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
         out.rootArgTypes = detail::paramTypes(g, m.eclass);
         TermArena t;
         TermId root = instantiate(*rule.rhs, rule.vars, s, t);

@@ -223,6 +223,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
     } thaw{g_.types};
     g_.trackDataChanges(true);    // from here, merges mark what they change
     constexpr size_t kGrain = 64; // each range copies the tuning space once
+    const size_t known = ctx_.tuning.constraints().size();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),
                       [&](const tbb::blocked_range<size_t>& range) {
                           TuningSpace scratch;
@@ -232,7 +233,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                           for (size_t j = range.begin(); j < range.end(); ++j) {
                               plans[j].ok = false;
                               if (!window[j].subst.unchanged) { // those are mostly skipped
-                                  planMatch(g_, rule, lib_, scratch, window[j], plans[j]);
+                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j]);
                               }
                           }
                       });

@@ -144,15 +144,16 @@ struct PlannedMatch {
     bool ok = false;
     std::vector<EClassId> classes;                         // the slot classes, canonical then
     std::map<std::string, arith::Size, std::less<>> sizes; // the generators' sizes, predicted
-    bool drewTuning = false; // predicting them created tuning variables (in a scratch copy)
+    bool drewTuning = false; // they may depend on variables the scratch copy created
     std::vector<TypeId> rootArgTypes;
     TermPlan plan;
 };
 // Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
 bool plannable(const Rule& rule);
 // Plans a match of a plannable rule while `g` is frozen (nobody writes, `g.types` frozen).
-// Generators draw from `scratch`, a copy of the tuning space. `out.ok` false: not planned.
-void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch,
+// Generators draw from `scratch`, a copy of the tuning space that had `known` variables when it
+// was taken. `out.ok` false: not planned.
+void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
                const Match& m, PlannedMatch& out);
 // applyMatchInPlace for a match planned since g.trackDataChanges(true), without explanations:
 // the plan inserted if what it read is unchanged (then `*asPlanned` is set), else the match
