@@ -30,7 +30,7 @@ bool uniteInto(InlineVec<int32_t>& into, const InlineVec<int32_t>& from) {
 
 } // namespace
 
-ClassData EGraph::make(const ENode& n) {
+ClassData EGraph::make(const ENode& n, TypeId applyType) {
     ClassData d = remake(n); // cost, free variables, a lambda's or user function's signature
     const Attr& a = attrs_.at(n.attr);
     switch (n.op) {
@@ -62,7 +62,7 @@ ClassData EGraph::make(const ENode& n) {
         if (cls(n.children.at(0)).data.isData()) {
             throw TypeError("applying a value that is not a function");
         }
-        d.type = resultOf(n.children[0], args);
+        d.type = applyType != lift::kNoType ? applyType : resultOf(n.children[0], args);
         break;
     }
     case Op::Lambda:
@@ -161,7 +161,7 @@ void EGraph::checkCompatible(EClassId a, EClassId b) const {
 }
 
 TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
-    fn = find(fn);
+    fn = findConst(fn); // no path compression: planners call it concurrently (planTerm)
     const ClassData& d = cls(fn).data;
     if (d.fun.kind == FunSig::Kind::Index) {
         throw TypeError("an index function is applied to data");

@@ -50,6 +50,11 @@ AttrId AttrTable::intern(Attr attr) {
     return id;
 }
 
+std::optional<AttrId> AttrTable::find(const Attr& attr) const {
+    auto it = index_.find(attr);
+    return it == index_.end() ? std::nullopt : std::optional<AttrId>(it->second);
+}
+
 size_t AttrTable::bytes() const {
     return attrs_.capacity() * sizeof(Attr) * 2 + index_.bucket_count() * sizeof(void*);
 }

@@ -111,12 +111,16 @@ EClassId EGraph::newClass(EClass c) {
 }
 
 EClassId EGraph::add(ENode node) {
+    return addNode(std::move(node), lift::kNoType, true);
+}
+
+EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
     // Without explanations the node as inserted is not kept: canonicalize it where it is.
     ENode c = explanations ? canonicalize(node) : std::move(node);
     if (!explanations) {
         canonicalizeInPlace(c);
     }
-    uint32_t foundRef = memo_.find(c, store_);
+    uint32_t foundRef = probe ? memo_.find(c, store_) : NodeTable::kNone;
     if (foundRef != NodeTable::kNone) {
         ENodeId found = store_[foundRef].id;
         if (recording_) {
@@ -142,7 +146,7 @@ EClassId EGraph::add(ENode node) {
         proof_[found].push_back({id, {Justification::Kind::Congruence, 0}, false});
         return id;
     }
-    ClassData data = make(c); // throws TypeError before anything changes
+    ClassData data = make(c, applyType); // throws TypeError before anything changes
     auto id = static_cast<ENodeId>(parent_.size());
     data.best = id;
     for (EClassId child : c.children) {
@@ -218,6 +222,12 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     into.dropped += from.dropped;
     into.opMask |= from.opMask;
     bool changed = mergeData(into.data, from.data);
+    if (changed && trackingData_) {
+        if (a >= dataChanged_.size()) {
+            dataChanged_.resize(parent_.size());
+        }
+        dataChanged_[a] = true;
+    }
     bool fromChanged = from.data.freeVars != into.data.freeVars ||
                        from.data.cost != into.data.cost || from.data.fun != into.data.fun;
     if (changed || fromChanged) { // the parents of one side see new facts
@@ -422,7 +432,18 @@ void EGraph::trackAbsorbed(bool on) {
     absorbedParent_.swap(marks);
 }
 
-// Not counted: absorbedParent_ and staleParents_, transients of the apply phase and rebuild.
+void EGraph::trackDataChanges(bool on) {
+    trackingData_ = on;
+    if (on && dataChanged_.size() >= parent_.size()) {
+        std::fill(dataChanged_.begin(), dataChanged_.end(), false);
+    } else {
+        std::vector<bool> marks(on ? parent_.size() : 0, false);
+        dataChanged_.swap(marks);
+    }
+}
+
+// Not counted: absorbedParent_, dataChanged_ and staleParents_, transients of the apply phase and
+// rebuild.
 EGraph::MemoryParts EGraph::memoryParts() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     MemoryParts m;

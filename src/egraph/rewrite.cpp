@@ -2,10 +2,15 @@
 #include "egopt/egraph/rewrite.hpp"
 
 #include "egopt/support/diagnostic.hpp"
+#include "rewrite_parts.hpp"
 
 #include <algorithm>
 
 namespace egopt::egraph {
+
+using detail::paramTypes;
+using detail::resolve;
+using detail::ruleBug;
 
 namespace {
 
@@ -68,12 +73,6 @@ bool sameIds(const std::vector<EClassId>& a, const std::vector<EClassId>& b) {
     return true;
 }
 
-std::vector<ArgValue> resolve(const Call& call, const Subst& s) {
-    std::vector<ArgValue> out;
-    resolveInto(call, s, out);
-    return out;
-}
-
 // The class slots a condition reads, or nullopt when it also reads a size variable (bound by
 // the matched nodes' attributes, not tracked while matching): it is then checked at the end.
 std::optional<std::vector<uint32_t>> earlySlots(const Call& call) {
@@ -100,10 +99,18 @@ std::string where(const Rule& rule) {
     return at;
 }
 
+} // namespace
+
+std::vector<ArgValue> detail::resolve(const Call& call, const Subst& s) {
+    std::vector<ArgValue> out;
+    resolveInto(call, s, out);
+    return out;
+}
+
 // `s`, when given, is the match of a right-hand side that could not be built: its variables'
 // terms and types stand in for the missing right-hand term.
-[[noreturn]] void ruleBug(const EGraph& g, const Rule& rule, const TypeError& e, EClassId lhs,
-                          EClassId rhs, const Subst* s = nullptr) {
+[[noreturn]] void detail::ruleBug(const EGraph& g, const Rule& rule, const TypeError& e,
+                                  EClassId lhs, EClassId rhs, const Subst* s) {
     std::string msg = "rule '" + rule.name + "' (" + where(rule) + ") is ill-typed: " + e.what();
     if (lhs != kNoClass) {
         msg += "\n  left:  " + g.show(lhs) + " : " + g.showType(lhs);
@@ -120,8 +127,6 @@ std::string where(const Rule& rule) {
     }
     throw Error(ErrorKind::BadInput, msg, rule.file, rule.loc);
 }
-
-} // namespace
 
 void searchClass(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                  EClassId c, std::vector<Match>& out) {
@@ -243,14 +248,6 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
 
 namespace {
 
-// The parameter types of a function class with a known signature: they type a lambda at the
-// root of an instantiated side (`fun(x => ?f $ x)`), which no application surrounds.
-std::vector<TypeId> paramTypes(const EGraph& g, EClassId c) {
-    const FunSig& f = g.data(c).fun;
-    return f.kind == FunSig::Kind::Mono ? std::vector<TypeId>(f.params.begin(), f.params.end())
-                                        : std::vector<TypeId>{};
-}
-
 // Whether addDirect builds `rhs` exactly as instantiate + addTerm would: no binders (every
 // class variable is shifted by a constant, and no lambda needs its parameter types) and no
 // pattern applied as a function (whose nested functions addTerm types from the arguments), so
@@ -345,16 +342,7 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
     }
-    std::string key; // only generators memoize by it
-    if (!rule.generators.empty()) {
-        key = rule.name;
-        for (EClassId c : s.classes) {
-            key += ":" + std::to_string(c);
-        }
-    }
-    for (const auto& [var, call] : rule.generators) {
-        s.sizes[var] = lib.generators.at(call.name).second(g, tuning, key, resolve(call, s));
-    }
+    detail::drawSizes(g, rule, lib, tuning, s);
     try {
         for (const auto& [slot, call] : rule.computed) {
             std::optional<EClassId> c = lib.appliers.at(call.name).second(g, resolve(call, s));
@@ -381,6 +369,12 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
 }
 
 } // namespace
+
+std::vector<TypeId> detail::paramTypes(const EGraph& g, EClassId c) {
+    const FunSig& f = g.data(c).fun;
+    return f.kind == FunSig::Kind::Mono ? std::vector<TypeId>(f.params.begin(), f.params.end())
+                                        : std::vector<TypeId>{};
+}
 
 bool skipsUnchangedMatches(const Rule& rule, const Library& lib) {
     if (!rule.rhs || rule.applier || !rule.generators.empty() || !rule.computed.empty() ||
@@ -466,25 +460,7 @@ bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteC
     if (rhsNodes) {
         *rhsNodes = std::move(nodes);
     }
-    EClassId lhs = g.find(m.eclass);
-    if (g.explanations) { // the exact left-hand term, so the derivation can show it
-        try {
-            TermArena t;
-            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t), paramTypes(g, lhs));
-        } catch (const TypeError&) {
-            // The matched term is well-typed, but a lambda inside a length-polymorphic
-            // function (Map(fun(x => ...)) unapplied) cannot be retyped from the pattern: the
-            // derivation then starts from the class's own term rather than the exact one.
-        }
-    }
-    try {
-        // The rule's id names it in explanations, the only reader of a justification: without
-        // them, no lookup by name per application.
-        RuleId id = g.explanations ? ctx.rules.id(rule.name) : 0;
-        return g.merge(lhs, *rhs, {Justification::Kind::Rule, id});
-    } catch (const TypeError& e) {
-        ruleBug(g, rule, e, lhs, *rhs);
-    }
+    return detail::mergeRhs(g, rule, ctx, m, *rhs);
 }
 
 } // namespace egopt::egraph

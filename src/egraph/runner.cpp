@@ -212,6 +212,33 @@ void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) c
     }
 }
 
+void Runner::planWindow(const Rule& rule, std::span<const Match> window,
+                        std::span<PlannedMatch> plans) {
+    // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
+    // missing makes its match unplanned instead of being added in thread order.
+    g_.types.freeze(true);
+    struct Thaw {
+        lift::TypeArena& types;
+        ~Thaw() { types.freeze(false); }
+    } thaw{g_.types};
+    g_.trackDataChanges(true);    // from here, merges mark what they change
+    constexpr size_t kGrain = 64; // each range copies the tuning space once
+    const size_t known = ctx_.tuning.constraints().size();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                          TuningSpace scratch;
+                          if (!rule.generators.empty()) {
+                              scratch = ctx_.tuning;
+                          }
+                          for (size_t j = range.begin(); j < range.end(); ++j) {
+                              plans[j].ok = false;
+                              if (!window[j].subst.unchanged) { // those are mostly skipped
+                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j]);
+                              }
+                          }
+                      });
+}
+
 bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied) {
     // Changes from here on are of a later epoch than the search saw; merges mark the classes
     // that unchanged matches check (unchangedMatchIsNoOp).
@@ -219,21 +246,43 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
     g_.trackAbsorbed(true);
     struct StopTracking {
         EGraph& g;
-        ~StopTracking() { g.trackAbsorbed(false); }
+        ~StopTracking() {
+            g.trackAbsorbed(false);
+            g.trackDataChanges(false);
+        }
     } stopTracking{g_};
     bool nodeLimit = false;
     // The memory limit is checked every kMemoryCheck applications (memoryBytes visits every
     // class): counted, hence deterministic, as the e-node limit.
     constexpr size_t kMemoryCheck = 4096;
     size_t sinceCheck = 0;
+    // Matches are applied in windows: planned in parallel on the e-graph as the window begins,
+    // then applied in order (applyPlanned: the same e-graph as applying them one by one).
+    std::vector<Match> window(planWindowSize);
+    std::vector<PlannedMatch> plans(planWindowSize);
+    std::vector<std::pair<Matches*, size_t>> where(planWindowSize);
     for (size_t r = 0; r < rules_.size(); ++r) {
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
         bool stopped = false;
-        Match m{kNoClass, {}};
-        for (Matches& part : matches[r].parts) {
-            size_t nextSizes = 0;
-            for (size_t i = 0; i < part.count; ++i) {
+        bool record = applications && !rules_[r].composition.empty();
+        bool plan = planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !record;
+        std::vector<Matches>& parts = matches[r].parts;
+        size_t part = 0, next = 0, nextSizes = 0; // the first match not in a window yet
+        while (part < parts.size() && !stopped && !nodeLimit) {
+            size_t n = 0;
+            while (n < planWindowSize && part < parts.size()) {
+                if (next == parts[part].count) {
+                    ++part, next = 0, nextSizes = 0;
+                    continue;
+                }
+                where[n] = {&parts[part], next};
+                parts[part].at(next++, nextSizes, window[n++]);
+            }
+            if (plan) {
+                planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
+            }
+            for (size_t j = 0; j < n; ++j) {
                 if (g_.numNodes() > limits.nodes) {
                     nodeLimit = true; // counted, hence deterministic
                     break;
@@ -246,16 +295,20 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     }
                 }
                 if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                    prefetchAhead(part, rules_[r], i);
+                    prefetchAhead(*where[j].first, rules_[r], where[j].second);
                 }
-                part.at(i, nextSizes, m);
+                Match& m = window[j];
                 if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
                     ++report.rules[r].unchangedSkipped;
                     continue; // applied when the rule last ran, and would change nothing now
                 }
-                bool record = applications && !rules_[r].composition.empty();
                 std::vector<ENodeId> rhs;
-                if (applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr)) {
+                bool asPlanned = false;
+                bool changed =
+                    plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, plans[j], &asPlanned)
+                         : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr);
+                report.rules[r].fromPlans += asPlanned ? 1 : 0;
+                if (changed) {
                     ++applied;
                     ++report.rules[r].applications;
                 }
@@ -263,9 +316,8 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     applications->add(rules_[r], std::move(rhs));
                 }
             }
-            part = Matches(); // applied: its memory goes back
-            if (stopped || nodeLimit) {
-                break;
+            for (size_t p = 0; p < part; ++p) {
+                parts[p] = Matches(); // applied: its memory goes back
             }
         }
         if (matches[r].searched && !stopped && !nodeLimit && !focus) {
@@ -306,12 +358,17 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         auto iterStart = Clock::now();
         std::vector<RuleMatches> matches;
         arena.execute([&] { matches = search(it, report); });
+        auto applyStart = Clock::now();
         size_t applied = 0;
         bool complete = false; // in the arena: its memory checks sum in parallel
         arena.execute([&] { complete = apply(matches, report, applied); });
+        auto rebuildStart = Clock::now();
         arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
                            g_.memoryBytes(), applied,       since(iterStart)};
+        ir.searchSeconds = std::chrono::duration<double>(applyStart - iterStart).count();
+        ir.applySeconds = std::chrono::duration<double>(rebuildStart - applyStart).count();
+        ir.rebuildSeconds = ir.seconds - ir.searchSeconds - ir.applySeconds;
         report.iterations.push_back(ir);
         if (onIteration) {
             onIteration(ir);

@@ -11,7 +11,8 @@ namespace {
 
 constexpr size_t kMaxDepth = 20000;
 
-// Copies `id` with free variables (index >= cutoff at depth 0) shifted by `by`.
+} // namespace
+
 TermId shiftTerm(const TermArena& in, TermId id, int32_t by, int32_t cutoff, TermArena& out) {
     TermNode n = in.at(id);
     if (n.op == Op::Param && n.eclass == kNoClass && n.ival >= cutoff) {
@@ -23,8 +24,6 @@ TermId shiftTerm(const TermArena& in, TermId id, int32_t by, int32_t cutoff, Ter
     }
     return out.add(std::move(n));
 }
-
-} // namespace
 
 EClassId EGraph::addTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
                          std::span<const TypeId> freeVarTypes) {
@@ -146,8 +145,15 @@ R foldSmallest(EClassId root, Best best, Make make) {
 } // namespace
 
 TermId EGraph::extract(EClassId c, TermArena& out) const {
-    auto best = [this](EClassId cls) {
+    return extract(c, out, nullptr);
+}
+
+TermId EGraph::extract(EClassId c, TermArena& out, std::vector<EClassId>* visited) const {
+    auto best = [this, visited](EClassId cls) {
         cls = findConst(cls);
+        if (visited) {
+            visited->push_back(cls);
+        }
         return std::pair{cls, &originalNode(data(cls).best)};
     };
     return foldSmallest<TermId>(c, best, [&](const ENode& n, std::vector<TermId> kids) {

@@ -78,6 +78,9 @@ TypeId TypeArena::intern(TypeNode node) {
     if (it != index_.end()) {
         return it->second;
     }
+    if (frozen_) {
+        throw Frozen();
+    }
     auto id = static_cast<TypeId>(nodes_.size());
     nodes_.push_back(node);
     index_.emplace(std::move(node), id);

@@ -121,28 +121,63 @@ std::string structure(const EGraph& g) {
 
 } // namespace
 
-TEST_CASE("the parallel search builds the same e-graph on 2 threads as on 1", "[egraph]") {
+TEST_CASE("the parallel search and apply build the same e-graph on 2 threads as on 1", "[egraph]") {
     // Rules with conditions (pruned while matching), generators and appliers, on mm, and the
-    // e-node limit cutting an iteration short: every e-node and class must be the same.
+    // e-node limit cutting an iteration short: every e-node and class must be the same, and the
+    // tuning variables. One thread applies each match as it builds it; two plan the right-hand
+    // sides in parallel (in small windows here, so that many plans meet merges made since they
+    // were planned) and insert them in order.
+    // nbody with the core, algorithmic and OpenCL rules moves classes under binders (fusion:
+    // shifted copies of smallest terms), which plans meet changed.
     Library lib = Library::standard();
-    auto rules = rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/rules/algorithmic.rules", lib);
-    for (size_t nodeLimit : {3000u, 8000u}) {
+    std::string dir = std::string(EGOPT_SOURCE_DIR) + "/rules/";
+    auto algorithmic = rules::loadRules(dir + "algorithmic.rules", lib);
+    std::vector<Rule> all;
+    for (const char* file : {"core.rules", "algorithmic.rules", "opencl.rules"}) {
+        auto more = rules::loadRules(dir + file, lib);
+        all.insert(all.end(), more.begin(), more.end());
+    }
+    struct Case {
+        const char* program;
+        const std::vector<Rule>& rules;
+        size_t nodeLimit;
+        size_t iterations;
+        size_t window;
+    };
+    for (const Case& c :
+         {Case{"mm.lift", algorithmic, 3000, 6, 64}, Case{"mm.lift", algorithmic, 8000, 6, 64},
+          Case{"nbody.lift", all, 6000, 30, 4096}}) {
+        const auto& rules = c.rules;
+        size_t nodeLimit = c.nodeLimit;
         std::vector<std::string> graphs;
+        std::vector<size_t> fromPlans;
         for (size_t threads : {1u, 2u}) {
-            lift::Program p = lift::parseFile(test::example("mm.lift"));
+            lift::Program p = lift::parseFile(test::example(c.program));
             EGraph g;
             insertProgram(g, p);
             RewriteContext ctx;
             Runner runner(g, rules, lib, ctx);
             runner.threads = threads;
-            runner.limits.iterations = 6;
+            runner.planWindowSize = c.window;
+            runner.limits.iterations = c.iterations;
             runner.limits.nodes = nodeLimit;
             RunReport r = runner.run();
-            graphs.push_back(std::string(stopReasonName(r.stop)) + "\n" + structure(g));
+            std::string graph = std::string(stopReasonName(r.stop)) + "\n" + structure(g);
+            for (const auto& c : ctx.tuning.constraints()) {
+                graph += c.var + " | " + c.divides.toString() + "\n";
+            }
+            graphs.push_back(graph);
+            size_t planned = 0;
+            for (const RuleStats& st : r.rules) {
+                planned += st.fromPlans;
+            }
+            fromPlans.push_back(planned);
         }
-        INFO("node limit " << nodeLimit);
+        INFO(c.program << ", node limit " << nodeLimit);
         CHECK(graphs[0].size() > 10000); // a real e-graph, not an empty one
         CHECK(graphs[0] == graphs[1]);
+        CHECK(fromPlans[0] == 0);
+        CHECK(fromPlans[1] > 100); // the parallel apply ran
     }
 }
 

@@ -85,6 +85,19 @@ struct EClass {
 };
 static_assert(sizeof(ClassData) == 56 && sizeof(EClass) == 104, "docs/egraph.md, Memory");
 
+// What inserting a term (addTerm) would add, worked out on a frozen e-graph by EGraph::planTerm
+// so that the parallel apply phase can build right-hand sides on many threads and insert them
+// in order (docs/egraph.md, "Parallel apply"). The nodes the term's lookups found are left out:
+// found again with the same children, they change nothing.
+struct TermPlan {
+    static constexpr EClassId kStep = 0x80000000U; // a child or root that is step i: kStep | i
+    std::vector<ENode> steps;                      // the nodes addTerm would add, in its order
+    std::vector<TypeId> types;     // by step: an application's type where planning typed it
+    std::vector<EClassId> roots;   // the found nodes' children: must still be roots
+    std::vector<EClassId> settled; // shifted classes: must be roots with the same analysis data
+    EClassId root = kNoClass;      // a class, or kStep | the step that makes the term
+};
+
 // Why two classes were merged (for explanations).
 struct Justification {
     enum class Kind : uint8_t { Rule, Congruence } kind = Kind::Rule;
@@ -126,6 +139,20 @@ public:
     // Throws TypeError.
     EClassId addTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes = {},
                      std::span<const TypeId> freeVarTypes = {});
+    // The plan of addTerm(terms, root, argTypes), read from the e-graph as it is: false when it
+    // cannot be planned without changing something (a type or attribute not interned yet, a
+    // type that only inserting would tell, an ill-typed node, a variable that would escape).
+    // Thread-safe while nobody writes and `types` is frozen (lift::TypeArena::freeze).
+    bool planTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
+                  TermPlan& out);
+    // Inserts a plan made since trackDataChanges(true) last cleared the marks: the same nodes, in
+    // the same order, with the same result as addTerm would have now. nullopt, having changed
+    // nothing, when a merge since then touched a class the plan relied on (TermPlan::roots,
+    // settled). Throws TypeError as addTerm.
+    std::optional<EClassId> replayPlan(const TermPlan& plan);
+    // While on, a merge that changes the surviving class's analysis data marks it; turning it
+    // on clears the marks.
+    void trackDataChanges(bool on);
     // The class of `c` with its free variables >= cutoff shifted by `by` (which may be negative
     // when no free variable falls below cutoff - by). Uses the smallest member term.
     EClassId shift(EClassId c, int32_t by, int32_t cutoff = 0);
@@ -211,6 +238,8 @@ public:
 
     // --- extraction (smallest term)
     TermId extract(EClassId c, TermArena& out) const;
+    // The same, appending the canonical class of each term node to `visited`.
+    TermId extract(EClassId c, TermArena& out, std::vector<EClassId>* visited) const;
     // The De Bruijn variables free in the smallest member term (sorted). A class's freeVars
     // unite its members' (a beta-redex `(fun(x => 0.0f)) $ x0` makes 0.0f's class "use" x0);
     // every member denotes the same value, so a variable the smallest term does not use is one
@@ -232,7 +261,11 @@ private:
     // capacity (counted once, by countHeapChildren, when the node was added).
     void canonicalizeInPlace(ENode& n) const;
     void countHeapChildren(const ENode& n);
-    ClassData make(const ENode& canonical);
+    // `applyType`: an application's type, known already (TermPlan::types).
+    ClassData make(const ENode& canonical, TypeId applyType = lift::kNoType);
+    // add(), with an application's type known, and without the lookup when `probe` is false
+    // (a node over a class that was just created cannot be in the hashcons yet).
+    EClassId addNode(ENode node, TypeId applyType, bool probe);
     ClassData remake(const ENode& n) const; // what mergeData reads of make(n)
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
@@ -314,6 +347,17 @@ private:
     void touchClass(EClassId c) { cls(c).age = age(); }
     std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
     bool tracking_ = false;
+    std::vector<bool> dataChanged_; // by class id, while tracking data changes
+    bool trackingData_ = false;
+    struct PlanState;
+    uint32_t planRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
+                     std::vector<TypeId>& env, PlanState& st);
+    uint32_t planShift(EClassId c, int32_t by, PlanState& st);
+    uint32_t planAdd(ENode e, PlanState& st);
+    TypeId planType(uint32_t ref, PlanState& st);
+    TypeId stepType(const ENode& step, PlanState& st);
+    TypeId planResult(uint32_t fn, std::span<const TypeId> args, PlanState& st);
+    bool appliesData(const ENode& n, PlanState& st) const;
     // memoryBytes is cached until the next change (it visits every class slot, and the runner
     // asks every 4,096 applications, most of which change nothing).
     uint64_t changes_ = 0;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -68,6 +69,7 @@ class AttrTable {
 public:
     AttrTable();
     AttrId intern(Attr attr);
+    std::optional<AttrId> find(const Attr& attr) const; // without interning
     const Attr& at(AttrId id) const { return attrs_[id]; }
     size_t size() const { return attrs_.size(); }
     size_t bytes() const;

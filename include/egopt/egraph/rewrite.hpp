@@ -43,7 +43,10 @@ struct ArgValue {
 // evaluates them runs in parallel.
 using Condition = std::function<bool(const EGraph&, const SizeFacts&, std::span<const ArgValue>)>;
 // Binds a size from the match, drawing tuning variables from the saturation's space; `key`
-// identifies the match (rule, classes) for memoization.
+// identifies the match (rule, classes) for memoization. A generator reads no more of the e-graph
+// than its classes' types, which merges keep: the parallel apply phase predicts its sizes on a
+// copy of the tuning space and calls it again only where that copy gained a variable or a class
+// is no longer canonical (applyPlanned).
 using Generator = std::function<arith::Size(const EGraph&, TuningSpace&, const std::string& key,
                                             std::span<const ArgValue>)>;
 // Computes the right-hand side; nullopt when it does not apply to this match.
@@ -134,6 +137,29 @@ bool applyMatch(EGraph& g, const Rule& rule, const Library& lib, RewriteContext&
 // classes made canonical, the generators' sizes added) instead of a copy.
 bool applyMatchInPlace(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx,
                        Match& m, std::vector<ENodeId>* rhsNodes = nullptr);
+
+// The parallel apply phase (docs/egraph.md, "Parallel apply"): a match's right-hand side planned
+// on the e-graph as it is (EGraph::planTerm), on any thread, then applied in order.
+struct PlannedMatch {
+    bool ok = false;
+    std::vector<EClassId> classes;                         // the slot classes, canonical then
+    std::map<std::string, arith::Size, std::less<>> sizes; // the generators' sizes, predicted
+    bool drewTuning = false; // they may depend on variables the scratch copy created
+    std::vector<TypeId> rootArgTypes;
+    TermPlan plan;
+};
+// Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
+bool plannable(const Rule& rule);
+// Plans a match of a plannable rule while `g` is frozen (nobody writes, `g.types` frozen).
+// Generators draw from `scratch`, a copy of the tuning space that had `known` variables when it
+// was taken. `out.ok` false: not planned.
+void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
+               const Match& m, PlannedMatch& out);
+// applyMatchInPlace for a match planned since g.trackDataChanges(true), without explanations:
+// the plan inserted if what it read is unchanged (then `*asPlanned` is set), else the match
+// built as applyMatchInPlace builds it. The e-graph is the same either way.
+bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx, Match& m,
+                  const PlannedMatch& p, bool* asPlanned = nullptr);
 
 // What applyMatch would union with the match's class: the right-hand side, added to the e-graph
 // but not merged (soundness checking compares the two). nullopt when the rule does not apply to

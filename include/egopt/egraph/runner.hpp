@@ -1,11 +1,12 @@
-// Equality saturation: iterations of (parallel search, sequential apply, rebuild) under limits
+// Equality saturation: iterations of (parallel search, apply in order, rebuild) under limits
 // on iterations, e-nodes, memory and time, with a backoff scheduler that bans rules that match
 // too much for growing periods (as egg's BackoffScheduler), and per-rule statistics.
 //
 // Determinism: the search runs in parallel (oneTBB) over rules and e-classes, but every match
 // is stored at its (rule, class) position and applied in that order, so the e-graph after each
-// iteration does not depend on the thread count. Only the time limit is inherently
-// nondeterministic.
+// iteration does not depend on the thread count. Right-hand sides may be planned in parallel
+// (planApply); a plan is used only where it adds what building the side in order would. Only
+// the time limit is inherently nondeterministic.
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"
@@ -48,6 +49,7 @@ struct RuleStats {
     size_t newNodes = 0;
     size_t timesBanned = 0;
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
+    size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
     double searchSeconds = 0;
     double applySeconds = 0;
 };
@@ -59,6 +61,10 @@ struct IterationReport {
     size_t bytes = 0;
     size_t applied = 0;
     double seconds = 0;
+    // The phases' shares of `seconds`.
+    double searchSeconds = 0;
+    double applySeconds = 0;
+    double rebuildSeconds = 0;
 };
 
 struct RunReport {
@@ -110,6 +116,11 @@ public:
     // When set, rules match only at the focus's e-classes (Focus). Matches are then never skipped
     // as unchanged: a class can enter the focus after its rule last ran.
     const Focus* focus = nullptr;
+    // Apply phase: with more than one thread, matches are planned in parallel in windows of this
+    // many, then applied in order (docs/egraph.md, "Parallel apply"); otherwise, or when off,
+    // each is built when it is applied. The e-graph is the same either way.
+    bool planApply = true;
+    size_t planWindowSize = 4096;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -149,6 +160,7 @@ private:
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
     void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
+    void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
 
     EGraph& g_;

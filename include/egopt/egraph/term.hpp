@@ -41,4 +41,7 @@ private:
     std::vector<TermNode> nodes_;
 };
 
+// Copies `id` into `out` with its free variables (index >= cutoff at depth 0) shifted by `by`.
+TermId shiftTerm(const TermArena& in, TermId id, int32_t by, int32_t cutoff, TermArena& out);
+
 } // namespace egopt::egraph

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +33,14 @@ struct TypeNode {
 class TypeArena {
 public:
     TypeArena();
+
+    // While frozen, asking for a type that is not interned yet throws Frozen instead of adding
+    // it: readers on several threads can then type terms against the arena as it is, and learn
+    // when a type is missing (the e-graph's parallel apply phase plans right-hand sides so).
+    struct Frozen : std::runtime_error {
+        Frozen() : std::runtime_error("a new type in a frozen type arena") {}
+    };
+    void freeze(bool on) { frozen_ = on; }
 
     TypeId scalar(ScalarKind k);
     TypeId vector(ScalarKind k, uint32_t width);
@@ -74,6 +83,7 @@ private:
     // types are interned (callers routinely hold one while building another).
     std::deque<TypeNode> nodes_;
     std::unordered_map<TypeNode, TypeId, KeyHash, KeyEq> index_;
+    bool frozen_ = false;
 };
 
 std::string scalarName(ScalarKind k); // "Float", "Int", ...

@@ -1,0 +1,110 @@
+// The parts of applying a match that both paths share (generators, the merge), and the parallel
+// apply phase's two halves (docs/egraph.md, "Parallel apply"): planning a match's
+// right-hand side on the frozen e-graph (any thread), and applying the plan in order.
+#include "rewrite_parts.hpp"
+
+namespace egopt::egraph {
+
+void detail::drawSizes(const EGraph& g, const Rule& rule, const Library& lib, TuningSpace& tuning,
+                       Subst& s) {
+    std::string key; // only generators memoize by it
+    if (!rule.generators.empty()) {
+        key = rule.name;
+        for (EClassId c : s.classes) {
+            key += ":" + std::to_string(c);
+        }
+    }
+    for (const auto& [var, call] : rule.generators) {
+        s.sizes[var] = lib.generators.at(call.name).second(g, tuning, key, resolve(call, s));
+    }
+}
+
+bool detail::mergeRhs(EGraph& g, const Rule& rule, RewriteContext& ctx, const Match& m,
+                      EClassId rhs) {
+    const Subst& s = m.subst;
+    EClassId lhs = g.find(m.eclass);
+    if (g.explanations) { // the exact left-hand term, so the derivation can show it
+        try {
+            TermArena t;
+            lhs = g.addTerm(t, instantiate(rule.lhs, rule.vars, s, t), paramTypes(g, lhs));
+        } catch (const TypeError&) {
+            // The matched term is well-typed, but a lambda inside a length-polymorphic
+            // function (Map(fun(x => ...)) unapplied) cannot be retyped from the pattern: the
+            // derivation then starts from the class's own term rather than the exact one.
+        }
+    }
+    try {
+        // The rule's id names it in explanations, the only reader of a justification: without
+        // them, no lookup by name per application.
+        RuleId id = g.explanations ? ctx.rules.id(rule.name) : 0;
+        return g.merge(lhs, rhs, {Justification::Kind::Rule, id});
+    } catch (const TypeError& e) {
+        ruleBug(g, rule, e, lhs, rhs);
+    }
+}
+
+bool plannable(const Rule& rule) {
+    return rule.rhs && !rule.applier && rule.computed.empty();
+}
+
+void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
+               const Match& m, PlannedMatch& out) {
+    out.ok = false;
+    Subst s = m.subst;
+    for (auto& c : s.classes) {
+        c = c == kNoClass ? c : g.findConst(c);
+    }
+    try {
+        detail::drawSizes(g, rule, lib, scratch, s);
+        // A variable the copy gained, for this match or an earlier one, may be numbered
+        // differently in the real space by the time this match is applied.
+        out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
+        out.rootArgTypes = detail::paramTypes(g, m.eclass);
+        TermArena t;
+        TermId root = instantiate(*rule.rhs, rule.vars, s, t);
+        out.ok = g.planTerm(t, root, out.rootArgTypes, out.plan);
+    } catch (const std::exception&) {
+        out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
+    }
+    out.classes = std::move(s.classes);
+    out.sizes = std::move(s.sizes);
+}
+
+bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContext& ctx, Match& m,
+                  const PlannedMatch& p, bool* asPlanned) {
+    if (!p.ok || g.explanations) {
+        return applyMatchInPlace(g, rule, lib, ctx, m);
+    }
+    Subst& s = m.subst;
+    for (auto& c : s.classes) {
+        c = c == kNoClass ? c : g.find(c);
+    }
+    // The generators give what they gave the plan, and change nothing, where the plan's copy of
+    // the tuning space had every variable and their classes are the same.
+    if (p.drewTuning || s.classes != p.classes) {
+        detail::drawSizes(g, rule, lib, ctx.tuning, s);
+        if (s.sizes != p.sizes) {
+            return applyMatchInPlace(g, rule, lib, ctx, m); // draws the same sizes again
+        }
+    } else {
+        s.sizes = p.sizes;
+    }
+    if (detail::paramTypes(g, m.eclass) != p.rootArgTypes) {
+        return applyMatchInPlace(g, rule, lib, ctx, m);
+    }
+    std::optional<EClassId> rhs;
+    try {
+        rhs = g.replayPlan(p.plan);
+    } catch (const TypeError& e) {
+        detail::ruleBug(g, rule, e, g.find(m.eclass), e.a != kNoClass ? e.a : kNoClass, &s);
+    }
+    if (!rhs) { // a merge since planning changed what the plan read
+        return applyMatchInPlace(g, rule, lib, ctx, m);
+    }
+    if (asPlanned) {
+        *asPlanned = true;
+    }
+    return detail::mergeRhs(g, rule, ctx, m, *rhs);
+}
+
+} // namespace egopt::egraph
