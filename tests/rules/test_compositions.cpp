@@ -42,6 +42,26 @@ std::string source(const std::string& path) {
     return std::string(EGOPT_SOURCE_DIR) + "/" + path;
 }
 
+// The core, algebra and equality rules: the catalogue the fold and lane derivations use.
+std::vector<egraph::Rule> equalityCatalogue(const egraph::Library& lib) {
+    std::vector<egraph::Rule> catalogue;
+    for (const char* file : {"rules/core.rules", "rules/algebra.rules", "rules/equalities.rules"}) {
+        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
+            catalogue.push_back(std::move(r));
+        }
+    }
+    return catalogue;
+}
+
+// The rule names of a derivation's steps, in order.
+std::vector<std::string> stepNames(const rules::Derivation& d) {
+    std::vector<std::string> names;
+    for (const rules::DerivationStep& s : d.steps) {
+        names.push_back(s.rule);
+    }
+    return names;
+}
+
 // The same rules (structure, not source locations).
 bool samePattern(const egraph::Pattern& a, const egraph::Pattern& b) {
     if (a.nodes.size() != b.nodes.size() || a.root != b.root) {
@@ -317,12 +337,7 @@ TEST_CASE("the 2-D register blocks derive from the shipped catalogue before thei
 // interpreter confirms.
 TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[rules]") {
     egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> catalogue;
-    for (const char* file : {"rules/core.rules", "rules/algebra.rules", "rules/equalities.rules"}) {
-        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
-            catalogue.push_back(std::move(r));
-        }
-    }
+    std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
     auto rs = parse(
         "rule wg: Reduce(fun((acc, t) => Map(fun(p => Join $ (Reduce(fun((b, y) => ?g)) $ "
         "(Get(0) $ p, Get(1) $ p)))) $ (Zip $ (acc, t)))) $ (?z, ?ts) => Transpose $ "
@@ -342,10 +357,7 @@ TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[
     INFO(rules::formatDerivation(d));
     REQUIRE(d.derived);
     CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
-    std::vector<std::string> used;
-    for (const rules::DerivationStep& s : d.steps) {
-        used.push_back(s.rule);
-    }
+    std::vector<std::string> used = stepNames(d);
     CHECK(used == std::vector<std::string>{"fold-interchange", "get-tuple-first",
                                            "get-tuple-second", "fold-join"});
 }
@@ -387,12 +399,7 @@ TEST_CASE("map-pair-zip saturates: its own zip's pair is refused", "[rules]") {
 // form of the tiles' folds once their products are a zip of A's scalars and B's float4s.
 TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
     egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> catalogue;
-    for (const char* file : {"rules/core.rules", "rules/algebra.rules", "rules/equalities.rules"}) {
-        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
-            catalogue.push_back(std::move(r));
-        }
-    }
+    std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
     auto rs = parse(
         "rule float4-columns: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ "
         "(Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(fun(r "
@@ -408,10 +415,7 @@ TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
     INFO(rules::formatDerivation(d));
     REQUIRE(d.derived);
     CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
-    std::vector<std::string> used;
-    for (const rules::DerivationStep& s : d.steps) {
-        used.push_back(s.rule);
-    }
+    std::vector<std::string> used = stepNames(d);
     CHECK(used == std::vector<std::string>{"split-join-w4", "column-vectors-w4", "map-fusion",
                                            "beta", "lanes-reduce-w4"});
 }
