@@ -27,6 +27,16 @@ std::string lower(std::string s) {
     return s;
 }
 
+// The share of a compute unit's peak throughput that `inFlight` work-items reach: the smooth
+// curve when the profile gives halfThroughputItems, else a clamp at saturationItems with a floor
+// of a tenth.
+double saturationOf(double inFlight, const DeviceProfile& p) {
+    if (p.halfThroughputItems > 0) {
+        return inFlight / (inFlight + p.halfThroughputItems);
+    }
+    return std::max(std::clamp(inFlight / std::max(1.0, p.saturationItems), 0.0, 1.0), 0.1);
+}
+
 } // namespace
 
 // The first calibration whose `match` occurs in the device's description; the last entry is the
@@ -89,13 +99,13 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         }
         inFlight = std::min(inFlight, p.registerFileBytes / (k.privateBytes + kBaseRegisterBytes));
     }
-    double saturation = std::clamp(inFlight / std::max(1.0, p.saturationItems), 0.0, 1.0);
-    double memShare = std::max(usedCus / cus * std::max(saturation, 0.1), 1.0 / cus);
+    double saturation = saturationOf(inFlight, p);
+    double memShare = std::max(usedCus / cus * saturation, 1.0 / cus);
     double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
                          p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);
     double memory = globalBytes / (p.globalBandwidth * memShare) +
                     k.localBytes / (p.localBandwidth * usedCus / cus);
-    double rate = usedCus * p.clockHz * laneUse * std::max(saturation, 0.1);
+    double rate = usedCus * p.clockHz * laneUse * saturation;
     double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +
                      k.privateAccesses / (rate * p.stmtsPerCuPerCycle);
     double waves = std::ceil(k.workGroups / cus);

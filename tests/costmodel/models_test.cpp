@@ -243,3 +243,37 @@ TEST_CASE("analytic GPU predictions rank mm's register blocking first", "[models
     CHECK(blocked.total.globalReadCoalesced < naive.total.globalReadCoalesced);
     CHECK(m.predictSeconds(blocked, p) < m.predictSeconds(naive, p));
 }
+
+// A tree's second level of 128 one-work-item groups reading 1 MB took 45 us on the H200, as long
+// as the first level's 512 MB read by 65536 work-items would take at a tenth of the bandwidth: the
+// NVIDIA class's throughput grows smoothly with the work-items in flight, and a kernel of one
+// work-item per compute unit is not floored at a tenth of the peak.
+TEST_CASE("analytic GPU throughput grows with the work-items in flight", "[models]") {
+    AnalyticModel m = shippedAnalytic();
+    DeviceProfile p;
+    for (const auto& c : m.classes()) {
+        if (c.deviceClass == "nvidia-gpu") {
+            p = c.constants;
+        }
+    }
+    REQUIRE(p.halfThroughputItems > 0);
+    p.computeUnits = 132;
+    auto readMegabyte = [&](double groups, double groupSize) {
+        KernelFeatures k;
+        k.globalReadCoalesced = 1 << 20;
+        k.workGroups = groups;
+        k.workGroupSize = groupSize;
+        k.workItems = groups * groupSize;
+        k.launches = 1;
+        return m.kernelSeconds(k, p) - p.launchOverhead;
+    };
+    double one = readMegabyte(128, 1), many = readMegabyte(256, 256), more = readMegabyte(512, 256);
+    INFO("one work-item per group " << one << " s, 256: " << many << " s, 2x more: " << more);
+    CHECK(one > 20 * many);   // the clamp with a floor of a tenth gave 10x
+    CHECK(many > more);       // more work-items in flight still gain
+    CHECK(many < 1.2 * more); // but little, near saturation
+    // Without half_throughput_items the clamp applies: a tenth of the peak at least.
+    p.halfThroughputItems = 0;
+    p.saturationItems = 1024;
+    CHECK(readMegabyte(128, 1) == Approx(10 * 132.0 / 128 * readMegabyte(132, 1024)).epsilon(0.05));
+}
