@@ -31,6 +31,8 @@ std::string Context::show() const {
         return "lambda-fn";
     case Level::LaneFn:
         return "lane-fn";
+    case Level::ViewBody:
+        return "view-body";
     case Level::Device:
         break;
     }
@@ -194,6 +196,18 @@ std::vector<ChildContexts> hostApply(const ENode& n, Context c, bool multi) {
     return alts;
 }
 
+// Inside a view's lambda: a chain of one-argument layout functions applied to the lambda's own
+// parameter (De Bruijn index 0); the code generator builds no other view there.
+std::vector<ChildContexts> viewBody(const ENode& n) {
+    if (n.op == Op::Param && n.ival == 0) {
+        return {ChildContexts{}};
+    }
+    if (n.op != Op::Apply || n.children.size() != 2) {
+        return {};
+    }
+    return {ChildContexts{Context::at(Level::LayoutFn), Context::at(Level::ViewBody)}};
+}
+
 } // namespace
 
 std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipleKernels) {
@@ -226,7 +240,14 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
         }
         return {};
     case Level::LayoutFn:
-        // Map of a layout function (Map(Join)): a view too, as the code generator builds it.
+        // Map of a layout function (Map(Join)): a view too, as the code generator builds it. A
+        // literal is a constant pad's value (PadConstant(1, 1, 0.5f)), read where the view is.
+        if (n.op == Op::Literal) {
+            return {ChildContexts{}};
+        }
+        if (n.op == Op::Lambda && n.ival == 1) { // mapped by a view: a view of its parameter
+            return {ChildContexts(k, Context::at(Level::ViewBody))};
+        }
         return isLayout(n.op) || (n.op == Op::Map && k == 1)
                    ? std::vector<ChildContexts>{ChildContexts(k, c)}
                    : std::vector<ChildContexts>{};
@@ -238,6 +259,8 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
     case Level::LaneFn:
         return n.op == Op::UserFun ? std::vector<ChildContexts>{ChildContexts{}}
                                    : std::vector<ChildContexts>{};
+    case Level::ViewBody:
+        return viewBody(n);
     }
     return {};
 }

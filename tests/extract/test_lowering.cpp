@@ -384,3 +384,27 @@ TEST_CASE("mm: guided draws replay macro-register-block's schedule", "[extract]"
     INFO(run.summary());
     CHECK(run.ok);
 }
+
+// A constant pad (its value a literal child of Pad) and a 3-D neighbourhood (a view mapping a
+// lambda of views) stay views of the input: the best candidate is one kernel reading the grid.
+TEST_CASE("constant-pad stencils: the padded neighbourhoods are views in one kernel", "[extract]") {
+    const std::string corpus = std::string(EGOPT_SOURCE_DIR) + "/tests/lift/corpus/";
+    struct Case {
+        const char* file;
+        arith::Bindings sizes;
+    };
+    for (const Case& c : {Case{"stencil2d_constant.lift", {{"M", 16}, {"N", 16}}},
+                          Case{"stencil3d_constant.lift", {{"M", 8}, {"N", 8}, {"O", 8}}}}) {
+        test::Graph gr;
+        ExtractResult r = lowered(gr, corpus + c.file, c.sizes, 4);
+        INFO(c.file << "\n" << test::listing(r));
+        REQUIRE(!r.candidates.empty());
+        const Candidate& best = r.candidates.front();
+        CHECK(!contains(best.text, "MapSeq(Pad"));
+        CHECK(!contains(best.text, "MapGlb(Pad"));
+        codegen::RunResult run = test::validate(best, c.sizes);
+        INFO(run.summary());
+        CHECK(run.ok);
+        CHECK(run.kernelMedianNs.size() == 1);
+    }
+}

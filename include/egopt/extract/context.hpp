@@ -21,7 +21,18 @@ namespace egopt::extract {
 // Device: inside the kernel, with the enclosing thread maps in the dimension masks.
 // LaneFn: the function of a lane-wise pattern (MapVec, VectorizeUserFun), which the code
 // generator can only emit for a user function.
-enum class Level : uint8_t { Host, HostInput, KernelFn, LayoutFn, LambdaFn, Device, LaneFn };
+// ViewBody: the body of a lambda that a view maps (Map(fun(x => Slide(3, 1) $ (Map(Pad) $ x)))):
+// layout functions applied to the lambda's parameter, a view as a whole.
+enum class Level : uint8_t {
+    Host,
+    HostInput,
+    KernelFn,
+    LayoutFn,
+    LambdaFn,
+    Device,
+    LaneFn,
+    ViewBody
+};
 
 struct Context {
     Level level = Level::Host;
