@@ -27,14 +27,12 @@ std::string lower(std::string s) {
     return s;
 }
 
-// The share of a compute unit's peak throughput that `inFlight` work-items reach: the smooth
-// curve when the profile gives halfThroughputItems, else a clamp at saturationItems with a floor
-// of a tenth.
+// The share of a compute unit's peak throughput that `inFlight` work-items reach: linear up to
+// saturationItems, from one work-item in flight on each compute unit used (a work-item streaming
+// alone still moves data: 128 one-work-item groups read 1 MB in 45 us on an H200).
 double saturationOf(double inFlight, const DeviceProfile& p) {
-    if (p.halfThroughputItems > 0) {
-        return inFlight / (inFlight + p.halfThroughputItems);
-    }
-    return std::max(std::clamp(inFlight / std::max(1.0, p.saturationItems), 0.0, 1.0), 0.1);
+    double items = std::max(1.0, p.saturationItems);
+    return std::clamp(inFlight, 1.0, items) / items;
 }
 
 } // namespace

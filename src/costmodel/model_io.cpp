@@ -28,7 +28,6 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"driver_local_size", &DeviceProfile::driverLocalSize},
             {"group_overhead", &DeviceProfile::groupOverhead},
             {"saturation_items", &DeviceProfile::saturationItems},
-            {"half_throughput_items", &DeviceProfile::halfThroughputItems},
             {"register_file_bytes", &DeviceProfile::registerFileBytes},
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
             {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes}};

@@ -84,13 +84,9 @@ struct DeviceProfile {
     double lanes = 8;              // work-items a compute unit runs in lock step (SIMD/warp)
     double driverLocalSize = 64;   // work-group size the driver picks when left to it
     double groupOverhead = 1e-7;   // seconds per work-group scheduled on a compute unit
-    // Work-items per compute unit needed to reach full throughput (latency hiding on GPUs).
+    // Work-items per compute unit needed to reach full throughput (latency hiding on GPUs);
+    // throughput grows linearly up to it from one work-item in flight.
     double saturationItems = 1;
-    // Work-items per compute unit at which throughput is half its peak (0 = use saturationItems'
-    // clamp instead). Throughput then grows as in_flight / (in_flight + halfThroughputItems):
-    // each work-item keeps a few accesses in flight, so a few work-items per compute unit already
-    // move data, and more keep gaining a little (Little's law with a fixed latency).
-    double halfThroughputItems = 0;
     // Register file per compute unit and the most private bytes a work-item keeps in registers
     // (GPUs; 0 = not modelled): beyond the second a compiler spills to slow memory.
     double registerFileBytes = 0;
