@@ -114,3 +114,25 @@ TEST_CASE("rule applications record their right-hand sides' e-nodes", "[egraph]"
     CHECK(applications.of("never-applied").empty());
     (void)ins;
 }
+
+// A class moved under a binder is copied from its smallest term (EGraph::shift): what rewrites
+// added to the class is not in the copy. Derivations meet this where a step moves a class that
+// an earlier step rewrote (docs/rules.md, Open points).
+TEST_CASE("a shifted copy holds the class's smallest term only", "[egraph]") {
+    EGraph g;
+    uint32_t add = test::floatFun(g, "add", 2, "return a0 + a1;");
+    uint32_t ident = test::floatFun(g, "ident", 1, "return a0;");
+    EClassId x0 = test::var(g, 0);
+    EClassId sum = test::call(g, add, {x0, x0});                            // the smallest term
+    EClassId longer = test::call(g, add, {test::call(g, ident, {x0}), x0}); // a larger member
+    g.merge(sum, longer, {Justification::Kind::Rule, 0});
+    g.rebuild();
+    EClassId up = g.shift(sum, 1);
+    g.rebuild();
+    EClassId x1 = test::var(g, 1);
+    CHECK(g.find(up) == g.find(test::call(g, add, {x1, x1})));
+    EClassId longerUp = test::call(g, add, {test::call(g, ident, {x1}), x1});
+    g.rebuild();
+    CHECK(g.find(longerUp) != g.find(up)); // the larger member's copy is another class
+    CHECK(g.eclass(up).nodes.size() == 1);
+}
