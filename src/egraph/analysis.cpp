@@ -42,7 +42,7 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
         break;
     case Op::Generate: {
         // The generator's user function (the child class) gives the element type.
-        ClassData f = dataOf(cls(n.children.at(0)));
+        ClassData f = dataOf(n.children.at(0));
         d.type = f.fun.result;
         for (size_t i = a.sizes.size(); i-- > 0;) {
             d.type = types.array(d.type, a.sizes[i]);
@@ -52,21 +52,21 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
     case Op::Apply: {
         std::vector<TypeId> args;
         for (size_t i = 1; i < n.children.size(); ++i) {
-            ClassData cd = dataOf(cls(n.children[i]));
+            ClassData cd = dataOf(n.children[i]);
             if (!cd.isData()) {
                 throw TypeError("argument " + std::to_string(i) +
                                 " of an application is a function");
             }
             args.push_back(cd.type);
         }
-        if (dataOf(cls(n.children.at(0))).isData()) {
+        if (dataOf(n.children.at(0)).isData()) {
             throw TypeError("applying a value that is not a function");
         }
         d.type = applyType != lift::kNoType ? applyType : resultOf(n.children[0], args);
         break;
     }
     case Op::Lambda:
-        if (!dataOf(cls(n.children.at(0))).isData()) {
+        if (!dataOf(n.children.at(0)).isData()) {
             throw TypeError("the body of a lambda is a function");
         }
         break;
@@ -87,7 +87,7 @@ ClassFacts EGraph::remake(const ENode& n) const {
     ClassFacts d;
     uint64_t cost = 1;
     for (EClassId c : n.children) {
-        ClassData cd = dataOf(cls(findConst(c)));
+        ClassData cd = dataOf(findConst(c));
         cost = std::min(kCostCap, cost + cd.cost);
         if (n.op != Op::Lambda) {
             uniteInto(d.freeVars, cd.freeVars);
@@ -99,7 +99,7 @@ ClassFacts EGraph::remake(const ENode& n) const {
         d.freeVars = {n.ival};
         break;
     case Op::Lambda: {
-        ClassData body = dataOf(cls(findConst(n.children.at(0))));
+        ClassData body = dataOf(findConst(n.children.at(0)));
         for (int32_t v : body.freeVars) {
             if (v >= n.ival) {
                 d.freeVars.push_back(v - n.ival);
@@ -119,38 +119,40 @@ ClassFacts EGraph::remake(const ENode& n) const {
     return d;
 }
 
-bool EGraph::wouldChange(const ClassSlot& into, const ClassFacts& from) const {
-    const Shape& s = shapes_[into.shape];
+bool EGraph::wouldChange(EClassId into, const ClassFacts& from) const {
+    const ClassSlot& k = cls(into);
+    const Shape& s = shapes_[k.shape];
     return (s.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) ||
            !std::includes(s.freeVars.begin(), s.freeVars.end(), from.freeVars.begin(),
                           from.freeVars.end()) ||
-           std::pair(from.cost, from.best) < std::pair(into.cost, into.best);
+           std::pair(from.cost, from.best) < std::pair(costOf(into), k.best);
 }
 
-bool EGraph::mergeData(ClassSlot& into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
+bool EGraph::mergeData(EClassId into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
                        uint64_t cost, ENodeId best) {
     bool changed = false;
-    const Shape& s = shapes_[into.shape];
+    ClassSlot& k = cls(into);
+    const Shape& s = shapes_[k.shape];
     bool filled = s.fun.kind == FunSig::Kind::Poly && fun.kind == FunSig::Kind::Mono;
     bool grown =
         !std::includes(s.freeVars.begin(), s.freeVars.end(), freeVars.begin(), freeVars.end());
     if (filled || grown) {
         Shape next{filled ? fun : s.fun, s.freeVars, s.type};
         uniteInto(next.freeVars, freeVars);
-        into.shape = shapes_.intern(next);
+        k.shape = shapes_.intern(next);
         changed = true;
     }
-    if (std::pair(cost, best) < std::pair(into.cost, into.best)) {
-        into.cost = cost;
-        into.best = best;
+    if (std::pair(cost, best) < std::pair(costOf(into), k.best)) {
+        setCost(into, cost);
+        k.best = best;
         changed = true;
     }
     return changed;
 }
 
 void EGraph::checkCompatible(EClassId a, EClassId b) const {
-    ClassData x = dataOf(cls(a));
-    ClassData y = dataOf(cls(b));
+    ClassData x = dataOf(a);
+    ClassData y = dataOf(b);
     std::string why;
     if (x.isData() != y.isData()) {
         why = "a value and a function";
@@ -241,7 +243,7 @@ void EGraph::propagateAnalysis() {
                 ClassFacts fresh = remake(node(p));
                 fresh.best = p;
                 EClassId pc = findConst(p);
-                if (wouldChange(cls(pc), fresh)) {
+                if (wouldChange(pc, fresh)) {
                     offers[chunk].push_back({pc, std::move(fresh)});
                 }
             }
@@ -254,7 +256,7 @@ void EGraph::propagateAnalysis() {
         for (auto& chunk : offers) {
             for (Offer& o : chunk) {
                 const ClassFacts& d = o.data;
-                if (mergeData(cls(o.into), d.fun, d.freeVars, d.cost, d.best)) {
+                if (mergeData(o.into, d.fun, d.freeVars, d.cost, d.best)) {
                     analysisPending_.push_back(o.into);
                 }
             }

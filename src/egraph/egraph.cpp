@@ -108,6 +108,19 @@ EClassId EGraph::newClass(ClassSlot c) {
     return slot;
 }
 
+void EGraph::setCost(EClassId root, uint64_t cost) {
+    ClassSlot& k = cls(root);
+    if (cost < kLargeCost) {
+        if (k.cost == kLargeCost) {
+            largeCosts_.erase(root);
+        }
+        k.cost = static_cast<uint32_t>(cost);
+    } else {
+        k.cost = kLargeCost;
+        largeCosts_[root] = cost;
+    }
+}
+
 EClassId EGraph::add(ENode node) {
     return addNode(std::move(node), lift::kNoType, true);
 }
@@ -160,15 +173,15 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
     countHeapChildren(c);
     ClassSlot k;
     memberPool_.push_back(k.nodes, id); // inline: no block
-    k.cost = data.cost;
     k.shape = shapeOf(data);
     k.best = id;
-    k.opMask = opBit(c.op);
+    k.setOpMask(opBit(c.op));
     k.age = age();
     c.age = age();
     uint32_t ref = storeNode(std::move(c), id);
     ref_.push_back(ref);
     parent_.push_back(kRoot | newClass(k));
+    setCost(id, data.cost);
     memo_.insert(ref, store_);
     ++numClasses_;
     ++changes_;
@@ -198,6 +211,10 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         std::swap(a, b);
     }
     ClassSlot from = cls(b);
+    uint64_t fromCost = costOf(b);
+    if (from.cost == kLargeCost) {
+        largeCosts_.erase(b);
+    }
     cls(b) = ClassSlot{};
     freeSlots_.push_back(parent_[b] & ~kRoot);
     parent_[b] = a;
@@ -224,9 +241,9 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         dropped_.erase(it);
         dropped_[a] += count;
     }
-    into.opMask |= from.opMask;
+    into.setOpMask(into.opMask() | from.opMask());
     const Shape& fromShape = shapes_[from.shape];
-    bool changed = mergeData(into, fromShape.fun, fromShape.freeVars, from.cost, from.best);
+    bool changed = mergeData(a, fromShape.fun, fromShape.freeVars, fromCost, from.best);
     if (changed && trackingData_) {
         if (a >= dataChanged_.size()) {
             dataChanged_.resize(parent_.size());
@@ -234,7 +251,7 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         dataChanged_[a] = true;
     }
     // Interned: the same shape is the same signature and free variables (the types agree).
-    bool fromChanged = from.shape != into.shape || from.cost != into.cost;
+    bool fromChanged = from.shape != into.shape || fromCost != costOf(a);
     if (changed || fromChanged) { // the parents of one side see new facts
         analysisPending_.push_back(a);
     }
@@ -346,16 +363,17 @@ void EGraph::dedupMembers(EClassId c) {
     std::span<const ENodeId> members = membersOf(k);
     std::vector<ENodeId> kept;
     kept.reserve(members.size());
-    k.opMask = 0;
+    uint64_t opMask = 0;
     for (ENodeId n : members) {
         // An owner of its form is canonical already (rebuild re-canonicalized every parent of
         // a merged class); any other member is a duplicate, outside the hashcons, which reads
         // its owner's node.
         if (!isDuplicate(n)) {
             kept.push_back(n);
-            k.opMask |= opBit(store_[ref_[n]].node.op);
+            opMask |= opBit(store_[ref_[n]].node.op);
         }
     }
+    k.setOpMask(opMask);
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
     if (!std::equal(kept.begin(), kept.end(), members.begin(), members.end())) {
@@ -476,7 +494,11 @@ EGraph::MemoryParts EGraph::memoryParts() const {
     // dropped_: a bucket pointer each, and a node (key, count, link) per entry.
     size_t droppedBytes = dropped_.bucket_count() * sizeof(void*) +
                           dropped_.size() * (sizeof(std::pair<EClassId, uint32_t>) + sizeof(void*));
-    m.classes = classes_.bytes() + vec(freeSlots_) + shapes_.bytes() + droppedBytes;
+    size_t largeCostBytes =
+        largeCosts_.bucket_count() * sizeof(void*) +
+        largeCosts_.size() * (sizeof(std::pair<EClassId, uint64_t>) + sizeof(void*));
+    m.classes =
+        classes_.bytes() + vec(freeSlots_) + shapes_.bytes() + droppedBytes + largeCostBytes;
     m.hashcons = memo_.bytes();
     m.members = memberPool_.bytes();
     m.parents = parentPool_.bytes();

@@ -174,9 +174,9 @@ public:
     }
     EClass eclass(EClassId c) const {
         const ClassSlot& k = cls(findConst(c));
-        return {memberPool_.view(k.nodes), parentPool_.view(k.parents), k.opMask};
+        return {memberPool_.view(k.nodes), parentPool_.view(k.parents), k.opMask()};
     }
-    ClassData data(EClassId c) const { return dataOf(cls(findConst(c))); }
+    ClassData data(EClassId c) const { return dataOf(findConst(c)); }
     // The outer length of a data class whose type is an array of constant length.
     std::optional<int64_t> constLength(EClassId c) const;
     // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
@@ -259,22 +259,35 @@ public:
     const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
 
 private:
-    // A class as stored, 40 bytes (docs/egraph.md, "Memory"): its member and parent lists (of
+    // A class as stored, 36 bytes (docs/egraph.md, "Memory"): its member and parent lists (of
     // memberPool_ and parentPool_), the id of its shape, and its smallest term.
     struct ClassSlot {
         IdList nodes;   // members (canonical after rebuild, sorted, unique)
         IdList parents; // nodes that have this class as a child
-        uint64_t cost = 0;
         ShapeId shape = 0;
         ENodeId best = 0;
-        uint64_t opMask : 56 = 0; // EClass::opMask
+        uint32_t cost = 0;        // ClassData::cost, or kLargeCost (then in largeCosts_)
+        uint32_t opLow = 0;       // EClass::opMask, bits 0-31
+        uint32_t opHigh : 24 = 0; // and 32-55
         // The epoch of the last change of the member list, less base_ (classChangedAt).
-        uint64_t age : 8 = 0;
+        uint32_t age : 8 = 0;
+        uint64_t opMask() const { return opLow | uint64_t(opHigh) << 32; }
+        void setOpMask(uint64_t mask) {
+            opLow = static_cast<uint32_t>(mask);
+            opHigh = static_cast<uint32_t>(mask >> 32);
+        }
     };
-    static_assert(sizeof(IdList) == 8 && sizeof(ClassSlot) == 40, "docs/egraph.md, Memory");
-    ClassData dataOf(const ClassSlot& k) const {
+    static_assert(sizeof(IdList) == 8 && sizeof(ClassSlot) == 36, "docs/egraph.md, Memory");
+    static constexpr uint32_t kLargeCost = UINT32_MAX;
+    uint64_t costOf(EClassId root) const {
+        uint32_t cost = cls(root).cost;
+        return cost != kLargeCost ? cost : largeCosts_.at(root);
+    }
+    void setCost(EClassId root, uint64_t cost);
+    ClassData dataOf(EClassId root) const {
+        const ClassSlot& k = cls(root);
         const Shape& s = shapes_[k.shape];
-        return {s.fun, s.freeVars, k.cost, s.type, k.best};
+        return {s.fun, s.freeVars, costOf(root), s.type, k.best};
     }
     std::span<const ENodeId> membersOf(const ClassSlot& k) const {
         return memberPool_.view(k.nodes);
@@ -300,10 +313,10 @@ private:
                                       std::span<const TypeId> args);
     // Merges another class's or node's data (its signature, free variables and smallest term)
     // into `into`'s; true if `into` changed.
-    bool mergeData(ClassSlot& into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
+    bool mergeData(EClassId into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
                    uint64_t cost, ENodeId best);
     // Whether mergeData(into, from) would change `into` (read only).
-    bool wouldChange(const ClassSlot& into, const ClassFacts& from) const;
+    bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
     void dedupMembers(EClassId c);
@@ -360,6 +373,9 @@ private:
     // By root class: duplicates dropped from its parent list since the class was last repaired
     // (dropParents), which merges count as if they were still there. Few classes have any.
     std::unordered_map<EClassId, uint32_t> dropped_;
+    // By root class: the costs that do not fit a ClassSlot (kLargeCost or more: rare, as the
+    // smallest terms of inserted programs are small).
+    std::unordered_map<EClassId, uint64_t> largeCosts_;
     uint32_t droppedOf(EClassId root) const {
         auto it = dropped_.find(root);
         return it == dropped_.end() ? 0 : it->second;
