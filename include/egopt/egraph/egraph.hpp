@@ -413,8 +413,8 @@ private:
     TypeId stepType(const ENode& step, PlanState& st);
     TypeId planResult(uint32_t fn, std::span<const TypeId> args, PlanState& st);
     bool appliesData(const ENode& n, PlanState& st) const;
-    // memoryBytes is cached until the next change (it visits every class slot, and the runner
-    // asks every 4,096 applications, most of which change nothing).
+    // memoryBytes is cached until the next change (with explanations it visits every id's proof
+    // edges, and the runner asks every 4,096 applications, most of which change nothing).
     uint64_t changes_ = 0;
     mutable uint64_t bytesAt_ = UINT64_MAX;
     mutable size_t bytes_ = 0;
