@@ -30,8 +30,8 @@ bool uniteInto(InlineVec<int32_t>& into, const InlineVec<int32_t>& from) {
 
 } // namespace
 
-ClassData EGraph::make(const ENode& n, TypeId applyType) {
-    ClassData d = remake(n); // cost, free variables, a lambda's or user function's signature
+ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
+    ClassFacts d = remake(n); // cost, free variables, a lambda's or user function's signature
     const Attr& a = attrs_.at(n.attr);
     switch (n.op) {
     case Op::Param:
@@ -42,7 +42,7 @@ ClassData EGraph::make(const ENode& n, TypeId applyType) {
         break;
     case Op::Generate: {
         // The generator's user function (the child class) gives the element type.
-        const ClassData& f = cls(n.children.at(0)).data;
+        ClassData f = dataOf(n.children.at(0));
         d.type = f.fun.result;
         for (size_t i = a.sizes.size(); i-- > 0;) {
             d.type = types.array(d.type, a.sizes[i]);
@@ -52,21 +52,21 @@ ClassData EGraph::make(const ENode& n, TypeId applyType) {
     case Op::Apply: {
         std::vector<TypeId> args;
         for (size_t i = 1; i < n.children.size(); ++i) {
-            const ClassData& cd = cls(n.children[i]).data;
+            ClassData cd = dataOf(n.children[i]);
             if (!cd.isData()) {
                 throw TypeError("argument " + std::to_string(i) +
                                 " of an application is a function");
             }
             args.push_back(cd.type);
         }
-        if (cls(n.children.at(0)).data.isData()) {
+        if (dataOf(n.children.at(0)).isData()) {
             throw TypeError("applying a value that is not a function");
         }
         d.type = applyType != lift::kNoType ? applyType : resultOf(n.children[0], args);
         break;
     }
     case Op::Lambda:
-        if (!cls(n.children.at(0)).data.isData()) {
+        if (!dataOf(n.children.at(0)).isData()) {
             throw TypeError("the body of a lambda is a function");
         }
         break;
@@ -83,11 +83,11 @@ ClassData EGraph::make(const ENode& n, TypeId applyType) {
 // inference. A class's type never changes on merges, and a node's signature depends only on its
 // operator, attribute and the types of its children, so re-deriving the type of every parent of
 // a class whose data changed (most of rebuilding's time on mm) would find what make found.
-ClassData EGraph::remake(const ENode& n) const {
-    ClassData d;
+ClassFacts EGraph::remake(const ENode& n) const {
+    ClassFacts d;
     uint64_t cost = 1;
     for (EClassId c : n.children) {
-        const ClassData& cd = cls(findConst(c)).data;
+        ClassData cd = dataOf(findConst(c));
         cost = std::min(kCostCap, cost + cd.cost);
         if (n.op != Op::Lambda) {
             uniteInto(d.freeVars, cd.freeVars);
@@ -99,7 +99,7 @@ ClassData EGraph::remake(const ENode& n) const {
         d.freeVars = {n.ival};
         break;
     case Op::Lambda: {
-        const ClassData& body = cls(findConst(n.children.at(0))).data;
+        ClassData body = dataOf(findConst(n.children.at(0)));
         for (int32_t v : body.freeVars) {
             if (v >= n.ival) {
                 d.freeVars.push_back(v - n.ival);
@@ -119,33 +119,40 @@ ClassData EGraph::remake(const ENode& n) const {
     return d;
 }
 
-bool EGraph::wouldChange(const ClassData& into, const ClassData& from) const {
-    return (into.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) ||
-           !std::includes(into.freeVars.begin(), into.freeVars.end(), from.freeVars.begin(),
+bool EGraph::wouldChange(EClassId into, const ClassFacts& from) const {
+    const ClassSlot& k = cls(into);
+    const Shape& s = shapes_[k.shape];
+    return (s.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) ||
+           !std::includes(s.freeVars.begin(), s.freeVars.end(), from.freeVars.begin(),
                           from.freeVars.end()) ||
-           std::pair(from.cost, from.best) < std::pair(into.cost, into.best);
+           std::pair(from.cost, from.best) < std::pair(costOf(into), k.best);
 }
 
-bool EGraph::mergeData(ClassData& into, const ClassData& from) const {
+bool EGraph::mergeData(EClassId into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
+                       uint64_t cost, ENodeId best) {
     bool changed = false;
-    if (into.fun.kind == FunSig::Kind::Poly && from.fun.kind == FunSig::Kind::Mono) {
-        into.fun = from.fun;
+    ClassSlot& k = cls(into);
+    const Shape& s = shapes_[k.shape];
+    bool filled = s.fun.kind == FunSig::Kind::Poly && fun.kind == FunSig::Kind::Mono;
+    bool grown =
+        !std::includes(s.freeVars.begin(), s.freeVars.end(), freeVars.begin(), freeVars.end());
+    if (filled || grown) {
+        Shape next{filled ? fun : s.fun, s.freeVars, s.type};
+        uniteInto(next.freeVars, freeVars);
+        k.shape = shapes_.intern(next);
         changed = true;
     }
-    if (uniteInto(into.freeVars, from.freeVars)) {
-        changed = true;
-    }
-    if (std::pair(from.cost, from.best) < std::pair(into.cost, into.best)) {
-        into.cost = from.cost;
-        into.best = from.best;
+    if (std::pair(cost, best) < std::pair(costOf(into), k.best)) {
+        setCost(into, cost);
+        k.best = best;
         changed = true;
     }
     return changed;
 }
 
 void EGraph::checkCompatible(EClassId a, EClassId b) const {
-    const ClassData& x = cls(a).data;
-    const ClassData& y = cls(b).data;
+    ClassData x = dataOf(a);
+    ClassData y = dataOf(b);
     std::string why;
     if (x.isData() != y.isData()) {
         why = "a value and a function";
@@ -162,12 +169,16 @@ void EGraph::checkCompatible(EClassId a, EClassId b) const {
 
 TypeId EGraph::resultOf(EClassId fn, std::span<const TypeId> args) {
     fn = findConst(fn); // no path compression: planners call it concurrently (planTerm)
-    const ClassData& d = cls(fn).data;
-    if (d.fun.kind == FunSig::Kind::Index) {
+    const ClassSlot& k = cls(fn);
+    if (shapes_[k.shape].fun.kind == FunSig::Kind::Index) {
         throw TypeError("an index function is applied to data");
     }
     // Any member gives the same type; the first is the oldest, hence deterministic.
-    ENode n = canonicalize(node(cls(fn).nodes.at(0)));
+    std::span<const ENodeId> members = membersOf(k);
+    if (members.empty()) {
+        throw std::logic_error("resultOf: a class without members");
+    }
+    ENode n = canonicalize(node(members[0]));
     return patternResult(n, args);
 }
 
@@ -204,7 +215,7 @@ std::string EGraph::showType(EClassId c) const {
 void EGraph::propagateAnalysis() {
     struct Offer {
         EClassId into;
-        ClassData data;
+        ClassFacts data;
     };
     std::vector<EClassId> round;
     std::vector<ENodeId> parents;
@@ -218,7 +229,7 @@ void EGraph::propagateAnalysis() {
         round.erase(std::unique(round.begin(), round.end()), round.end());
         parents.clear();
         for (EClassId c : round) {
-            const auto& ps = cls(c).parents;
+            std::span<const ENodeId> ps = parentsOf(cls(c));
             parents.insert(parents.end(), ps.begin(), ps.end());
         }
         // Chunks of fixed size with a result slot each, read back in order: the offers are the
@@ -229,10 +240,10 @@ void EGraph::propagateAnalysis() {
             size_t end = std::min(parents.size(), (chunk + 1) * kChunk);
             for (size_t i = chunk * kChunk; i < end; ++i) {
                 ENodeId p = parents[i];
-                ClassData fresh = remake(node(p));
+                ClassFacts fresh = remake(node(p));
                 fresh.best = p;
                 EClassId pc = findConst(p);
-                if (wouldChange(cls(pc).data, fresh)) {
+                if (wouldChange(pc, fresh)) {
                     offers[chunk].push_back({pc, std::move(fresh)});
                 }
             }
@@ -244,7 +255,8 @@ void EGraph::propagateAnalysis() {
         }
         for (auto& chunk : offers) {
             for (Offer& o : chunk) {
-                if (mergeData(cls(o.into).data, o.data)) {
+                const ClassFacts& d = o.data;
+                if (mergeData(o.into, d.fun, d.freeVars, d.cost, d.best)) {
                     analysisPending_.push_back(o.into);
                 }
             }

@@ -2,8 +2,6 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_reduce.h>
 
 namespace egopt::egraph {
 
@@ -97,7 +95,7 @@ void EGraph::releaseDuplicate(ENodeId n, ENodeId owner) {
     ++holes_;
 }
 
-EClassId EGraph::newClass(EClass c) {
+EClassId EGraph::newClass(ClassSlot c) {
     uint32_t slot = 0;
     if (!freeSlots_.empty()) {
         slot = freeSlots_.back();
@@ -108,6 +106,19 @@ EClassId EGraph::newClass(EClass c) {
         classes_.push_back(std::move(c));
     }
     return slot;
+}
+
+void EGraph::setCost(EClassId root, uint64_t cost) {
+    ClassSlot& k = cls(root);
+    if (cost < kLargeCost) {
+        if (k.cost == kLargeCost) {
+            largeCosts_.erase(root);
+        }
+        k.cost = static_cast<uint32_t>(cost);
+    } else {
+        k.cost = kLargeCost;
+        largeCosts_[root] = cost;
+    }
 }
 
 EClassId EGraph::add(ENode node) {
@@ -146,13 +157,12 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
         proof_[found].push_back({id, {Justification::Kind::Congruence, 0}, false});
         return id;
     }
-    ClassData data = make(c, applyType); // throws TypeError before anything changes
+    ClassFacts data = make(c, applyType); // throws TypeError before anything changes
     auto id = static_cast<ENodeId>(parent_.size());
-    data.best = id;
     for (EClassId child : c.children) {
-        auto& parents = cls(child).parents;
-        if (parents.empty() || parents.back() != id) {
-            parents.push_back(id);
+        IdList& parents = cls(child).parents;
+        if (parents.empty() || parentPool_.view(parents).back() != id) {
+            parentPool_.push_back(parents, id);
         }
     }
     if (explanations) {
@@ -161,16 +171,17 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
         proof_.emplace_back();
     }
     countHeapChildren(c);
-    uint64_t mask = opBit(c.op);
+    ClassSlot k;
+    memberPool_.push_back(k.nodes, id); // inline: no block
+    k.shape = shapeOf(data);
+    k.best = id;
+    k.setOpMask(opBit(c.op));
+    k.age = age();
     c.age = age();
     uint32_t ref = storeNode(std::move(c), id);
     ref_.push_back(ref);
-    parent_.push_back(kRoot | newClass(EClass{.nodes = {id},
-                                              .parents = {},
-                                              .data = std::move(data),
-                                              .opMask = mask,
-                                              .dropped = 0,
-                                              .age = age()}));
+    parent_.push_back(kRoot | newClass(k));
+    setCost(id, data.cost);
     memo_.insert(ref, store_);
     ++numClasses_;
     ++changes_;
@@ -194,18 +205,22 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     // The class with more parents stays root (fewer parents to move); ties keep the older id,
     // which keeps ids deterministic.
     auto key = [&](EClassId c) {
-        return std::pair(cls(c).parents.size() + cls(c).dropped, -int64_t(c));
+        return std::pair(cls(c).parents.size() + droppedOf(c), -int64_t(c));
     };
     if (key(a) < key(b)) {
         std::swap(a, b);
     }
-    EClass from = std::move(cls(b));
-    cls(b) = EClass{};
+    ClassSlot from = cls(b);
+    uint64_t fromCost = costOf(b);
+    if (from.cost == kLargeCost) {
+        largeCosts_.erase(b);
+    }
+    cls(b) = ClassSlot{};
     freeSlots_.push_back(parent_[b] & ~kRoot);
     parent_[b] = a;
     ++changes_;
     touchClass(a);
-    for (ENodeId n : from.nodes) { // they move to another class
+    for (ENodeId n : membersOf(from)) { // they move to another class
         touchNode(n);
         if (tracking_) {
             for (EClassId child : node(n).children) {
@@ -216,20 +231,27 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
             }
         }
     }
-    EClass& into = cls(a);
-    into.nodes.insert(into.nodes.end(), from.nodes.begin(), from.nodes.end());
-    into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
-    into.dropped += from.dropped;
-    into.opMask |= from.opMask;
-    bool changed = mergeData(into.data, from.data);
+    ClassSlot& into = cls(a);
+    memberPool_.append(into.nodes, membersOf(from));
+    memberPool_.clear(from.nodes);
+    parentPool_.append(into.parents, parentsOf(from));
+    parentPool_.clear(from.parents);
+    if (auto it = dropped_.find(b); it != dropped_.end()) {
+        uint32_t count = it->second;
+        dropped_.erase(it);
+        dropped_[a] += count;
+    }
+    into.setOpMask(into.opMask() | from.opMask());
+    const Shape& fromShape = shapes_[from.shape];
+    bool changed = mergeData(a, fromShape.fun, fromShape.freeVars, fromCost, from.best);
     if (changed && trackingData_) {
         if (a >= dataChanged_.size()) {
             dataChanged_.resize(parent_.size());
         }
         dataChanged_[a] = true;
     }
-    bool fromChanged = from.data.freeVars != into.data.freeVars ||
-                       from.data.cost != into.data.cost || from.data.fun != into.data.fun;
+    // Interned: the same shape is the same signature and free variables (the types agree).
+    bool fromChanged = from.shape != into.shape || fromCost != costOf(a);
     if (changed || fromChanged) { // the parents of one side see new facts
         analysisPending_.push_back(a);
     }
@@ -240,9 +262,12 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
 }
 
 void EGraph::repairParents(EClassId c) {
-    InlineVec<ENodeId> parents = std::move(cls(c).parents);
-    cls(c).parents.clear();
-    cls(c).dropped = 0; // the list is rebuilt without any duplicate
+    // The old list stays in its block while the merges below grow other lists (which never
+    // moves it), and is freed at the end.
+    IdList old = cls(c).parents;
+    cls(c).parents = IdList{};
+    dropped_.erase(c); // the list is rebuilt without any duplicate
+    std::span<const ENodeId> parents = parentPool_.view(old);
     for (ENodeId p : parents) {
         if (isDuplicate(p)) {
             // An equal node owns its form (and is in this list too). Giving the duplicate the
@@ -273,15 +298,16 @@ void EGraph::repairParents(EClassId c) {
     }
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
-    auto& out = cls(c).parents;
+    IdList& out = cls(c).parents;
     for (ENodeId p : parents) {
         if (!isDuplicate(p)) {
-            out.push_back(p);
+            parentPool_.push_back(out, p);
         }
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    out.shrink_to_fit();
+    parentPool_.clear(old);
+    std::span<ENodeId> kept = parentPool_.view(out);
+    std::sort(kept.begin(), kept.end());
+    parentPool_.truncate(out, std::unique(kept.begin(), kept.end()) - kept.begin());
 }
 
 // A duplicate's entry in a parent list matters only to the analysis: propagateAnalysis offers
@@ -298,13 +324,13 @@ void EGraph::dropParents() {
     staleParents_.erase(std::unique(staleParents_.begin(), staleParents_.end()),
                         staleParents_.end());
     for (EClassId c : staleParents_) {
-        auto& parents = cls(c).parents;
+        IdList& list = cls(c).parents;
+        std::span<ENodeId> parents = parentPool_.view(list);
         auto droppable = [&](ENodeId p) { return isDuplicate(p) && p > (ref_[p] & ~kDuplicate); };
         auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
-        cls(c).dropped += static_cast<uint32_t>(parents.end() - kept);
-        parents.erase(kept, parents.end());
-        if (parents.capacity() > 2 * parents.size()) {
-            parents.shrink_to_fit();
+        if (kept != parents.end()) {
+            dropped_[c] += static_cast<uint32_t>(parents.end() - kept);
+            parentPool_.truncate(list, kept - parents.begin());
         }
     }
     staleParents_.clear();
@@ -333,25 +359,26 @@ void EGraph::compactStore() {
 
 // Members: one node per canonical form, in id order (deterministic matching order).
 void EGraph::dedupMembers(EClassId c) {
-    EClass& k = cls(c);
+    ClassSlot& k = cls(c);
+    std::span<const ENodeId> members = membersOf(k);
     std::vector<ENodeId> kept;
-    kept.reserve(k.nodes.size());
-    k.opMask = 0;
-    for (ENodeId n : k.nodes) {
+    kept.reserve(members.size());
+    uint64_t opMask = 0;
+    for (ENodeId n : members) {
         // An owner of its form is canonical already (rebuild re-canonicalized every parent of
         // a merged class); any other member is a duplicate, outside the hashcons, which reads
         // its owner's node.
         if (!isDuplicate(n)) {
             kept.push_back(n);
-            k.opMask |= opBit(store_[ref_[n]].node.op);
+            opMask |= opBit(store_[ref_[n]].node.op);
         }
     }
+    k.setOpMask(opMask);
     std::sort(kept.begin(), kept.end());
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-    if (kept != k.nodes) {
+    if (!std::equal(kept.begin(), kept.end(), members.begin(), members.end())) {
         touchClass(c);
-        k.nodes.clear();
-        k.nodes.appendExact(kept.data(), kept.size());
+        memberPool_.assign(k.nodes, kept);
     }
 }
 
@@ -385,6 +412,21 @@ void EGraph::rebuild() {
     }
     if (classes_.size() > 2 * numClasses_ + decltype(classes_)::kChunk) {
         compactClasses();
+    }
+    // The lists' pools, after merges and repairs freed many blocks (in slot order: only memory
+    // is observable).
+    auto eachSlot = [this](auto list) {
+        return [this, list](auto visit) {
+            for (size_t i = 0; i < classes_.size(); ++i) {
+                visit(classes_[i].*list);
+            }
+        };
+    };
+    if (memberPool_.fragmented()) {
+        memberPool_.repack(eachSlot(&ClassSlot::nodes));
+    }
+    if (parentPool_.fragmented()) {
+        parentPool_.repack(eachSlot(&ClassSlot::parents));
     }
 }
 
@@ -449,33 +491,17 @@ EGraph::MemoryParts EGraph::memoryParts() const {
     MemoryParts m;
     m.nodes = store_.bytes() + heapChildBytes_;
     m.ids = parent_.bytes() + ref_.bytes();
-    m.classes = classes_.bytes() + vec(freeSlots_);
+    // dropped_: a bucket pointer each, and a node (key, count, link) per entry.
+    size_t droppedBytes = dropped_.bucket_count() * sizeof(void*) +
+                          dropped_.size() * (sizeof(std::pair<EClassId, uint32_t>) + sizeof(void*));
+    size_t largeCostBytes =
+        largeCosts_.bucket_count() * sizeof(void*) +
+        largeCosts_.size() * (sizeof(std::pair<EClassId, uint64_t>) + sizeof(void*));
+    m.classes =
+        classes_.bytes() + vec(freeSlots_) + shapes_.bytes() + droppedBytes + largeCostBytes;
     m.hashcons = memo_.bytes();
-    // The heap parts of every class slot, summed in parallel (integer sums: the same total in
-    // any order): the runner asks every 4,096 applications, between which most classes change.
-    struct Heap {
-        size_t members = 0, parents = 0, classes = 0;
-    };
-    Heap heap = tbb::parallel_reduce(
-        tbb::blocked_range<size_t>(0, classes_.size(), 4096), Heap{},
-        [&](const tbb::blocked_range<size_t>& r, Heap sum) {
-            for (size_t i = r.begin(); i < r.end(); ++i) {
-                const EClass& c = classes_[i];
-                sum.members += c.nodes.heapBytes();
-                sum.parents += c.parents.heapBytes();
-                sum.classes += c.data.freeVars.heapBytes() + c.data.fun.params.heapBytes();
-            }
-            return sum;
-        },
-        [](Heap a, const Heap& b) {
-            a.members += b.members;
-            a.parents += b.parents;
-            a.classes += b.classes;
-            return a;
-        });
-    m.members += heap.members;
-    m.parents += heap.parents;
-    m.classes += heap.classes;
+    m.members = memberPool_.bytes();
+    m.parents = parentPool_.bytes();
     m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
     for (const auto& edges : proof_) {
         m.other += vec(edges);

@@ -61,7 +61,7 @@ TypeId EGraph::patternResult(const ENode& fn, std::span<const TypeId> args) {
     case Op::Lambda:
         need(std::equal(args.begin(), args.end(), a.types.begin(), a.types.end()),
              "a lambda applied to arguments of other types");
-        return cls(findConst(fn.children[0])).data.type;
+        return shapes_[cls(findConst(fn.children[0])).shape].type;
     case Op::UserFun: {
         const auto& d = userFuns.at(static_cast<size_t>(fn.ival));
         bool tupled = d.paramTypes.size() > 1 && args.size() == 1 &&

@@ -106,6 +106,30 @@ TEST_CASE("analyses stay consistent with a recomputation after merges", "[egraph
     }
 }
 
+// A class keeps its cost in 32 bits and a larger one aside: either way it reads the same.
+TEST_CASE("smallest-term costs past 32 bits are exact through merges", "[egraph]") {
+    EGraph g;
+    uint32_t add = floatFun(g, "add", 2, "{ return a0 + a1; }");
+    std::vector<EClassId> chain{var(g, 0)};
+    std::vector<uint64_t> costs{1};
+    for (int k = 0; k < 40; ++k) { // x(k+1) = add(x(k), x(k)): the application, add, two x(k)
+        chain.push_back(call(g, add, {chain.back(), chain.back()}));
+        costs.push_back(2 + 2 * costs.back());
+    }
+    for (size_t k = 0; k < chain.size(); ++k) {
+        CHECK(g.data(chain[k]).cost == costs[k]);
+    }
+    REQUIRE(costs[40] > (uint64_t(1) << 40));
+    CHECK(g.merge(chain[40], chain[39], {})); // two large costs: the smaller stays
+    g.rebuild();
+    CHECK(g.data(chain[40]).cost == costs[39]);
+    CHECK(g.merge(chain[39], var(g, 1), {})); // a small one replaces it
+    g.rebuild();
+    CHECK(g.data(chain[40]).cost == 1);
+    CHECK(g.data(chain[33]).cost == costs[33]);
+    CHECK(g.memoryParts().total() == g.memoryBytes());
+}
+
 TEST_CASE("an inline list moves to the heap and back", "[egraph]") {
     InlineVec<uint32_t> v{1, 2, 3};
     CHECK(v.heapBytes() == 0);

@@ -9,8 +9,10 @@
 
 #include "egopt/egraph/chunked.hpp"
 #include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/id_pool.hpp"
 #include "egopt/egraph/inline_vec.hpp"
 #include "egopt/egraph/node_table.hpp"
+#include "egopt/egraph/shape.hpp"
 #include "egopt/egraph/term.hpp"
 #include "egopt/lift/type.hpp"
 
@@ -39,51 +41,48 @@ public:
     using TypeError::TypeError;
 };
 
-// What a function-valued class is known to be: a lambda or user function has a monomorphic
-// signature; patterns (Map(f), Split(n)) are polymorphic in lengths and are typed per use.
-struct FunSig {
-    enum class Kind : uint8_t { None, Mono, Poly, Index };
-    InlineVec<TypeId> params;
-    TypeId result = lift::kNoType;
-    Kind kind = Kind::None; // last: no padding before the vector
-    friend bool operator==(const FunSig&, const FunSig&) = default;
-};
-
-// 56 bytes, no padding (the constant length of an array class is its type's:
-// EGraph::constLength).
+// A class's analysis data as EGraph::data reads it: its shape (the type or signature and the free
+// variables, shared by every class of that shape: they stay valid as long as the e-graph) and
+// its smallest term. A view: read it before the e-graph next changes.
 struct ClassData {
-    FunSig fun;                  // function classes only
-    InlineVec<int32_t> freeVars; // sorted De Bruijn indices that some member may use
-    uint64_t cost = 0;           // size of the smallest member term (saturating)
-    TypeId type = lift::kNoType; // data classes only
-    ENodeId best = 0;            // the e-node of that term
+    const FunSig& fun;                  // function classes only
+    const InlineVec<int32_t>& freeVars; // sorted De Bruijn indices that some member may use
+    uint64_t cost;                      // size of the smallest member term (saturating)
+    TypeId type;                        // data classes only
+    ENodeId best;                       // the e-node of that term
     bool isData() const { return fun.kind == FunSig::Kind::None; }
     bool hasFreeVarAtLeast(int32_t index) const {
         return !freeVars.empty() && freeVars.back() >= index;
     }
 };
 
-// One bit per operator (modulo 64) for EClass::opMask.
+// A class's data as make and remake compute it from a node, with lists of its own: what a new
+// class starts with, or what a parent's node offers its class (EGraph interns the shape when it
+// keeps it).
+struct ClassFacts {
+    FunSig fun;
+    InlineVec<int32_t> freeVars;
+    uint64_t cost = 0;
+    TypeId type = lift::kNoType;
+    ENodeId best = 0;
+    bool isData() const { return fun.kind == FunSig::Kind::None; }
+};
+
+// One bit per operator (modulo 56) for the classes' operator summaries.
 inline uint64_t opBit(Op op) {
-    return uint64_t(1) << (static_cast<unsigned>(op) & 63U);
+    return uint64_t(1) << (static_cast<unsigned>(op) % 56);
 }
 
-// 104 bytes: the lists hold up to three ids inline, which most classes need.
+// A class's member and parent lists as EGraph::eclass reads them (a view: read it before the
+// e-graph next changes).
 struct EClass {
-    InlineVec<ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
-    InlineVec<ENodeId> parents; // nodes that have this class as a child
-    ClassData data;
+    std::span<const ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
+    std::span<const ENodeId> parents; // nodes that have this class as a child
     // opBit of every member's operator (a superset between rebuilds): e-matching skips a class
     // without scanning its members when the pattern's operator is not among them.
     uint64_t opMask = 0;
-    // Duplicates dropped from `parents` since the class was last repaired (EGraph::dropParents):
-    // the merge order counts them, as if they were still there.
-    uint32_t dropped = 0;
-    // The epoch of the last change of the member list, less EGraph's base (classChangedAt).
-    uint8_t age = 0;
     bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
 };
-static_assert(sizeof(ClassData) == 56 && sizeof(EClass) == 104, "docs/egraph.md, Memory");
 
 // What inserting a term (addTerm) would add, worked out on a frozen e-graph by EGraph::planTerm
 // so that the parallel apply phase can build right-hand sides on many threads and insert them
@@ -173,8 +172,11 @@ public:
         canonicalizeInPlace(node);
         memo_.prefetch(node, store_, stage);
     }
-    const EClass& eclass(EClassId c) const { return cls(findConst(c)); }
-    const ClassData& data(EClassId c) const { return eclass(c).data; }
+    EClass eclass(EClassId c) const {
+        const ClassSlot& k = cls(findConst(c));
+        return {memberPool_.view(k.nodes), parentPool_.view(k.parents), k.opMask()};
+    }
+    ClassData data(EClassId c) const { return dataOf(findConst(c)); }
     // The outer length of a data class whose type is an array of constant length.
     std::optional<int64_t> constLength(EClassId c) const;
     // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
@@ -201,8 +203,9 @@ public:
     // every run (docs/egraph.md, "Memory").
     size_t memoryBytes() const;
     // memoryBytes by part: stored nodes (and their heap children), the per-id arrays
-    // (union-find and node references), classes (with their free variables and parameter
-    // types), the hashcons, member lists, parent lists, the rest (attributes, explanations).
+    // (union-find and node references), classes (their slots, the shapes they share and the
+    // dropped-parent counts), the hashcons, the member and parent lists' pools, the rest
+    // (attributes, explanations).
     struct MemoryParts {
         size_t nodes = 0, ids = 0, classes = 0, hashcons = 0, members = 0, parents = 0, other = 0;
         size_t total() const {
@@ -220,7 +223,7 @@ public:
     uint32_t epoch() const { return epoch_; }
     void advanceEpoch();
     uint32_t nodeChangedAt(ENodeId n) const { return base_ + node(n).age; }
-    uint32_t classChangedAt(EClassId c) const { return base_ + eclass(c).age; }
+    uint32_t classChangedAt(EClassId c) const { return base_ + cls(findConst(c)).age; }
     bool isRoot(EClassId c) const { return (parent_[c] & kRoot) != 0; }
     // While tracking, a merge that makes a class non-root marks the child classes of its member
     // e-nodes: a class without the mark has no parent class that stopped being a root since
@@ -256,31 +259,70 @@ public:
     const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
 
 private:
+    // A class as stored, 36 bytes (docs/egraph.md, "Memory"): its member and parent lists (of
+    // memberPool_ and parentPool_), the id of its shape, and its smallest term.
+    struct ClassSlot {
+        IdList nodes;   // members (canonical after rebuild, sorted, unique)
+        IdList parents; // nodes that have this class as a child
+        ShapeId shape = 0;
+        ENodeId best = 0;
+        uint32_t cost = 0;        // ClassData::cost, or kLargeCost (then in largeCosts_)
+        uint32_t opLow = 0;       // EClass::opMask, bits 0-31
+        uint32_t opHigh : 24 = 0; // and 32-55
+        // The epoch of the last change of the member list, less base_ (classChangedAt).
+        uint32_t age : 8 = 0;
+        uint64_t opMask() const { return opLow | uint64_t(opHigh) << 32; }
+        void setOpMask(uint64_t mask) {
+            opLow = static_cast<uint32_t>(mask);
+            opHigh = static_cast<uint32_t>(mask >> 32);
+        }
+    };
+    static_assert(sizeof(IdList) == 8 && sizeof(ClassSlot) == 36, "docs/egraph.md, Memory");
+    static constexpr uint32_t kLargeCost = UINT32_MAX;
+    uint64_t costOf(EClassId root) const {
+        uint32_t cost = cls(root).cost;
+        return cost != kLargeCost ? cost : largeCosts_.at(root);
+    }
+    void setCost(EClassId root, uint64_t cost);
+    ClassData dataOf(EClassId root) const {
+        const ClassSlot& k = cls(root);
+        const Shape& s = shapes_[k.shape];
+        return {s.fun, s.freeVars, costOf(root), s.type, k.best};
+    }
+    std::span<const ENodeId> membersOf(const ClassSlot& k) const {
+        return memberPool_.view(k.nodes);
+    }
+    std::span<const ENodeId> parentsOf(const ClassSlot& k) const {
+        return parentPool_.view(k.parents);
+    }
+    ShapeId shapeOf(const ClassFacts& d) { return shapes_.intern({d.fun, d.freeVars, d.type}); }
     ENode canonicalize(const ENode& n) const;
     // Children to their roots where they are: no copy, and a node's heap children keep their
     // capacity (counted once, by countHeapChildren, when the node was added).
     void canonicalizeInPlace(ENode& n) const;
     void countHeapChildren(const ENode& n);
     // `applyType`: an application's type, known already (TermPlan::types).
-    ClassData make(const ENode& canonical, TypeId applyType = lift::kNoType);
+    ClassFacts make(const ENode& canonical, TypeId applyType = lift::kNoType);
     // add(), with an application's type known, and without the lookup when `probe` is false
     // (a node over a class that was just created cannot be in the hashcons yet).
     EClassId addNode(ENode node, TypeId applyType, bool probe);
-    ClassData remake(const ENode& n) const; // what mergeData reads of make(n)
+    ClassFacts remake(const ENode& n) const; // what mergeData reads of make(n)
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
     std::vector<TypeId> childArgTypes(Op op, std::span<const arith::Size> sizes,
                                       std::span<const TypeId> args);
-    // Merges `from` into `into`'s data; true if `into` changed.
-    bool mergeData(ClassData& into, const ClassData& from) const;
+    // Merges another class's or node's data (its signature, free variables and smallest term)
+    // into `into`'s; true if `into` changed.
+    bool mergeData(EClassId into, const FunSig& fun, const InlineVec<int32_t>& freeVars,
+                   uint64_t cost, ENodeId best);
     // Whether mergeData(into, from) would change `into` (read only).
-    bool wouldChange(const ClassData& into, const ClassData& from) const;
+    bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
     void dedupMembers(EClassId c);
-    EClass& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
-    const EClass& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
-    EClassId newClass(EClass c); // a slot for a new root's class
+    ClassSlot& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
+    const ClassSlot& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
+    EClassId newClass(ClassSlot c); // a slot for a new root's class
     // After a rebuild that left most class slots free: the live classes moved to the first
     // slots and the rest released (slots are not observable; only memory is).
     void compactClasses();
@@ -323,8 +365,21 @@ private:
     static constexpr ENodeId kHole = UINT32_MAX;
     size_t holes_ = 0;
     std::vector<EClassId> staleParents_; // classes whose parent lists hold a droppable duplicate
-    Chunked<EClass, 8> classes_;
+    Chunked<ClassSlot, 8> classes_;
     std::vector<uint32_t> freeSlots_;
+    IdPool memberPool_;
+    IdPool parentPool_;
+    ShapeTable shapes_;
+    // By root class: duplicates dropped from its parent list since the class was last repaired
+    // (dropParents), which merges count as if they were still there. Few classes have any.
+    std::unordered_map<EClassId, uint32_t> dropped_;
+    // By root class: the costs that do not fit a ClassSlot (kLargeCost or more: rare, as the
+    // smallest terms of inserted programs are small).
+    std::unordered_map<EClassId, uint64_t> largeCosts_;
+    uint32_t droppedOf(EClassId root) const {
+        auto it = dropped_.find(root);
+        return it == dropped_.end() ? 0 : it->second;
+    }
     NodeTable memo_;                        // canonical node -> its owner id
     std::vector<EClassId> pending_;         // classes whose parents need re-canonicalizing
     std::vector<EClassId> analysisPending_; // classes whose data changed
@@ -358,8 +413,8 @@ private:
     TypeId stepType(const ENode& step, PlanState& st);
     TypeId planResult(uint32_t fn, std::span<const TypeId> args, PlanState& st);
     bool appliesData(const ENode& n, PlanState& st) const;
-    // memoryBytes is cached until the next change (it visits every class slot, and the runner
-    // asks every 4,096 applications, most of which change nothing).
+    // memoryBytes is cached until the next change (with explanations it visits every id's proof
+    // edges, and the runner asks every 4,096 applications, most of which change nothing).
     uint64_t changes_ = 0;
     mutable uint64_t bytesAt_ = UINT64_MAX;
     mutable size_t bytes_ = 0;

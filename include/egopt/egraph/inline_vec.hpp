@@ -1,7 +1,7 @@
 // A vector of 4-byte values in 16 bytes: up to three inline, more on the heap, whose pointer and
 // capacity then take the inline words' place (a std::vector is 24 bytes and allocates for one
-// value). The e-graph's small lists use it: an e-node's children, a class's members and parents
-// (most classes have one or two of each), free variables, parameter types.
+// value). The e-graph's small lists use it: an e-node's children, and a shape's free variables
+// and parameter types (a class's member and parent lists are IdLists, id_pool.hpp).
 #pragma once
 
 #include <algorithm>
