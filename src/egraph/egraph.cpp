@@ -310,53 +310,6 @@ void EGraph::repairParents(EClassId c) {
     parentPool_.truncate(out, std::unique(kept.begin(), kept.end()) - kept.begin());
 }
 
-// A duplicate's entry in a parent list matters only to the analysis: propagateAnalysis offers
-// each parent's node, with the parent as its `best`, and a duplicate offers its owner's node
-// (the same node: it reads it). A duplicate with a larger id than its owner, which is in the
-// same lists, never wins the tie on (cost, best), so its entries can go: the analysis and
-// repairs (which skip duplicates) are the same without them, and merges count them (`dropped`)
-// to pick the same root.
-void EGraph::dropParents() {
-    for (EClassId& c : staleParents_) {
-        c = find(c);
-    }
-    std::sort(staleParents_.begin(), staleParents_.end());
-    staleParents_.erase(std::unique(staleParents_.begin(), staleParents_.end()),
-                        staleParents_.end());
-    for (EClassId c : staleParents_) {
-        IdList& list = cls(c).parents;
-        std::span<ENodeId> parents = parentPool_.view(list);
-        auto droppable = [&](ENodeId p) { return isDuplicate(p) && p > (ref_[p] & ~kDuplicate); };
-        auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
-        if (kept != parents.end()) {
-            dropped_[c] += static_cast<uint32_t>(parents.end() - kept);
-            parentPool_.truncate(list, kept - parents.begin());
-        }
-    }
-    staleParents_.clear();
-    staleParents_.shrink_to_fit();
-}
-
-// The live nodes slide down over the holes, in order: the store stays in id order, so the
-// members of a class, which are often added close together, are close together in memory.
-void EGraph::compactStore() {
-    std::vector<uint32_t> moved(store_.size(), NodeTable::kNone);
-    uint32_t to = 0;
-    for (uint32_t from = 0; from < store_.size(); ++from) {
-        if (store_[from].id == kHole) {
-            continue;
-        }
-        if (to != from) {
-            store_[to] = std::move(store_[from]);
-            ref_[store_[to].id] = to;
-        }
-        moved[from] = to++;
-    }
-    store_.truncate(to);
-    memo_.remap(moved);
-    holes_ = 0;
-}
-
 // Members: one node per canonical form, in id order (deterministic matching order).
 void EGraph::dedupMembers(EClassId c) {
     ClassSlot& k = cls(c);
@@ -430,20 +383,6 @@ void EGraph::rebuild() {
     }
 }
 
-void EGraph::compactClasses() {
-    decltype(classes_) live;
-    for (EClassId c = 0; c < parent_.size(); ++c) {
-        if (isRoot(c)) {
-            uint32_t slot = static_cast<uint32_t>(live.size());
-            live.push_back(std::move(cls(c)));
-            parent_[c] = kRoot | slot;
-        }
-    }
-    classes_ = std::move(live);
-    freeSlots_.clear();
-    freeSlots_.shrink_to_fit();
-}
-
 std::vector<EClassId> EGraph::classIds() const {
     std::vector<EClassId> out;
     out.reserve(numClasses_);
@@ -482,40 +421,6 @@ void EGraph::trackDataChanges(bool on) {
         std::vector<bool> marks(on ? parent_.size() : 0, false);
         dataChanged_.swap(marks);
     }
-}
-
-// Not counted: absorbedParent_, dataChanged_ and staleParents_, transients of the apply phase and
-// rebuild.
-EGraph::MemoryParts EGraph::memoryParts() const {
-    auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    MemoryParts m;
-    m.nodes = store_.bytes() + heapChildBytes_;
-    m.ids = parent_.bytes() + ref_.bytes();
-    // dropped_: a bucket pointer each, and a node (key, count, link) per entry.
-    size_t droppedBytes = dropped_.bucket_count() * sizeof(void*) +
-                          dropped_.size() * (sizeof(std::pair<EClassId, uint32_t>) + sizeof(void*));
-    size_t largeCostBytes =
-        largeCosts_.bucket_count() * sizeof(void*) +
-        largeCosts_.size() * (sizeof(std::pair<EClassId, uint64_t>) + sizeof(void*));
-    m.classes =
-        classes_.bytes() + vec(freeSlots_) + shapes_.bytes() + droppedBytes + largeCostBytes;
-    m.hashcons = memo_.bytes();
-    m.members = memberPool_.bytes();
-    m.parents = parentPool_.bytes();
-    m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
-    for (const auto& edges : proof_) {
-        m.other += vec(edges);
-    }
-    return m;
-}
-
-size_t EGraph::memoryBytes() const {
-    if (bytesAt_ == changes_) {
-        return bytes_;
-    }
-    bytes_ = memoryParts().total();
-    bytesAt_ = changes_;
-    return bytes_;
 }
 
 } // namespace egopt::egraph
