@@ -23,6 +23,17 @@ AnalyticModel shippedAnalytic() {
     return *dynamic_cast<AnalyticModel*>(m.get());
 }
 
+// The shipped analytic model's NVIDIA class.
+DeviceProfile nvidiaConstants(const AnalyticModel& m) {
+    for (const auto& c : m.classes()) {
+        if (c.deviceClass == "nvidia-gpu") {
+            return c.constants;
+        }
+    }
+    FAIL("no nvidia-gpu class in costmodel/analytic.json");
+    return {};
+}
+
 std::string tempPath(const std::string& name) {
     return (std::filesystem::temp_directory_path() /
             ("egopt_costmodel_" + std::to_string(::getpid()) + "_" + name))
@@ -225,12 +236,7 @@ TEST_CASE("egopt fit: records in, model file out", "[fit]") {
 // GPU calibration predicts it faster (measured on the H200 at 4096^3: 9.1 ms against 26.6 ms).
 TEST_CASE("analytic GPU predictions rank mm's register blocking first", "[models]") {
     AnalyticModel m = shippedAnalytic();
-    DeviceProfile p;
-    for (const auto& c : m.classes()) {
-        if (c.deviceClass == "nvidia-gpu") {
-            p = c.constants;
-        }
-    }
+    DeviceProfile p = nvidiaConstants(m);
     REQUIRE(p.gpu);
     p.computeUnits = 132; // an H100/H200
     p.maxWorkGroupSize = 1024;
@@ -249,12 +255,7 @@ TEST_CASE("analytic GPU predictions rank mm's register blocking first", "[models
 // per compute unit, with no floor at a tenth of the peak (which predicted 4 us).
 TEST_CASE("analytic GPU throughput grows with the work-items in flight", "[models]") {
     AnalyticModel m = shippedAnalytic();
-    DeviceProfile p;
-    for (const auto& c : m.classes()) {
-        if (c.deviceClass == "nvidia-gpu") {
-            p = c.constants;
-        }
-    }
+    DeviceProfile p = nvidiaConstants(m);
     REQUIRE(p.saturationItems > 10);
     p.computeUnits = 132;
     auto readMegabyte = [&](double groups, double groupSize) {
