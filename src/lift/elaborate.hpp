@@ -134,7 +134,7 @@ public:
     arith::Size asSize(const Val& v, SourceLoc loc, const char* what) const;
     int64_t asConstant(const Val& v, SourceLoc loc, const char* what) const;
     TypeId asType(const Val& v, SourceLoc loc, const char* what) const;
-    NodeId asExpr(const Val& v, SourceLoc loc, const char* what) const;
+    NodeId asExpr(const Val& v, SourceLoc loc, const char* what);
     NodeId asFunction(const Val& given, SourceLoc loc, const char* what);
     // A def used as a function value (Map(fivePoint)) becomes a lambda over fresh parameters.
     Val asFunctionValue(const Val& v);

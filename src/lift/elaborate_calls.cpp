@@ -132,9 +132,16 @@ TypeId Elaborator::asType(const Val& v, SourceLoc loc, const char* what) const {
     return v.type;
 }
 
-NodeId Elaborator::asExpr(const Val& v, SourceLoc loc, const char* what) const {
+NodeId Elaborator::asExpr(const Val& v, SourceLoc loc, const char* what) {
     if (v.kind == Val::Kind::Unbound) {
         failUnknownName(v);
+    }
+    // Lift's implicit conversion IntToValue: an integer where data is expected is an Int value
+    // (`Reduce(addI, 0)`, `addI(x, 3)`). A size variable has no such conversion.
+    if (v.kind == Val::Kind::Size) {
+        if (std::optional<int64_t> c = v.size.constant()) {
+            return program_.addLiteral(program_.types.intType(), std::to_string(*c), v.loc);
+        }
     }
     if (v.kind != Val::Kind::Expr) {
         fail(loc, expected("a data expression", what, v));

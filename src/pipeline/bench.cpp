@@ -225,6 +225,28 @@ std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bi
 
 namespace {
 
+// The 4-byte words of a generated program's inputs and output (each array parameter once): what
+// the interpreter holds besides its intermediates. Not the product of the size variables, which
+// grows with every independent size (2MM's four sides at 64 made 2^24 of 12,288 words).
+double dataElements(const Built& b) {
+    std::map<int, size_t> inputs; // parameter index -> bytes
+    size_t output = 0;
+    for (const codegen::KernelInfo& k : b.code.kernels) {
+        for (const codegen::KernelArg& a : k.args) {
+            if (a.kind == codegen::KernelArg::Kind::Input && a.isBuffer) {
+                inputs[a.paramIndex] = std::max(inputs[a.paramIndex], a.bytes);
+            } else if (a.kind == codegen::KernelArg::Kind::Output) {
+                output = std::max(output, a.bytes);
+            }
+        }
+    }
+    double bytes = double(output);
+    for (const auto& [param, n] : inputs) {
+        bytes += double(n);
+    }
+    return bytes / 4;
+}
+
 // The smallest divisor of v that is at least min(t, v) and a multiple of step (which divides v:
 // the run checked its size assumptions).
 int64_t divisorAtLeast(int64_t v, int64_t t, int64_t step) {
@@ -276,12 +298,8 @@ validationSizes(const lift::Program& candidate, const std::vector<extract::Tunin
                 }
             }
         }
-        double work = 1;
-        for (const auto& [name, v] : small) {
-            work *= double(v);
-        }
         // Larger t only adds work.
-        if (work > maxWork || (estimate && estimate(*b) > maxCalls)) {
+        if (dataElements(*b) > maxWork || (estimate && estimate(*b) > maxCalls)) {
             return std::nullopt; // the interpreter would take too long
         }
         return small;

@@ -41,10 +41,26 @@ TEST_CASE("validation sizes shrink each size on its own within the constraints",
     auto s = validationSizes(p, vars, {{"v__1", 256}}, {{"M", 1024}, {"N", 1024}}, co, {});
     REQUIRE(s);
     CHECK(*s == arith::Bindings{{"M", 16}, {"N", 256}});
-    // The bound applies to the shrunk sizes (16 x 256 = 4096).
+    // The bound applies to the shrunk sizes: 16 x 256 floats in, as many out.
     arith::Bindings real{{"M", 1024}, {"N", 1024}};
-    CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4095.0));
-    CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 4096.0));
+    CHECK(!validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 8191.0));
+    CHECK(validationSizes(p, vars, {{"v__1", 256}}, real, co, {}, 8192.0));
+}
+
+TEST_CASE("the validation bound counts the data, not the product of the sizes", "[pipeline]") {
+    // A product whose three sides must stay at 64 (each split by 64): 2^18 as a product of the
+    // sizes, but 3 x 64 x 64 = 12,288 floats of inputs and output.
+    lift::Program p = lift::parseFile(lowered("vec_transpose_dot"));
+    std::vector<extract::TuningVar> vars{{"v__1", {arith::Size::var("M")}},
+                                         {"v__2", {arith::Size::var("N")}},
+                                         {"v__3", {arith::Size::var("K")}}};
+    arith::Bindings tuning{{"v__1", 64}, {"v__2", 64}, {"v__3", 64}};
+    arith::Bindings real{{"M", 64}, {"N", 64}, {"K", 64}};
+    codegen::Options co;
+    auto s = validationSizes(p, vars, tuning, real, co, {}, 12288.0);
+    REQUIRE(s);
+    CHECK(*s == real);
+    CHECK(!validationSizes(p, vars, tuning, real, co, {}, 12287.0));
 }
 
 TEST_CASE("the source program's reference is interpreted once per set of sizes", "[pipeline]") {

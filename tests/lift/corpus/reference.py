@@ -413,6 +413,13 @@ def _(s, i):
     return [i["xs"][k] ** 2 for k in i["ids"]]
 
 
+@case("int_literals", {"N": 12}, lambda s: {"xs": [7, -3, 0, 12, 5, -8, 1, 4, -6, 9, 2, -1]},
+      pipeline=True)
+def _(s, i):
+    scaled = [x * -2 + 3 for x in i["xs"]]
+    return [max([-1000] + scaled) + sum(scaled) + len(i["xs"])]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
