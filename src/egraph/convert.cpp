@@ -4,6 +4,8 @@
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/support/diagnostic.hpp"
 
+#include <optional>
+
 namespace egopt::egraph {
 
 TypeId importType(lift::TypeArena& dst, const lift::TypeArena& src, TypeId t) {
@@ -30,11 +32,15 @@ namespace {
 
 class ToTerm {
 public:
-    ToTerm(EGraph& g, const lift::Program& p, TermArena& out) : g_(g), p_(p), out_(out) {}
+    ToTerm(EGraph& g, const lift::Program& p, const lift::TypeInfo& info, TermArena& out)
+        : g_(g), p_(p), info_(info), out_(out) {}
 
     // `env` holds program parameter indices, innermost last.
     TermId convert(lift::NodeId id, std::vector<int32_t>& env) {
         const lift::Node& n = p_.node(id);
+        if (std::optional<TermId> unrolled = unrolledIterate(id, env)) {
+            return *unrolled;
+        }
         TermNode t;
         t.op = n.op;
         t.ival = n.ival;
@@ -73,6 +79,43 @@ public:
     }
 
 private:
+    // Lift's iterative reductions, `Iterate(6)(Join() o Map(Reduce(add, 0.0f)) o Split(2)) $ x`,
+    // change the array's length at every step. An e-class has one type, so such an Iterate is
+    // inserted as its k applications of the function, innermost first (a constant k; the same
+    // value, as Iterate means). An Iterate that keeps the length stays one node, for the
+    // iterate rules.
+    std::optional<TermId> unrolledIterate(lift::NodeId id, std::vector<int32_t>& env) {
+        if (p_.node(id).op != Op::Apply) {
+            return std::nullopt;
+        }
+        auto children = p_.children(id);
+        if (children.size() != 2 || p_.node(children[0]).op != Op::Iterate ||
+            typeOf(id) == typeOf(children[1])) {
+            return std::nullopt;
+        }
+        auto sizes = p_.sizes(children[0]);
+        std::optional<int64_t> k = sizes.empty() ? std::nullopt : sizes[0].constant();
+        if (!k || *k < 0 || *k > kMaxUnrolledSteps) {
+            return std::nullopt; // left to the e-graph, which reports the resizing function
+        }
+        lift::NodeId step = p_.children(children[0])[0];
+        TermId value = convert(children[1], env);
+        for (int64_t i = 0; i < *k; ++i) {
+            TermNode apply;
+            apply.op = Op::Apply;
+            apply.ival = p_.node(id).ival;
+            apply.children = {convert(step, env), value};
+            value = out_.add(std::move(apply));
+        }
+        return value;
+    }
+
+    TypeId typeOf(lift::NodeId id) const {
+        return id < info_.nodeTypes.size() ? info_.nodeTypes[id] : lift::kNoType;
+    }
+
+    static constexpr int64_t kMaxUnrolledSteps = 64;
+
     int32_t deBruijn(int32_t param, const std::vector<int32_t>& env, lift::NodeId at) const {
         for (size_t i = env.size(); i-- > 0;) {
             if (env[i] == param) {
@@ -93,6 +136,7 @@ private:
 
     EGraph& g_;
     const lift::Program& p_;
+    const lift::TypeInfo& info_;
     TermArena& out_;
 };
 
@@ -112,7 +156,7 @@ TermId programToTerm(EGraph& g, lift::Program& program, TermArena& out, Signatur
     }
     sig.sizeVars = program.sizeVars;
     sig.result = importType(g.types, program.types, info.resultType);
-    TermId body = ToTerm(g, program, out).convert(program.lambdaBody(root), env);
+    TermId body = ToTerm(g, program, info, out).convert(program.lambdaBody(root), env);
     // The top-level parameters are free variables: give them their types.
     return body;
 }
