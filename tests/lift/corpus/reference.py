@@ -413,11 +413,19 @@ def _(s, i):
     return [i["xs"][k] ** 2 for k in i["ids"]]
 
 
-@case("int_literals", {"N": 12}, lambda s: {"xs": [7, -3, 0, 12, 5, -8, 1, 4, -6, 9, 2, -1]},
+@case("literal_ints", {"N": 12}, lambda s: {"xs": [7, -3, 0, 12, 5, -8, 1, 4, -6, 9, 2, -1]},
       pipeline=True)
 def _(s, i):
     scaled = [x * -2 + 3 for x in i["xs"]]
     return [max([-1000] + scaled) + sum(scaled) + len(i["xs"])]
+
+
+@case("highlevel_iterate_halve", {"N": 64}, lambda s: {"xs": vec(64, 90)}, pipeline=True)
+def _(s, i):
+    xs = i["xs"]
+    for _ in range(3):
+        xs = [xs[k] + xs[k + 1] for k in range(0, len(xs), 2)]
+    return [sum(xs)]
 
 
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
