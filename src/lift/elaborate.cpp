@@ -132,8 +132,12 @@ Val Elaborator::eval(SyntaxId id, const EnvPtr& env) {
         }
         return sizeVal(arith::Size(v), s.loc);
     }
-    case SyntaxKind::Float:
-        return exprVal(program_.addLiteral(program_.types.floatType(), s.text, s.loc), s.loc);
+    case SyntaxKind::Float: {
+        // As in Scala: 1.5f is a Float, 1.5 a Double (Lift's DoubleToValue).
+        bool single = !s.text.empty() && (s.text.back() == 'f' || s.text.back() == 'F');
+        TypeId t = single ? program_.types.floatType() : program_.types.scalar(ScalarKind::Double);
+        return exprVal(program_.addLiteral(t, s.text, s.loc), s.loc);
+    }
     case SyntaxKind::String: {
         Val v;
         v.kind = Val::Kind::String;

@@ -115,6 +115,12 @@ Val Elaborator::foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs) {
         double d = std::strtod(text.c_str(), &end);
         return end == text.c_str() + text.size() && !text.empty() ? std::optional(d) : std::nullopt;
     };
+    // Scala's widening: a Double on either side makes a Double, otherwise a Float.
+    auto isDouble = [&](const Val& v) {
+        return v.kind == Val::Kind::Expr &&
+               program_.literals[static_cast<size_t>(program_.node(v.node).ival)].type ==
+                   program_.types.scalar(ScalarKind::Double);
+    };
     auto a = number(lhs);
     auto b = number(rhs);
     if (!a || !b || s.text == "%" || s.text == "/^") {
@@ -125,13 +131,15 @@ Val Elaborator::foldLiterals(SyntaxId id, const Val& lhs, const Val& rhs) {
                : s.text == "-" ? *a - *b
                : s.text == "*" ? *a * *b
                                : *a / *b;
+    bool wide = isDouble(lhs) || isDouble(rhs);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9gf", r);
+    std::snprintf(buf, sizeof buf, wide ? "%.17g" : "%.9gf", r);
     std::string text = buf;
     if (text.find_first_of(".e") == std::string::npos) {
-        text.insert(text.size() - 1, ".0");
+        text.insert(wide ? text.size() : text.size() - 1, ".0");
     }
-    return exprVal(program_.addLiteral(program_.types.floatType(), text, s.loc), s.loc);
+    TypeId t = wide ? program_.types.scalar(ScalarKind::Double) : program_.types.floatType();
+    return exprVal(program_.addLiteral(t, text, s.loc), s.loc);
 }
 
 Val Elaborator::negate(SyntaxId id, const EnvPtr& env) {

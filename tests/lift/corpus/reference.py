@@ -428,6 +428,11 @@ def _(s, i):
     return [sum(xs)]
 
 
+@case("literal_doubles", {"N": 16}, lambda s: {"a": vec(16, 91), "b": vec(16, 92)}, pipeline=True)
+def _(s, i):
+    return [2.0 * sum(x * y for x, y in zip(i["a"], i["b"]))]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
