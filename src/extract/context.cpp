@@ -62,10 +62,10 @@ std::string Context::show() const {
 
 namespace {
 
-// A view in generated code: a layout pattern (Filter has no OpenCL mapping) or an index
-// function.
+// A view in generated code: a layout pattern (Filter reads its indices from memory where it is
+// read) or an index function.
 bool isLayout(Op op) {
-    return (lift::isLayoutPattern(op) && op != Op::Filter) || lift::isIndexFunctionOp(op);
+    return lift::isLayoutPattern(op) || lift::isIndexFunctionOp(op);
 }
 
 uint8_t dimBit(const ENode& n) {
@@ -155,8 +155,7 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
         return {ChildContexts(k, Context::at(Level::LayoutFn))};
     case Op::Reduce:
     case Op::PartRed:
-    case Op::Filter:
-        return {}; // not lowered (Filter: no OpenCL mapping yet)
+        return {}; // not lowered
     case Op::Apply:
         return k >= 1 ? deviceApply(n, c) : std::vector<ChildContexts>{};
     default:

@@ -408,7 +408,10 @@ def _(s, i):
     return [[-rev[r][c] for r in range(3)] for c in range(4)]
 
 
-@case("layout_filter", {"N": 8, "K": 4}, lambda s: {"xs": vec(8, 39), "ids": [7, 0, 3, 3]})
+# Filter's index arrays: the pipeline validates on random inputs, whose integers are in [0, 16),
+# so the indexed arrays have at least 16 elements.
+@case("layout_filter", {"N": 16, "K": 4}, lambda s: {"xs": vec(16, 39), "ids": [7, 0, 13, 3]},
+      pipeline=True)
 def _(s, i):
     return [i["xs"][k] ** 2 for k in i["ids"]]
 
@@ -431,6 +434,33 @@ def _(s, i):
 @case("literal_doubles", {"N": 16}, lambda s: {"a": vec(16, 91), "b": vec(16, 92)}, pipeline=True)
 def _(s, i):
     return [2.0 * sum(x * y for x, y in zip(i["a"], i["b"]))]
+
+
+def md_inputs(s):
+    n, m = s["N"], s["M"]
+    g = rnd(93)
+    particles = [[round(4 * abs(g()), 3) for _ in range(3)] + [0.0] for _ in range(n)]
+    # Neighbours other than the particle itself (a particle at distance 0 divides by zero).
+    ids = [[(i + 1 + (7 * i + 3 * k) % (n - 1)) % n for k in range(m)] for i in range(n)]
+    return {"particles": particles, "neighbourIds": ids, "cutsq": 4.0, "lj1": 1.5, "lj2": 2.0}
+
+
+@case("highlevel_md", {"N": 16, "M": 3}, md_inputs, pipeline=True, tolerance=1e-3)
+def _(s, i):
+    out = []
+    for pos, ids in zip(i["particles"], i["neighbourIds"]):
+        f = [0.0, 0.0, 0.0, 0.0]
+        for j in ids:
+            q = i["particles"][j]
+            d = [f32(pos[k] - q[k]) for k in range(3)]
+            r2 = f32(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+            if r2 < i["cutsq"]:
+                r2inv = f32(1.0 / r2)
+                r6inv = f32(r2inv * r2inv * r2inv)
+                force = f32(r2inv * r6inv * (i["lj1"] * r6inv - i["lj2"]))
+                f = [f32(f[k] + d[k] * force) for k in range(3)] + [f[3]]
+        out.append([f])
+    return out
 
 
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
