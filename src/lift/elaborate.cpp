@@ -117,6 +117,24 @@ void Elaborator::run() {
     }
 }
 
+namespace {
+
+// A Scala number literal as C writes it: generated kernels and the C-subset interpreter read
+// the text, and C has no 5f, 5d or 5.0F ("5.0f", "5.0", "5.0f").
+std::string cNumber(std::string text, bool single) {
+    if (!text.empty() && std::string_view("fFdD").find(text.back()) != std::string_view::npos) {
+        text.pop_back();
+    }
+    if (text.find_first_of(".eE") == std::string::npos) {
+        text += ".0";
+    } else if (text.back() == '.') {
+        text += "0";
+    }
+    return single ? text + "f" : text;
+}
+
+} // namespace
+
 Val Elaborator::eval(SyntaxId id, const EnvPtr& env) {
     DepthScope scope(*this, id);
     const Syntax& s = file_.at(id);
@@ -136,7 +154,7 @@ Val Elaborator::eval(SyntaxId id, const EnvPtr& env) {
         // As in Scala: 1.5f is a Float, 1.5 a Double (Lift's DoubleToValue).
         bool single = !s.text.empty() && (s.text.back() == 'f' || s.text.back() == 'F');
         TypeId t = single ? program_.types.floatType() : program_.types.scalar(ScalarKind::Double);
-        return exprVal(program_.addLiteral(t, s.text, s.loc), s.loc);
+        return exprVal(program_.addLiteral(t, cNumber(s.text, single), s.loc), s.loc);
     }
     case SyntaxKind::String: {
         Val v;
