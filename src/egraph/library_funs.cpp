@@ -202,8 +202,6 @@ bool isNumericScalar(const lift::TypeArena& t, TypeId ty) {
            (n.scalar == lift::ScalarKind::Float || n.scalar == lift::ScalarKind::Int);
 }
 
-// ?f combines two numeric scalars of one type into one, and ?x is an array of them: the
-// reduction by f can run lane-wise on vectors (VectorizeUserFun).
 // The element `depth` array levels down (1: the element of an array, 2: of a matrix), if the
 // type has that many.
 std::optional<TypeId> elementAt(const lift::TypeArena& types, TypeId t, int depth) {
@@ -216,6 +214,53 @@ std::optional<TypeId> elementAt(const lift::TypeArena& types, TypeId t, int dept
     return t;
 }
 
+// Whether a user function's C body also computes lane by lane on vectors: the code generator's
+// vector version (f_v4) keeps the body and widens the parameter and result types, so the body
+// must be one `return` of an expression (after any #define lines). Local variables, loops and
+// branches (`float t = x; ...`, `while (x > 1.0f)`) and casts to scalar types stay scalar and do
+// not build with vector parameters.
+bool laneSafe(const lift::UserFunDecl& d) {
+    std::string body;
+    size_t start = 0;
+    while (start < d.body.size()) { // drop preprocessor lines
+        size_t end = d.body.find('\n', start);
+        end = end == std::string::npos ? d.body.size() : end;
+        std::string line = d.body.substr(start, end - start);
+        size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] != '#') {
+            body += line + "\n";
+        }
+        start = end + 1;
+    }
+    body = squeeze(body);
+    while (body.starts_with("{{") && body.ends_with("}}")) { // a block around the directives'
+        body = body.substr(1, body.size() - 2);
+    }
+    if (!body.starts_with("{return") || !body.ends_with(";}")) {
+        return false;
+    }
+    std::string expr = body.substr(7, body.size() - 9);
+    for (const char* scalarCast : {"(float)", "(int)", "(double)", "(uint)", "(long)", "(bool)"}) {
+        if (expr.find(scalarCast) != std::string::npos) {
+            return false;
+        }
+    }
+    return expr.find_first_of(";{}") == std::string::npos;
+}
+
+// No user function of the class is unsafe lane by lane (a lambda is not vectorised in code).
+bool laneSafeClass(const EGraph& g, EClassId f) {
+    for (ENodeId n : g.eclass(f).nodes) {
+        const ENode& e = g.node(n);
+        if (e.op == Op::UserFun && !laneSafe(g.userFuns.at(static_cast<size_t>(e.ival)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// ?f combines two numeric scalars of one type into one, and ?x is an array of them: the
+// reduction by f can run lane-wise on vectors (VectorizeUserFun).
 bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x, int depth) {
     const ClassData& xd = g.data(x);
     auto e = xd.isData() ? elementAt(g.types, xd.type, depth) : std::nullopt;
@@ -226,7 +271,7 @@ bool vectorizableReducer(const EGraph& g, EClassId f, EClassId x, int depth) {
     const FunSig& sig = g.data(f).fun;
     return isNumericScalar(g.types, elem) && sig.kind == FunSig::Kind::Mono &&
            sig.params.size() == 2 && sig.params[0] == elem && sig.params[1] == elem &&
-           sig.result == elem;
+           sig.result == elem && laneSafeClass(g, f);
 }
 
 // ?f maps one numeric scalar to a numeric scalar and ?x is an array of that scalar: f can be
@@ -237,6 +282,9 @@ bool vectorizable(const EGraph& g, EClassId f, std::span<const ArgValue> xs, int
     const FunSig& sig = g.data(f).fun;
     if (sig.kind != FunSig::Kind::Mono || sig.params.size() != xs.size() ||
         !isNumericScalar(g.types, sig.result)) {
+        return false;
+    }
+    if (!laneSafeClass(g, f)) {
         return false;
     }
     bool arrays = false;

@@ -94,6 +94,30 @@ TEST_CASE("divides proves a symbolic length only under an assumption", "[egraph]
     }
 }
 
+TEST_CASE("a user function is vectorised only when its body is one return", "[egraph]") {
+    // The vector version keeps the body and widens the types: a scalar local or a loop would
+    // not build on float4 (`float acc = x` from a float4 x).
+    Library lib = Library::standard();
+    auto rules = rules::parseRules(kVectorizeMap, "v.rules", lib);
+    SizeFacts facts;
+    facts.assumeDivides(arith::Size(16), arith::Size::var("N"));
+    auto applied = [&](const std::string& body) {
+        std::string decl =
+            "val f = UserFun(\"f\", \"x\", \"\"\"" + body + "\"\"\", Float, Float)\n";
+        lift::Program p = lift::parseProgram(
+            "val N = SizeVar(\"N\")\n" + decl + "fun(ArrayType(Float, N), xs => Map(f) $ xs)",
+            "t.lift");
+        EGraph g;
+        insertProgram(g, p);
+        return applications(g, rules, lib, facts);
+    };
+    CHECK(applied("{ return x > 0.0f ? 2.0f * x : fabs(x); }") == 1);
+    CHECK(applied("#define TWO 2.0f\n{ return TWO * x; }") == 1);
+    CHECK(applied("{ float t = x * x; return t; }") == 0);
+    CHECK(applied("{ return (float)(x) * 2.0f; }") == 0);
+    CHECK(applied("{ if (x > 0.0f) { return x; } return -x; }") == 0);
+}
+
 TEST_CASE("a where clause computes a class: the broadcast vector literal", "[egraph]") {
     Library lib = Library::standard();
     auto rules = rules::parseRules(
