@@ -241,8 +241,8 @@ Val Elaborator::call(SyntaxId id, const EnvPtr& env) {
         Val t = eval(args[0], env);
         TypeId type = asType(t, t.loc, "as the argument of Type.getLength");
         if (program_.types.kind(type) != TypeKind::Array) {
-            failAt(args[0], "expected an array type in Type.getLength, found " +
-                                program_.types.show(type));
+            failAt(args[0],
+                   "expected an array type in Type.getLength, found " + program_.types.show(type));
         }
         return sizeVal(program_.types.at(type).length, s.loc);
     }

@@ -104,9 +104,9 @@ TEST_CASE("a user function is vectorised only when its body is one return", "[eg
     auto applied = [&](const std::string& body) {
         std::string decl =
             "val f = UserFun(\"f\", \"x\", \"\"\"" + body + "\"\"\", Float, Float)\n";
-        lift::Program p = lift::parseProgram(
-            "val N = SizeVar(\"N\")\n" + decl + "fun(ArrayType(Float, N), xs => Map(f) $ xs)",
-            "t.lift");
+        lift::Program p = lift::parseProgram("val N = SizeVar(\"N\")\n" + decl +
+                                                 "fun(ArrayType(Float, N), xs => Map(f) $ xs)",
+                                             "t.lift");
         EGraph g;
         insertProgram(g, p);
         return applications(g, rules, lib, facts);

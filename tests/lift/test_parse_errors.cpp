@@ -55,8 +55,8 @@ const Case kCases[] = {
      "argument 1 of Map: expected an array, found Float"},
     // An integer where data is expected is an Int value (Lift's IntToValue); a size variable is
     // not data, and an Int value is not a Float.
-    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => Map(fun(x => addI(x, N))) $ xs)",
-     "2:51", "expected a data expression as a function argument, found a size"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => Map(fun(x => addI(x, N))) $ xs)", "2:51",
+     "expected a data expression as a function argument, found a size"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Reduce(add, 0) $ xs)", "2:39",
      "argument 1 of user function add: expected Float, found Int"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Reduce(add) $ xs)", "2:38",

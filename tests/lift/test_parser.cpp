@@ -244,24 +244,21 @@ TEST_CASE("companion sizes", "[lift]") {
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("number literals are typed as Scala types them and written as C writes them",
-          "[lift]") {
+TEST_CASE("number literals are typed as Scala types them and written as C writes them", "[lift]") {
     struct Case {
         const char* literal;
         const char* text; // as kernels and the C-subset interpreter read it
         bool single;      // Float (else Double)
     };
-    const Case cases[] = {{"5f", "5.0f", true},      {"5.0F", "5.0f", true},
-                          {"2.5e3f", "2.5e3f", true}, {"1.5", "1.5", false},
-                          {"5d", "5.0", false},       {"2.5e3", "2.5e3", false}};
+    const Case cases[] = {{"5f", "5.0f", true},  {"5.0F", "5.0f", true}, {"2.5e3f", "2.5e3f", true},
+                          {"1.5", "1.5", false}, {"5d", "5.0", false},   {"2.5e3", "2.5e3", false}};
     for (const Case& c : cases) {
         INFO(c.literal);
         egopt::lift::Program p = egopt::lift::parseProgram(
-            kN + "fun(ArrayType(Float, N), xs => Map(fun(x => " + c.literal + ")) $ xs)",
-            "t.lift");
+            kN + "fun(ArrayType(Float, N), xs => Map(fun(x => " + c.literal + ")) $ xs)", "t.lift");
         REQUIRE(p.literals.size() == 1);
         CHECK(p.literals[0].text == c.text);
-        CHECK(p.literals[0].type == (c.single ? p.types.floatType()
-                                              : p.types.scalar(egopt::lift::ScalarKind::Double)));
+        CHECK(p.literals[0].type ==
+              (c.single ? p.types.floatType() : p.types.scalar(egopt::lift::ScalarKind::Double)));
     }
 }
