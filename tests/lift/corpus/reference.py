@@ -463,6 +463,14 @@ def _(s, i):
     return out
 
 
+@case("highlevel_spmv", {"N": 6, "M": 3, "K": 16},
+      lambda s: {"ids": [[(5 * r + 3 * k) % 16 for k in range(3)] for r in range(6)],
+                 "vals": mat(6, 3, 94), "x": vec(16, 95)}, pipeline=True)
+def _(s, i):
+    return [[sum(i["x"][c] * v for c, v in zip(ids, vals))]
+            for ids, vals in zip(i["ids"], i["vals"])]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
