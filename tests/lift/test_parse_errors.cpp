@@ -53,6 +53,8 @@ const Case kCases[] = {
      "expected a declared type for the program's parameter 'xs'"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(abs) $ xs.at(0))", "2:35",
      "argument 1 of Map: expected an array, found Float"},
+    {"val f = UserFun(\"f\", \"x\", \"{ return x; }\", Float, Float).setScalaFun(xs => xs.head",
+     "1:69", "expected ')' closing setScalaFun's argument, found end of file"},
     // An integer where data is expected is an Int value (Lift's IntToValue); a size variable is
     // not data, and an Int value is not a Float.
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => Map(fun(x => addI(x, N))) $ xs)", "2:51",

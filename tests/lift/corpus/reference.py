@@ -471,6 +471,11 @@ def _(s, i):
             for ids, vals in zip(i["ids"], i["vals"])]
 
 
+@case("uf_scala_fun", {"N": 16}, lambda s: {"xs": vec(16, 96)}, pipeline=True)
+def _(s, i):
+    return [sum(2.0 * x for x in i["xs"])]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
