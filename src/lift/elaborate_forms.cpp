@@ -347,6 +347,12 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         }
         return funVal(node(name == "Gather" ? Op::Gather : Op::Scatter, 0, {fn}, {}, loc), loc);
     }
+    if (name == "ReorderStride") { // the pattern of Lift's early sources: a strided Gather
+        expectArgs(site, args, 1, 1, "ReorderStride(s)");
+        Val s = eval(args[0], env);
+        NodeId fn = node(Op::ReorderStride, 0, {}, {asSize(s, s.loc, "as the stride")}, loc);
+        return funVal(node(Op::Gather, 0, {fn}, {}, loc), loc);
+    }
     if (name == "VectorizeUserFun") {
         expectArgs(site, args, 2, 2, "VectorizeUserFun(width, f)");
         Val w = eval(args[0], env);

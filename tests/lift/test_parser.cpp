@@ -262,3 +262,12 @@ TEST_CASE("number literals are typed as Scala types them and written as C writes
               (c.single ? p.types.floatType() : p.types.scalar(egopt::lift::ScalarKind::Double)));
     }
 }
+
+TEST_CASE("ReorderStride(s), the pattern of Lift's early sources, is a strided Gather", "[lift]") {
+    auto show = [](const std::string& body) {
+        egopt::lift::Program p = egopt::lift::parseProgram(vecProgram(body), "t.lift");
+        return p.show(p.root);
+    };
+    CHECK(show("Split(4) o ReorderStride(N / 4) $ xs") ==
+          show("Split(4) o Gather(ReorderWithStride(N / 4)) $ xs"));
+}
