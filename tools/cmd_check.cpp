@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "egopt/interp/userfun.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/lift/typecheck.hpp"
@@ -23,6 +24,7 @@ int runCheck(const Args& args) {
     const std::string& file = args.positional.at(0);
     lift::Program program = lift::parseFile(file);
     lift::TypeInfo info = lift::typecheck(program);
+    interp::checkUserFuns(program);
     std::cout << file << ": " << lift::showSignature(program, info) << "\n";
 
     arith::Bindings given = explicitSizes(args);

@@ -17,15 +17,7 @@ Interpreter::Interpreter(const lift::Program& program, const lift::TypeInfo& typ
         }
     }
     for (const auto& decl : program.userFuns) {
-        try {
-            state_->userFuns.push_back(CompiledUserFun::compile(decl, program.types));
-        } catch (const Error& e) {
-            // A user function's C error is located in the .lift file that declared it.
-            if (!e.file().empty() || !e.loc().known()) {
-                throw;
-            }
-            throw Error(e.kind(), e.message(), program.fileName, e.loc());
-        }
+        state_->userFuns.push_back(compileUserFun(program, decl));
     }
     for (const auto& lit : program.literals) {
         try {

@@ -196,4 +196,22 @@ CompiledUserFun::CompiledUserFun(CompiledUserFun&&) noexcept = default;
 CompiledUserFun& CompiledUserFun::operator=(CompiledUserFun&&) noexcept = default;
 CompiledUserFun::~CompiledUserFun() = default;
 
+CompiledUserFun compileUserFun(const lift::Program& program, const lift::UserFunDecl& decl) {
+    try {
+        return CompiledUserFun::compile(decl, program.types);
+    } catch (const Error& e) {
+        // A user function's C error is located in the .lift file that declared it.
+        if (!e.file().empty() || !e.loc().known()) {
+            throw;
+        }
+        throw Error(e.kind(), e.message(), program.fileName, e.loc());
+    }
+}
+
+void checkUserFuns(const lift::Program& program) {
+    for (const lift::UserFunDecl& decl : program.userFuns) {
+        compileUserFun(program, decl);
+    }
+}
+
 } // namespace egopt::interp

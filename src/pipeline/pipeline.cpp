@@ -1,5 +1,6 @@
 // The pipeline (pipeline.hpp, docs/pipeline.md): load → insert → saturate → extract → predict →
 // tune → confirm → choose.
+#include "egopt/interp/userfun.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
 #include "egopt/runtime/device.hpp"
@@ -263,6 +264,7 @@ Result run(const Options& options) {
     result.tuner = options.tune.tuner;
     result.timeBudget = options.timeBudget;
     lift::Program program = lift::parseFile(options.file);
+    interp::checkUserFuns(program);
     result.input = program.show(program.root);
     Work w{.options = options,
            .original = program,

@@ -79,6 +79,22 @@ TEST_CASE("bad input gives file:line:col, a caret and exit code 2", "[cli]") {
     CHECK(r.err.find('^') != std::string::npos);
 }
 
+TEST_CASE("a user function the interpreter cannot run is bad input when the program loads",
+          "[cli]") {
+    // Without the check at load, every candidate failed to build or validate, after saturation.
+    auto file =
+        writeTempFile("badc.lift", "val N = SizeVar(\"N\")\n"
+                                   "val f = UserFun(\"f\", \"x\", \"{ return x +* 2.0f; }\", "
+                                   "Float, Float)\n"
+                                   "fun(ArrayType(Float, N), xs => Map(f) $ xs)\n");
+    for (const char* command : {"check ", ""}) {
+        INFO(command);
+        auto r = runCli(command + file + " --size N=64");
+        CHECK(r.exitCode == 2);
+        CHECK(r.err.find("badc.lift:2:27: error: user function 'f'") != std::string::npos);
+    }
+}
+
 TEST_CASE("usage errors exit with code 2", "[cli]") {
     CHECK(runCli("frobnicate").exitCode == 2);
     CHECK(runCli("check").exitCode == 2);

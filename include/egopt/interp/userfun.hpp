@@ -48,4 +48,12 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// CompiledUserFun::compile for a user function of `program`, its errors located in the program's
+// file.
+CompiledUserFun compileUserFun(const lift::Program& program, const lift::UserFunDecl& decl);
+// Compiles every user function of the program, so that a body the interpreter cannot run is
+// reported (BadInput, at the function's line) when the program is loaded, not as every
+// candidate's failed validation.
+void checkUserFuns(const lift::Program& program);
+
 } // namespace egopt::interp
