@@ -255,15 +255,16 @@ CopyVar foldBodyVar(EGraph& g, Args a) {
     TypeId accElem = g.types.elemOf(g.data(a[2].eclass).type);
     TypeId eElem = g.types.elemOf(g.data(a[1].eclass).type);
     TypeId tElem = g.types.elemOf(g.data(a[3].eclass).type);
-    std::vector<TypeId> pair{eElem, tElem};
-    TypeId u = g.types.tuple(pair);
-    return [&g, accElem, u](const ENode& v, int32_t depth) -> std::optional<EClassId> {
+    std::vector<TypeId> pair{eElem, tElem}, accPair{accElem, eElem};
+    TypeId u = g.types.tuple(pair), p = g.types.tuple(accPair);
+    return [&g, accElem, u, p, tElem](const ENode& v, int32_t depth) -> std::optional<EClassId> {
         int32_t rel = v.ival - depth;
         if (rel > 2) {
             return g.add(v); // bound outside: the same index
         }
-        if (rel == 2) {
-            return std::nullopt;
+        const std::vector<TypeId>& types = g.attrOf(v).types;
+        if (rel == 2 || (!types.empty() && types[0] != (rel == 0 ? p : tElem))) {
+            return std::nullopt; // acc, or a variable of another context (member_copy.cpp)
         }
         TermArena t;
         TermId uVar = t.var(depth, u);

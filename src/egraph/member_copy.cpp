@@ -12,7 +12,7 @@ namespace egopt::egraph::detail {
 namespace {
 
 // The copies' e-nodes beyond which a copy gives up (the applier then copies smallest terms): a
-// bound on what one application may add to a saturating e-graph.
+// bound on what one application may add.
 constexpr size_t kMaxCopiedNodes = 20000;
 
 class MemberCopier {
@@ -26,7 +26,7 @@ public:
     // can be copied (each uses a variable the copy drops, or leads back to a class being copied).
     std::optional<EClassId> copy(EClassId c, int32_t depth) {
         c = g_.find(c);
-        if (!g_.data(c).hasFreeVarAtLeast(depth + cutoff_)) {
+        if (!dependsOnRebound(c, depth)) {
             return c; // no rebound variable: the class itself
         }
         std::pair key{c, depth};
@@ -56,6 +56,17 @@ public:
     }
 
 private:
+    // Whether the class's value uses a variable the copy rebinds. Its smallest term tells:
+    // another member may name a variable the value does not depend on (a redex such as
+    // `(fun(x => 0.0f)) $ x0` in 0.0f's class, shared by contexts where x0 has other types).
+    bool dependsOnRebound(EClassId c, int32_t depth) const {
+        if (!g_.data(c).hasFreeVarAtLeast(depth + cutoff_)) {
+            return false;
+        }
+        std::vector<int32_t> used = g_.smallestTermFreeVars(c);
+        return !used.empty() && used.back() >= depth + cutoff_;
+    }
+
     std::optional<EClassId> copyNode(ENodeId n, int32_t depth) {
         ENode node = g_.node(n); // a copy: adding nodes may move the store
         if (node.op == Op::Param && node.ival >= depth + cutoff_) {
@@ -70,7 +81,11 @@ private:
             child = *c;
         }
         ++added_;
-        return g_.add(std::move(node));
+        try {
+            return g_.add(std::move(node));
+        } catch (const TypeError&) {
+            return std::nullopt; // a member of another context (see dependsOnRebound): left out
+        }
     }
 
     EGraph& g_;
