@@ -251,17 +251,19 @@ std::optional<TermId> foldBody(const TermArena& in, TermId id, TermArena& out) {
 // foldBody's rebinding for a member-keeping copy (rebound): p becomes Tuple $ (a, Get(0) $ u)
 // and t Get(1) $ u, typed from foldInterchange's arguments (a is an element of ?z, u pairs an
 // element of ?e with one of ?ts); a member using acc is left out.
+// Only called (its types interned) when a member-keeping copy meets a rebound variable.
 CopyVar foldBodyVar(EGraph& g, Args a) {
-    TypeId accElem = g.types.elemOf(g.data(a[2].eclass).type);
-    TypeId eElem = g.types.elemOf(g.data(a[1].eclass).type);
-    TypeId tElem = g.types.elemOf(g.data(a[3].eclass).type);
-    std::vector<TypeId> pair{eElem, tElem}, accPair{accElem, eElem};
-    TypeId u = g.types.tuple(pair), p = g.types.tuple(accPair);
-    return [&g, accElem, u, p, tElem](const ENode& v, int32_t depth) -> std::optional<EClassId> {
+    EClassId z = a[2].eclass, e = a[1].eclass, ts = a[3].eclass;
+    return [&g, z, e, ts](const ENode& v, int32_t depth) -> std::optional<EClassId> {
         int32_t rel = v.ival - depth;
         if (rel > 2) {
             return g.add(v); // bound outside: the same index
         }
+        TypeId accElem = g.types.elemOf(g.data(z).type);
+        TypeId eElem = g.types.elemOf(g.data(e).type);
+        TypeId tElem = g.types.elemOf(g.data(ts).type);
+        std::vector<TypeId> pair{eElem, tElem}, accPair{accElem, eElem};
+        TypeId u = g.types.tuple(pair), p = g.types.tuple(accPair);
         const std::vector<TypeId>& types = g.attrOf(v).types;
         if (rel == 2 || (!types.empty() && types[0] != (rel == 0 ? p : tElem))) {
             return std::nullopt; // acc, or a variable of another context (member_copy.cpp)
