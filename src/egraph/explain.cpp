@@ -76,6 +76,11 @@ public:
                 out.push_back({h.why.rule, h.forward, at, h.to});
                 continue;
             }
+            if (h.why.kind == Justification::Kind::Copy) {
+                auto [from, to] = original(h);
+                explain(from, to, at, out);
+                continue;
+            }
             const ENode& x = g_.originalNode(h.from);
             const ENode& y = g_.originalNode(h.to);
             for (size_t i = 0; i < x.children.size(); ++i) {
@@ -90,6 +95,21 @@ public:
     }
 
 private:
+    // The original nodes whose equality a Copy hop repeats, in the hop's direction.
+    std::pair<ENodeId, ENodeId> original(const Hop& h) const {
+        auto [a, b] = g_.copyOrigin(h.why.rule);
+        return h.forward ? std::pair{a, b} : std::pair{b, a};
+    }
+
+    // The length of a hop that is not a rule application.
+    Length hopLength(const Hop& h) {
+        if (h.why.kind == Justification::Kind::Copy) {
+            auto [from, to] = original(h);
+            return treeLength(from, to);
+        }
+        return congruenceLength(h.from, h.to);
+    }
+
     // Hops of the unique forest path from a to b (both in one class): both climb the class's
     // BFS tree to their common ancestor.
     std::vector<Hop> treeHops(ENodeId a, ENodeId b) {
@@ -123,8 +143,7 @@ private:
         treeLen_[key] = kHuge; // guards against a cycle
         Length n = 0;
         for (const Hop& h : treeHops(a, b)) {
-            n = plus(n,
-                     h.why.kind == Justification::Kind::Rule ? 1 : congruenceLength(h.from, h.to));
+            n = plus(n, h.why.kind == Justification::Kind::Rule ? 1 : hopLength(h));
         }
         treeLen_[key] = n;
         return n;
@@ -231,6 +250,9 @@ private:
             for (const auto& e : g_.proofEdges()[x]) { // forest congruences beyond the cap
                 if (e.why.kind == Justification::Kind::Congruence) {
                     relax(plus(d, congruenceLength(x, e.other)), Hop{x, e.other, e.why, true});
+                } else if (e.why.kind == Justification::Kind::Copy) {
+                    Hop h{x, e.other, e.why, e.forward};
+                    relax(plus(d, hopLength(h)), h);
                 }
             }
         }

@@ -169,6 +169,31 @@ std::optional<TermId> dropSecond(const TermArena& in, TermId id, TermArena& out)
     });
 }
 
+// A term of `t` for class `c` moved under other binders: with EGraph::keepMembersInCopies a
+// reference to its member-keeping copy (`cutoff` and `var` rebind its variables), else
+// `smallest` applied to its smallest term. nullopt when the copy declines.
+using RebindTerm = std::function<std::optional<TermId>(const TermArena&, TermId, TermArena&)>;
+std::optional<TermId> rebound(EGraph& g, EClassId c, int32_t cutoff, const CopyVar& var,
+                              const RebindTerm& smallest, TermArena& t) {
+    if (g.keepMembersInCopies) {
+        bool exhausted = false;
+        std::optional<EClassId> copy = copyKeepingMembers(g, c, cutoff, var, exhausted);
+        if (!exhausted) {
+            return copy ? std::optional<TermId>(t.ref(*copy)) : std::nullopt;
+        }
+    }
+    TermArena in;
+    TermId root = g.extract(c, in);
+    return smallest(in, root, t);
+}
+
+// rebound() for dropSecond: the binder at depth + 1 goes.
+std::optional<TermId> withoutSecond(EGraph& g, EClassId c, TermArena& t) {
+    return rebound(
+        g, c, 1, [&g](const ENode& v, int32_t depth) { return renumbered(g, v, depth, 1, 1); },
+        dropSecond, t);
+}
+
 // reduceFission(?f, ?e, ?z, ?x) for ReduceSeq(fun((a, y) => ?f $ (a, ?e))) $ (?z, ?x) where ?e
 // uses y but not a: ReduceSeq(?f) $ (?z, MapSeq(fun(y => ?e)) $ ?x). The reverse of
 // reduce-map-fusion after the fused function was beta-reduced (its body is no longer ?g $ y).
@@ -179,10 +204,8 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     } catch (const ScopeError&) {
         return std::nullopt;
     }
-    TermArena body;
-    TermId root = g.extract(a[1].eclass, body);
     TermArena t;
-    auto e = dropSecond(body, root, t);
+    auto e = withoutSecond(g, a[1].eclass, t);
     if (!e) {
         return std::nullopt;
     }
@@ -225,6 +248,36 @@ std::optional<TermId> foldBody(const TermArena& in, TermId id, TermArena& out) {
     });
 }
 
+// foldBody's rebinding for a member-keeping copy (rebound): p becomes Tuple $ (a, Get(0) $ u)
+// and t Get(1) $ u, typed from foldInterchange's arguments (a is an element of ?z, u pairs an
+// element of ?e with one of ?ts); a member using acc is left out.
+// Only called (its types interned) when a member-keeping copy meets a rebound variable.
+CopyVar foldBodyVar(EGraph& g, Args a) {
+    EClassId z = a[2].eclass, e = a[1].eclass, ts = a[3].eclass;
+    return [&g, z, e, ts](const ENode& v, int32_t depth) -> std::optional<EClassId> {
+        int32_t rel = v.ival - depth;
+        if (rel > 2) {
+            return g.add(v); // bound outside: the same index
+        }
+        TypeId accElem = g.types.elemOf(g.data(z).type);
+        TypeId eElem = g.types.elemOf(g.data(e).type);
+        TypeId tElem = g.types.elemOf(g.data(ts).type);
+        std::vector<TypeId> pair{eElem, tElem}, accPair{accElem, eElem};
+        TypeId u = g.types.tuple(pair), p = g.types.tuple(accPair);
+        const std::vector<TypeId>& types = g.attrOf(v).types;
+        if (rel == 2 || (!types.empty() && types[0] != (rel == 0 ? p : tElem))) {
+            return std::nullopt; // acc, or a variable of another context (member_copy.cpp)
+        }
+        TermArena t;
+        TermId uVar = t.var(depth, u);
+        TermId root = rel == 0
+                          ? applyOp(t, Op::Tuple, 2,
+                                    {t.var(depth + 1, accElem), applyOp(t, Op::Get, 0, {uVar})})
+                          : applyOp(t, Op::Get, 1, {uVar});
+        return g.addTerm(t, root);
+    };
+}
+
 // foldInterchange(?body, ?e, ?z, ?ts) for
 // Reduce(fun((acc, t) => Map(fun(p => ?body)) $ (Zip $ (acc, ?e)))) $ (?z, ?ts), a fold whose
 // array accumulator is updated element by element, element i from acc[i] and ?e's i-th element
@@ -235,12 +288,9 @@ std::optional<TermId> foldBody(const TermArena& in, TermId id, TermArena& out) {
 // carries its ?e element and the fold's element t). Folds keep their order: no condition on
 // the operator. Declines when ?e or ?body uses acc.
 std::optional<EClassId> foldInterchange(EGraph& g, Args a) {
-    TermArena bodyIn, eIn;
-    TermId bodyRoot = g.extract(a[0].eclass, bodyIn);
-    TermId eRoot = g.extract(a[1].eclass, eIn);
     TermArena t;
-    auto body = foldBody(bodyIn, bodyRoot, t);
-    auto e = dropSecond(eIn, eRoot, t);
+    auto body = rebound(g, a[0].eclass, 0, foldBodyVar(g, a), foldBody, t);
+    auto e = withoutSecond(g, a[1].eclass, t);
     if (!body || !e) {
         return std::nullopt;
     }
@@ -278,12 +328,12 @@ std::optional<TermId> dropOuterPair(const TermArena& in, TermId id, TermArena& o
 // Reduce(fun((b, y) => ?g)) $ (?z, Join $ (Map(fun(c => ?e)) $ ?xs)). Declines when ?e uses a,
 // or ?g uses a or c.
 std::optional<EClassId> foldJoin(EGraph& g, Args a) {
-    TermArena gIn, eIn;
-    TermId gRoot = g.extract(a[0].eclass, gIn);
-    TermId eRoot = g.extract(a[1].eclass, eIn);
     TermArena t;
-    auto step = dropOuterPair(gIn, gRoot, t);
-    auto e = dropSecond(eIn, eRoot, t);
+    auto step = rebound(
+        g, a[0].eclass, 2,
+        [&g](const ENode& v, int32_t depth) { return renumbered(g, v, depth, 2, 2); },
+        dropOuterPair, t);
+    auto e = withoutSecond(g, a[1].eclass, t);
     if (!step || !e) {
         return std::nullopt;
     }

@@ -3,6 +3,7 @@
 
 #include "egopt/egraph/rewrite.hpp"
 
+#include <functional>
 #include <optional>
 
 namespace egopt::egraph::detail {
@@ -17,5 +18,22 @@ void addFunctionConditions(Library& lib);
 // Appliers that build right-hand sides the pattern language cannot express
 // (library_appliers.cpp): copyOf, interchange.
 void addStructuralAppliers(Library& lib);
+
+// What a member-keeping copy puts in place of a variable `var` whose index, seen `depth` binders
+// below the copied root, is at least depth + cutoff: its class, or nullopt to leave the member
+// using it out.
+using CopyVar = std::function<std::optional<EClassId>(const ENode& var, int32_t depth)>;
+
+// The copy of `root` with every member of every class that uses a variable at or above the
+// cutoff (member_copy.cpp, EGraph::keepMembersInCopies), each merge of two members' copies
+// explained by their originals' equality. nullopt when no member can be copied, or with
+// `exhausted` set when the copy grew past its bound (the caller copies smallest terms instead).
+std::optional<EClassId> copyKeepingMembers(EGraph& g, EClassId root, int32_t cutoff,
+                                           const CopyVar& var, bool& exhausted);
+
+// A CopyVar's renumbering: the variable `dropped` binders from `dropFrom` (relative to the
+// depth) removes the member (nullopt), those above move down by `dropped`, those below stay.
+std::optional<EClassId> renumbered(EGraph& g, const ENode& var, int32_t depth, int32_t dropFrom,
+                                   int32_t dropped);
 
 } // namespace egopt::egraph::detail

@@ -86,7 +86,7 @@ EGraph::MemoryParts EGraph::memoryParts() const {
     m.hashcons = memo_.bytes();
     m.members = memberPool_.bytes();
     m.parents = parentPool_.bytes();
-    m.other = attrs_.bytes() + vec(orig_) + vec(proof_);
+    m.other = attrs_.bytes() + vec(orig_) + vec(proof_) + vec(copyOrigins_);
     for (const auto& edges : proof_) {
         m.other += vec(edges);
     }

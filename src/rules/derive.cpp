@@ -331,8 +331,14 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     }
     ENodeId lhs = setup->lhs, rhs = setup->rhs;
     auto reached = [lhs, rhs](const EGraph& eg) { return eg.findConst(lhs) == eg.findConst(rhs); };
-    if (!rule.composition.empty() &&
-        !applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d)) {
+    // The stated steps copy every member of the classes they move under other binders, so a
+    // step still finds what earlier steps rewrote there; the saturation stages copy smallest
+    // terms (every member there would copy each stage's growth again).
+    g.keepMembersInCopies = true;
+    bool applied =
+        rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d);
+    g.keepMembersInCopies = false;
+    if (!applied) {
         return d;
     }
     if (reached(g)) {

@@ -99,9 +99,10 @@ struct TermPlan {
 
 // Why two classes were merged (for explanations).
 struct Justification {
-    enum class Kind : uint8_t { Rule, Congruence } kind = Kind::Rule;
+    enum class Kind : uint8_t { Rule, Congruence, Copy } kind = Kind::Rule;
     // Kind::Rule: the rule's id in the RuleNames of whoever applied it (RewriteContext::rules),
-    // which names it in explanations; the e-graph only stores it.
+    // which names it in explanations; the e-graph only stores it. Kind::Copy: the index of the
+    // pair of original nodes (EGraph::copyOrigin) whose equality the merged copies repeat.
     uint32_t rule = 0;
 };
 
@@ -128,6 +129,12 @@ public:
     // existing one only in non-canonical children gets its own id, congruent to the existing
     // one), so explanations can name each intermediate term. Set it before inserting anything.
     bool explanations = false;
+    // When set, the appliers that rebuild a term under other binders (foldInterchange, foldJoin,
+    // reduceFission) copy every member of the classes that use the rebound variables, not only
+    // their smallest terms (copyKeepingMembers in library_parts.hpp), so a later rewrite still
+    // sees what earlier ones made there. Derivations set it for their stated steps; the
+    // pipeline leaves it off.
+    bool keepMembersInCopies = false;
 
     // --- building
     // Adds a node (children need not be canonical). Throws TypeError if it is ill-typed.
@@ -158,6 +165,14 @@ public:
     // Merges two classes; returns false if they were already equal. Throws TypeError, without
     // changing anything, when their types differ.
     bool merge(EClassId a, EClassId b, Justification why);
+    // Merges `a` and `b`, copies of the equal nodes `fromA` and `fromB` made by rewriting their
+    // variables: explanations explain the copies' equality as the originals' (Kind::Copy).
+    bool mergeCopies(ENodeId a, ENodeId b, ENodeId fromA, ENodeId fromB) {
+        copyOrigins_.push_back({fromA, fromB});
+        auto index = static_cast<uint32_t>(copyOrigins_.size() - 1);
+        return merge(a, b, {Justification::Kind::Copy, index});
+    }
+    std::pair<ENodeId, ENodeId> copyOrigin(uint32_t index) const { return copyOrigins_.at(index); }
     // Restores the invariants (congruence, canonical hashcons, analyses) after merges.
     void rebuild();
     // While recording, add() appends the node id of every node it adds or finds to `into`.
@@ -385,6 +400,7 @@ private:
     std::vector<EClassId> analysisPending_; // classes whose data changed
     std::vector<EClassId> dirty_; // classes whose member list rebuild must re-canonicalize
     std::vector<std::vector<ProofEdge>> proof_;
+    std::vector<std::pair<ENodeId, ENodeId>> copyOrigins_; // by Justification::rule of a Copy
     std::vector<ENodeId>* recording_ = nullptr;
     size_t numClasses_ = 0;
     // Bytes of the children of nodes with more than three (outside the 28-byte node), in orig_
