@@ -140,26 +140,36 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
     });
 }
 
-void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
-                   std::span<const EClassId> classes,
-                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                   uint32_t unchangedSince) {
-    MatchAge age;
-    age.since = unchangedSince;
-    if (unchangedSince != 0) {
-        for (const Call& cond : rule.conditions) {
-            for (const CallArg& a : cond.args) {
-                if (a.kind == CallArg::Kind::Class) {
-                    age.classSlots.push_back(a.slot);
-                }
-            }
-        }
-    }
+namespace {
+
+// The condition of a journaled class, or nullopt to call the condition (Resumption).
+using Journaled = std::function<std::optional<bool>(size_t cond, EClassId c)>;
+// Runs a match with the rule's conditions: `match(keep, onFull)` enumerates, calling `keep` as
+// variables are bound and `onFull` for each match, which is checked here before `onMatch`.
+using MatchRun =
+    std::function<void(const BindFilter&, const std::function<void(EClassId, const Subst&)>&)>;
+
+void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                    const Journaled& journaled, const MatchRun& match,
+                    const std::function<void(EClassId, const Subst&)>& onMatch) {
     // Looked up once, not per match: the library is a map keyed by name.
     std::vector<const Condition*> conds;
     for (const Call& cond : rule.conditions) {
         conds.push_back(&lib.conditions.at(cond.name).second);
     }
+    auto call = [&](size_t i, std::span<const ArgValue> args) {
+        if (journaled) {
+            for (const ArgValue& a : args) {
+                if (a.eclass != kNoClass) {
+                    if (std::optional<bool> known = journaled(i, a.eclass)) {
+                        return *known;
+                    }
+                    break;
+                }
+            }
+        }
+        return (*conds[i])(g, facts, args);
+    };
     // A condition on class variables alone is also tried as soon as its last variable is bound,
     // and a failure prunes the search below (isFun(?f, "add") at the root of `?f $ (?x, ?y)`).
     // Conditions are predicates on a const e-graph: evaluating one early changes no match. At
@@ -210,7 +220,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
             }
             bindArgs(rule.conditions[i], s, args[i]);
             try {
-                if (!(*conds[i])(g, facts, args[i])) {
+                if (!call(i, args[i])) {
                     failed[i] = current;
                     return false;
                 }
@@ -229,21 +239,74 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
         return sameIds(current, held[i]);
     };
     bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
-    matchClasses(
-        g, rule.lhs, numSlots, classes,
-        [&](EClassId c, const Subst& s) {
-            for (size_t i = 0; i < conds.size(); ++i) {
-                if (heldFor(i, s)) {
-                    continue;
-                }
-                bindArgs(rule.conditions[i], s, args[i]);
-                if (!(*conds[i])(g, facts, args[i])) {
-                    return;
-                }
+    match(anyEarly ? keep : BindFilter{}, [&](EClassId c, const Subst& s) {
+        for (size_t i = 0; i < conds.size(); ++i) {
+            if (heldFor(i, s)) {
+                continue;
             }
-            onMatch(c, s);
+            bindArgs(rule.conditions[i], s, args[i]);
+            if (!call(i, args[i])) {
+                return;
+            }
+        }
+        onMatch(c, s);
+    });
+}
+
+// The slots the rule's conditions read.
+std::vector<uint32_t> conditionSlots(const Rule& rule) {
+    std::vector<uint32_t> slots;
+    for (const Call& cond : rule.conditions) {
+        for (const CallArg& a : cond.args) {
+            if (a.kind == CallArg::Kind::Class) {
+                slots.push_back(a.slot);
+            }
+        }
+    }
+    return slots;
+}
+
+} // namespace
+
+void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                   std::span<const EClassId> classes,
+                   const std::function<void(EClassId, const Subst&)>& onMatch,
+                   uint32_t unchangedSince, const Deferral* deferral) {
+    MatchAge age;
+    age.since = unchangedSince;
+    if (unchangedSince != 0) {
+        age.classSlots = conditionSlots(rule);
+    }
+    size_t numSlots = rule.vars.names.size();
+    withConditions(
+        g, rule, lib, facts, {},
+        [&](const BindFilter& keep, const std::function<void(EClassId, const Subst&)>& onFull) {
+            matchClasses(g, rule.lhs, numSlots, classes, onFull, keep, age, deferral);
         },
-        anyEarly ? keep : BindFilter{}, age);
+        onMatch);
+}
+
+void resumeSearch(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                  EClassId root, const Resumption& resume,
+                  const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
+                  const std::function<void(const Subst&)>& onMatch) {
+    size_t numSlots = rule.vars.names.size();
+    withConditions(
+        g, rule, lib, facts, journaled,
+        [&](const BindFilter& keep, const std::function<void(EClassId, const Subst&)>& onFull) {
+            resumeMatches(
+                g, rule.lhs, numSlots, root, resume, [&](const Subst& s) { onFull(root, s); },
+                keep);
+        },
+        [&](EClassId, const Subst& s) { onMatch(s); });
+}
+
+std::vector<bool> conditionSlotMask(const Rule& rule) {
+    std::vector<bool> mask(rule.vars.names.size(), false);
+    for (uint32_t slot : conditionSlots(rule)) {
+        mask.at(slot) = true;
+    }
+    return mask;
 }
 
 namespace {
@@ -399,6 +462,41 @@ bool skipsUnchangedMatches(const Rule& rule, const Library& lib) {
         }
     }
     return direct(rhs, false);
+}
+
+std::vector<uint32_t> anchorSlots(const Rule& rule) {
+    std::vector<uint32_t> slots;
+    const Pattern& rhs = *rule.rhs;
+    for (PatId id = 0; id < rhs.nodes.size(); ++id) {
+        const PatNode& n = rhs.nodes[id];
+        if (id == rhs.root || n.kind != PatNode::Kind::Node) {
+            continue;
+        }
+        uint32_t anchor = UINT32_MAX;
+        for (PatId c : n.children) {
+            if (rhs.nodes[c].kind == PatNode::Kind::ClassVar) {
+                anchor = rhs.nodes[c].slot;
+            }
+        }
+        slots.push_back(anchor);
+    }
+    return slots;
+}
+
+bool defersUnchangedMatches(const Rule& rule, const Library& lib) {
+    if (!skipsUnchangedMatches(rule, lib) || !deferrable(rule.lhs)) {
+        return false;
+    }
+    for (const Call& cond : rule.conditions) {
+        if (std::count_if(cond.args.begin(), cond.args.end(),
+                          [](const CallArg& a) { return a.kind == CallArg::Kind::Class; }) != 1 ||
+            std::any_of(cond.args.begin(), cond.args.end(),
+                        [](const CallArg& a) { return a.kind == CallArg::Kind::Size; })) {
+            return false;
+        }
+    }
+    std::vector<uint32_t> anchors = anchorSlots(rule);
+    return std::find(anchors.begin(), anchors.end(), UINT32_MAX) == anchors.end();
 }
 
 void prefetchRhs(const EGraph& g, const Rule& rule, const EClassId* slotClasses, int stage) {
