@@ -109,7 +109,7 @@ TEST_CASE("semi-naive search builds the e-graph of the full search from fewer ma
             checkSame(full, semi);
             // Fewer matches enumerated; some deferred ranges were enumerated at apply time
             // (a merge of the phase reached them) and most were not.
-            CHECK(semi.matches * 2 < full.matches);
+            CHECK(semi.matches * 10 < full.matches * 6);
             CHECK(semi.deferred > 0);
             CHECK(semi.enumerated > 0);
             CHECK(semi.enumerated * 2 < semi.deferred);
