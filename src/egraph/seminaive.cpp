@@ -210,6 +210,11 @@ bool Runner::applyDeferred(size_t r, const Matches& part, const Matches::Deferre
     // Past the e-node limit, the first match stops the phase, as it would have: whether the
     // range holds one is all that is asked.
     bool atLimit = g_.numNodes() > limits.nodes;
+    // The whole class first: most ranges are ruled out before a matcher is set up.
+    std::pair<PatId, EClassId> whole{rule.lhs.root, root};
+    if (!atLimit && !journal.mayChange(rule.lhs, dr, Subst{}, std::span(&whole, 1))) {
+        return true;
+    }
     bool stop = false;
     size_t found = 0;
     Resumption resume;
