@@ -431,6 +431,15 @@ void resumeMatches(const EGraph& g, const Pattern& p, size_t numSlots, EClassId 
     Matcher(g, p, numSlots, onMatch, keep, {}, nullptr, &resume).run(root);
 }
 
+void resumeMatchesSession(const EGraph& g, const Pattern& p, size_t numSlots,
+                          const Resumption& resume,
+                          const std::function<void(const Subst&)>& onMatch, const BindFilter& keep,
+                          const std::function<void(const std::function<void(EClassId)>&)>& body) {
+    MatchAge none;
+    Matcher m(g, p, numSlots, onMatch, keep, none, nullptr, &resume);
+    body([&](EClassId root) { m.run(root); });
+}
+
 bool deferrable(const Pattern& p) {
     return p.nodes[p.root].kind == PatNode::Kind::Node &&
            std::none_of(p.nodes.begin(), p.nodes.end(), [](const PatNode& n) {

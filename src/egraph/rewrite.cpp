@@ -301,6 +301,23 @@ void resumeSearch(const EGraph& g, const Rule& rule, const Library& lib, const S
         [&](EClassId, const Subst& s) { onMatch(s); });
 }
 
+void resumeSearchSession(const EGraph& g, const Rule& rule, const Library& lib,
+                         const SizeFacts& facts, const Resumption& resume,
+                         const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
+                         const std::function<void(const Subst&)>& onMatch,
+                         const std::function<void(const std::function<void(EClassId)>&)>& body) {
+    size_t numSlots = rule.vars.names.size();
+    withConditions(
+        g, rule, lib, facts, journaled,
+        [&](const BindFilter& keep, const std::function<void(EClassId, const Subst&)>& onFull) {
+            std::function<void(const Subst&)> forward = [&](const Subst& s) {
+                onFull(kNoClass, s);
+            };
+            resumeMatchesSession(g, rule.lhs, numSlots, resume, forward, keep, body);
+        },
+        [&](EClassId, const Subst& s) { onMatch(s); });
+}
+
 std::vector<bool> conditionSlotMask(const Rule& rule) {
     std::vector<bool> mask(rule.vars.names.size(), false);
     for (uint32_t slot : conditionSlots(rule)) {

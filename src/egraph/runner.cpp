@@ -328,7 +328,8 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         }
     } stopTracking{g_};
     std::unique_ptr<detail::ApplyJournal> journal = startJournal(matches);
-    ApplyState st{report, applied, journal.get()};
+    ApplyState st{report, applied};
+    st.journal = journal.get();
     // Matches are applied in windows: planned in parallel on the e-graph as the window begins,
     // then applied in order (applyPlanned: the same e-graph as applying them one by one).
     std::vector<Match> window(planWindowSize);
@@ -343,39 +344,42 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
             planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !st.record;
         std::vector<Matches>& parts = matches[r].parts;
         // The first entry not in a window yet.
-        size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0;
-        while (part < parts.size() && !st.stopped && !st.nodeLimit) {
-            size_t n = 0;
-            while (n < planWindowSize && part < parts.size()) {
-                if (next == parts[part].count) {
-                    ++part, next = 0, nextSizes = 0, nextDeferred = 0;
-                    continue;
+        withResumption(r, matches[r], st, [&] {
+            size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0;
+            while (part < parts.size() && !st.stopped && !st.nodeLimit) {
+                size_t n = 0;
+                while (n < planWindowSize && part < parts.size()) {
+                    if (next == parts[part].count) {
+                        ++part, next = 0, nextSizes = 0, nextDeferred = 0;
+                        continue;
+                    }
+                    where[n] = {&parts[part], next};
+                    deferredAt[n] = parts[part].at(next++, nextSizes, nextDeferred, window[n]);
+                    ++n;
                 }
-                where[n] = {&parts[part], next};
-                deferredAt[n] = parts[part].at(next++, nextSizes, nextDeferred, window[n]);
-                ++n;
-            }
-            if (plan) {
-                planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
-            }
-            for (size_t j = 0; j < n; ++j) {
-                if (deferredAt[j]) {
-                    if (!applyDeferred(r, *where[j].first, *deferredAt[j], window[j].eclass, st)) {
+                if (plan) {
+                    planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
+                }
+                for (size_t j = 0; j < n; ++j) {
+                    if (deferredAt[j]) {
+                        if (!applyDeferred(r, *where[j].first, *deferredAt[j], window[j].eclass,
+                                           st)) {
+                            break;
+                        }
+                        continue;
+                    }
+                    if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                        prefetchAhead(*where[j].first, rules_[r], where[j].second);
+                    }
+                    if (!applyOne(r, window[j], plan ? &plans[j] : nullptr, st)) {
                         break;
                     }
-                    continue;
                 }
-                if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                    prefetchAhead(*where[j].first, rules_[r], where[j].second);
-                }
-                if (!applyOne(r, window[j], plan ? &plans[j] : nullptr, st)) {
-                    break;
+                for (size_t p = 0; p < part; ++p) {
+                    parts[p] = Matches(); // applied: its memory goes back
                 }
             }
-            for (size_t p = 0; p < part; ++p) {
-                parts[p] = Matches(); // applied: its memory goes back
-            }
-        }
+        });
         if (matches[r].searched && !st.stopped && !st.nodeLimit && !focus) {
             state_[r].appliedAt = g_.epoch(); // every match found was applied
         }

@@ -202,46 +202,64 @@ Runner::startJournal(const std::vector<RuleMatches>& matches) {
     return std::make_unique<detail::ApplyJournal>(g_, ctx_.facts, std::move(probes), depth);
 }
 
-bool Runner::applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
-                           ApplyState& st) {
+void Runner::withResumption(size_t r, const RuleMatches& matches, ApplyState& st,
+                            const std::function<void()>& applyRule) {
+    bool any =
+        st.journal != nullptr && std::any_of(matches.parts.begin(), matches.parts.end(),
+                                             [](const Matches& m) { return !m.deferred.empty(); });
+    if (!any) {
+        applyRule();
+        return;
+    }
     const Rule& rule = rules_[r];
     const detail::DeferredRule& dr = *state_[r].deferred;
     detail::ApplyJournal& journal = *st.journal;
-    // Past the e-node limit, the first match stops the phase, as it would have: whether the
-    // range holds one is all that is asked.
-    bool atLimit = g_.numNodes() > limits.nodes;
-    // The whole class first: most ranges are ruled out before a matcher is set up.
-    std::pair<PatId, EClassId> whole{rule.lhs.root, root};
-    if (!atLimit && !journal.mayChange(rule.lhs, dr, Subst{}, std::span(&whole, 1))) {
-        return true;
-    }
-    bool stop = false;
-    size_t found = 0;
-    Resumption resume;
-    resume.path = std::span(part.paths).subspan(d.pathAt, d.pathLen);
-    resume.lo = d.lo;
-    resume.hi = d.hi;
-    resume.classAt = [&](EClassId c) -> const ClassSnapshot::Entry& { return journal.entry(c); };
+    st.resume = Resumption();
+    st.resume.classAt = [&](EClassId c) -> const ClassSnapshot::Entry& { return journal.entry(c); };
     // Matches that cannot change anything now are left out; the others are applied as they are
-    // found, so that what they merge is known to the matches after them.
-    resume.wanted = [&](const Subst& s, std::span<const std::pair<PatId, EClassId>> pending) {
-        return !stop && (atLimit || journal.mayChange(rule.lhs, dr, s, pending));
+    // found, so that what they merge is known to the matches after them. Past the e-node
+    // limit, the first match stops the phase, as it would have.
+    st.resume.wanted = [&](const Subst& s, std::span<const std::pair<PatId, EClassId>> pending) {
+        return !st.deferredStop &&
+               (g_.numNodes() > limits.nodes || journal.mayChange(rule.lhs, dr, s, pending));
     };
-    resumeSearch(
-        g_, rule, lib_, ctx_.facts, root, resume,
+    resumeSearchSession(
+        g_, rule, lib_, ctx_.facts, st.resume,
         [&](size_t i, EClassId c) { return journal.condition(dr.probes[i], c); },
         [&](const Subst& s) {
-            if (stop) {
+            if (st.deferredStop) {
                 return;
             }
-            ++found;
-            Match m{root, s};
-            stop = !applyOne(r, m, nullptr, st);
+            ++st.deferredFound;
+            Match m{st.deferredRoot, s};
+            st.deferredStop = !applyOne(r, m, nullptr, st);
+        },
+        [&](const std::function<void(EClassId)>& run) {
+            st.resumeRun = &run;
+            applyRule();
+            st.resumeRun = nullptr;
         });
-    st.report.rules[r].matches += found;
-    st.report.rules[r].deferredMatches += found;
-    st.report.rules[r].deferredEnumerated += found > 0 ? 1 : 0;
-    return !stop;
+}
+
+bool Runner::applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
+                           ApplyState& st) {
+    // The whole class first: most ranges are ruled out without a walk.
+    std::pair<PatId, EClassId> whole{rules_[r].lhs.root, root};
+    if (g_.numNodes() <= limits.nodes &&
+        !st.journal->mayChange(rules_[r].lhs, *state_[r].deferred, Subst{}, std::span(&whole, 1))) {
+        return true;
+    }
+    st.resume.path = std::span(part.paths).subspan(d.pathAt, d.pathLen);
+    st.resume.lo = d.lo;
+    st.resume.hi = d.hi;
+    st.deferredFound = 0;
+    st.deferredStop = false;
+    st.deferredRoot = root;
+    (*st.resumeRun)(root);
+    st.report.rules[r].matches += st.deferredFound;
+    st.report.rules[r].deferredMatches += st.deferredFound;
+    st.report.rules[r].deferredEnumerated += st.deferredFound > 0 ? 1 : 0;
+    return !st.deferredStop;
 }
 
 } // namespace egopt::egraph

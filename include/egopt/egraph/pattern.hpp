@@ -124,6 +124,12 @@ void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
 void resumeMatches(const EGraph& g, const Pattern& p, size_t numSlots, EClassId root,
                    const Resumption& resume, const std::function<void(const Subst&)>& onMatch,
                    const BindFilter& keep = {});
+// resumeMatches for many roots with one matcher set-up: `body` gets the function that runs one
+// root with `resume` as it is then (its path and bounds may change between runs).
+void resumeMatchesSession(const EGraph& g, const Pattern& p, size_t numSlots,
+                          const Resumption& resume,
+                          const std::function<void(const Subst&)>& onMatch, const BindFilter& keep,
+                          const std::function<void(const std::function<void(EClassId)>&)>& body);
 // Whether semi-naive matching supports the pattern: no lambdas or bound variables.
 bool deferrable(const Pattern& p);
 

@@ -116,6 +116,13 @@ void resumeSearch(const EGraph& g, const Rule& rule, const Library& lib, const S
                   EClassId root, const Resumption& resume,
                   const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
                   const std::function<void(const Subst&)>& onMatch);
+// resumeSearch for many deferred ranges of one rule with one set-up: `body` gets the function
+// that enumerates the matches of `root` with `resume` as it is then.
+void resumeSearchSession(const EGraph& g, const Rule& rule, const Library& lib,
+                         const SizeFacts& facts, const Resumption& resume,
+                         const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
+                         const std::function<void(const Subst&)>& onMatch,
+                         const std::function<void(const std::function<void(EClassId)>&)>& body);
 // By slot: whether a condition of the rule reads it (Deferral::conditionSlot).
 std::vector<bool> conditionSlotMask(const Rule& rule);
 

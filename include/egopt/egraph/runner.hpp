@@ -201,12 +201,21 @@ private:
         bool nodeLimit = false;
         bool stopped = false;
         bool record = false;
+        // The rule's deferred ranges (applyDeferred): one resumption session per rule.
+        Resumption resume{};
+        const std::function<void(EClassId)>* resumeRun = nullptr;
+        size_t deferredFound = 0;
+        bool deferredStop = false;
+        EClassId deferredRoot = kNoClass;
     };
     bool applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st);
     // The matches of a deferred range that may change the e-graph, applied in order.
     bool applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
                        ApplyState& st);
     std::unique_ptr<detail::ApplyJournal> startJournal(const std::vector<RuleMatches>& matches);
+    // Runs `applyRule` inside rule r's resumption session when it has deferred ranges.
+    void withResumption(size_t r, const RuleMatches& matches, ApplyState& st,
+                        const std::function<void()>& applyRule);
     bool deferring(size_t r) const;
     void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
