@@ -210,6 +210,9 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     if (key(a) < key(b)) {
         std::swap(a, b);
     }
+    if (beforeMerge) {
+        beforeMerge(a, b);
+    }
     ClassSlot from = cls(b);
     uint64_t fromCost = costOf(b);
     if (from.cost == kLargeCost) {

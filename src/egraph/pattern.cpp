@@ -23,8 +23,10 @@ class Matcher {
 public:
     Matcher(const EGraph& g, const Pattern& p, size_t slots,
             const std::function<void(const Subst&)>& onMatch, const BindFilter& keep = {},
-            const MatchAge& age = {})
-        : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age) {
+            const MatchAge& age = {}, const Deferral* deferral = nullptr,
+            const Resumption* resume = nullptr)
+        : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
+          resume_(resume) {
         s_.classes.assign(slots, kNoClass);
         binder_.assign(p.nodes.size(), {0, -1});
         lambdaTypes_.assign(p.nodes.size(), nullptr);
@@ -34,7 +36,9 @@ public:
 
     // Leaves the substitution empty again: every binding is undone on backtracking.
     void run(EClassId c) {
+        root_ = c;
         todo_.clear();
+        path_.clear();
         todo_.emplace_back(p_.root, c);
         step(todo_);
     }
@@ -74,21 +78,40 @@ private:
         return a.types[0] == (*types)[static_cast<size_t>(pos)];
     }
 
+    // A class's members and operator mask as the search sees them (resuming: as they were).
+    struct View {
+        std::span<const ENodeId> nodes;
+        uint64_t opMask = 0;
+    };
+    View view(EClassId c) const {
+        if (resume_) {
+            const ClassSnapshot::Entry& e = resume_->classAt(c);
+            return {e.members, e.opMask};
+        }
+        EClass ec = g_.eclass(c);
+        return {ec.nodes, ec.opMask};
+    }
+
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
             s_.unchanged =
-                age_.since != 0 && changed_ == 0 &&
-                std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
-                    return g_.classChangedAt(s_.classes[v]) < age_.since;
-                });
+                resume_ != nullptr ||
+                (age_.since != 0 && changed_ == 0 &&
+                 std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
+                     return g_.classChangedAt(s_.classes[v]) < age_.since;
+                 }));
             onMatch_(s_);
+            return;
+        }
+        if (resume_ && resume_->wanted && !resume_->wanted(s_, todo)) {
             return;
         }
         auto [pid, cls] = todo.back();
         todo.pop_back();
         const PatNode& pn = p_.nodes[pid];
-        cls = g_.findConst(cls);
+        // Resuming, the ids are those the search saw: the classes of a journal.
+        cls = resume_ ? cls : g_.findConst(cls);
         if (pn.kind == PatNode::Kind::ClassVar) {
             EClassId& bound = s_.classes[pn.slot];
             if (bound == kNoClass) {
@@ -102,27 +125,134 @@ private:
             }
         } else {
             // The class's operator summary rules most classes out without a look at a member.
-            const EClass& ec = g_.eclass(cls);
-            if (ec.mayHold(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) {
-                const auto& members = ec.nodes;
-                for (size_t i = 0; i < members.size(); ++i) {
-                    // Members are scattered: the nodes of the next batch are fetched together,
-                    // so that their misses overlap (a node is read through its reference).
-                    constexpr size_t kBatch = 16;
-                    if (i % kBatch == 0) {
-                        for (size_t j = i; j < std::min(i + kBatch, members.size()); ++j) {
-                            g_.prefetchNode(members[j], 1);
-                        }
-                    }
-                    ENodeId n = members[i];
-                    bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
-                    changed_ += changed;
-                    tryNode(pid, g_.node(n), todo);
-                    changed_ -= changed;
+            View v = view(cls);
+            if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) != 0) {
+                if (resume_ && path_.size() <= resume_->path.size()) {
+                    resumeStep(pid, v.nodes, todo);
+                } else if (deferral_ && changed_ == 0 && quiet(todo)) {
+                    deferStep(pid, cls, v.nodes, todo);
+                } else {
+                    members(pid, v.nodes, 0, v.nodes.size(), todo);
                 }
             }
         }
         todo.emplace_back(pid, cls);
+    }
+
+    // Tries members [lo, hi) of a class at pattern node `pid`.
+    void members(PatId pid, std::span<const ENodeId> nodes, size_t lo, size_t hi,
+                 std::vector<std::pair<PatId, EClassId>>& todo) {
+        for (size_t i = lo; i < hi; ++i) {
+            // Members are scattered: the nodes of the next batch are fetched together, so that
+            // their misses overlap (a node is read through its reference).
+            constexpr size_t kBatch = 16;
+            if ((i - lo) % kBatch == 0) {
+                for (size_t j = i; j < std::min(i + kBatch, hi); ++j) {
+                    g_.prefetchNode(nodes[j], 1);
+                }
+            }
+            ENodeId n = nodes[i];
+            bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
+            changed_ += changed;
+            path_.push_back(static_cast<uint32_t>(i));
+            tryNode(pid, g_.node(n), todo);
+            path_.pop_back();
+            changed_ -= changed;
+        }
+    }
+
+    // Resuming: the member the search chose at this step, or the deferred range.
+    void resumeStep(PatId pid, std::span<const ENodeId> nodes,
+                    std::vector<std::pair<PatId, EClassId>>& todo) {
+        size_t k = path_.size();
+        if (k < resume_->path.size()) {
+            size_t i = resume_->path[k];
+            if (i < nodes.size()) {
+                members(pid, nodes, i, i + 1, todo);
+            }
+            return;
+        }
+        members(pid, nodes, resume_->lo, std::min<size_t>(resume_->hi, nodes.size()), todo);
+    }
+
+    // No e-node matched so far is new and the pending pairs cannot match one: the members that
+    // cannot either are deferred in runs, the others tried.
+    void deferStep(PatId pid, EClassId cls, std::span<const ENodeId> nodes,
+                   std::vector<std::pair<PatId, EClassId>>& todo) {
+        auto defer = [&](size_t lo, size_t hi) {
+            deferral_->onDeferred(root_, path_, static_cast<uint32_t>(lo),
+                                  static_cast<uint32_t>(hi));
+        };
+        size_t run = 0; // the first member of the current run of cold ones
+        for (uint32_t i : hotMembers(pid, cls)) {
+            if (run < i) {
+                defer(run, i);
+            }
+            members(pid, nodes, i, i + 1, todo);
+            run = i + 1;
+        }
+        if (run < nodes.size()) {
+            defer(run, nodes.size());
+        }
+    }
+
+    bool quiet(const std::vector<std::pair<PatId, EClassId>>& todo) {
+        for (size_t v = 0; v < s_.classes.size(); ++v) {
+            if (deferral_->conditionSlot[v] && s_.classes[v] != kNoClass &&
+                g_.classChangedAt(s_.classes[v]) >= age_.since) {
+                return false;
+            }
+        }
+        return std::none_of(todo.begin(), todo.end(),
+                            [&](const auto& t) { return hot(t.first, g_.findConst(t.second)); });
+    }
+
+    // Whether pattern node `pid` can match at class `c` with a new e-node or a new condition
+    // class in it (Deferral).
+    bool hot(PatId pid, EClassId c) {
+        const PatNode& pn = p_.nodes[pid];
+        if (pn.kind == PatNode::Kind::ClassVar) {
+            return deferral_->conditionSlot[pn.slot] && g_.classChangedAt(c) >= age_.since;
+        }
+        return pn.kind == PatNode::Kind::BoundVar || !hotMembers(pid, c).empty();
+    }
+
+    // The members of class `c` (canonical) that can start such a match of node `pid`, by
+    // index; memoised per search.
+    const std::vector<uint32_t>& hotMembers(PatId pid, EClassId c) {
+        uint64_t key = (uint64_t(pid) << 32) | c;
+        if (auto it = hot_.find(key); it != hot_.end()) {
+            return it->second;
+        }
+        std::vector<uint32_t> found;
+        EClass ec = g_.eclass(c);
+        if (ec.mayHold(p_.nodes[pid].op)) {
+            for (size_t i = 0; i < ec.nodes.size(); ++i) {
+                if (memberHot(pid, ec.nodes[i])) {
+                    found.push_back(static_cast<uint32_t>(i));
+                }
+            }
+        }
+        return hot_.emplace(key, std::move(found)).first->second;
+    }
+
+    // Whether member `n` can start a match of `pid` with a new e-node or condition class in it.
+    bool memberHot(PatId pid, ENodeId n) {
+        const PatNode& pn = p_.nodes[pid];
+        const ENode& node = g_.node(n);
+        if (node.op != pn.op || node.ival != pn.ival ||
+            node.children.size() != pn.children.size()) {
+            return false; // matches nothing here
+        }
+        if (g_.nodeChangedAt(n) >= age_.since) {
+            return true;
+        }
+        for (size_t k = 0; k < pn.children.size(); ++k) {
+            if (hot(pn.children[k], g_.findConst(node.children[k]))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void tryNode(PatId pid, const ENode& n, std::vector<std::pair<PatId, EClassId>>& todo) {
@@ -180,8 +310,14 @@ private:
     const std::function<void(const Subst&)>& onMatch_;
     const BindFilter& keep_;
     const MatchAge& age_;
+    const Deferral* deferral_;
+    const Resumption* resume_;
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
+    EClassId root_ = kNoClass;
+    std::vector<uint32_t> path_; // the member index chosen at each e-node step so far
+    // (pattern node, class): hotMembers(); references stay valid as it grows.
+    std::unordered_map<uint64_t, std::vector<uint32_t>> hot_;
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
     std::vector<std::pair<PatId, EClassId>> todo_;
@@ -279,14 +415,37 @@ std::span<const EClassId> OpIndex::candidates(const Pattern& p) const {
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                  const BindFilter& keep, const MatchAge& age) {
+                  const BindFilter& keep, const MatchAge& age, const Deferral* deferral) {
     EClassId current = kNoClass;
     std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
-    Matcher m(g, p, numSlots, forward, keep, age);
+    Matcher m(g, p, numSlots, forward, keep, age, age.since != 0 ? deferral : nullptr);
     for (EClassId c : classes) {
         current = c;
         m.run(c);
     }
+}
+
+void resumeMatches(const EGraph& g, const Pattern& p, size_t numSlots, EClassId root,
+                   const Resumption& resume, const std::function<void(const Subst&)>& onMatch,
+                   const BindFilter& keep) {
+    Matcher(g, p, numSlots, onMatch, keep, {}, nullptr, &resume).run(root);
+}
+
+void resumeMatchesSession(const EGraph& g, const Pattern& p, size_t numSlots,
+                          const Resumption& resume,
+                          const std::function<void(const Subst&)>& onMatch, const BindFilter& keep,
+                          const std::function<void(const std::function<void(EClassId)>&)>& body) {
+    MatchAge none;
+    Matcher m(g, p, numSlots, onMatch, keep, none, nullptr, &resume);
+    body([&](EClassId root) { m.run(root); });
+}
+
+bool deferrable(const Pattern& p) {
+    return p.nodes[p.root].kind == PatNode::Kind::Node &&
+           std::none_of(p.nodes.begin(), p.nodes.end(), [](const PatNode& n) {
+               return n.kind == PatNode::Kind::BoundVar ||
+                      (n.kind == PatNode::Kind::Node && n.op == Op::Lambda);
+           });
 }
 
 TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out) {

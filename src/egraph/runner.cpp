@@ -1,6 +1,8 @@
 // The saturation loop.
 #include "egopt/egraph/runner.hpp"
 
+#include "seminaive.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <iterator>
@@ -43,7 +45,16 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, Re
     : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {
     for (size_t r = 0; r < rules.size(); ++r) {
         state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
+        if (defersUnchangedMatches(rules[r], lib)) {
+            state_[r].deferred = std::make_unique<detail::DeferredRule>(rules[r]);
+        }
     }
+}
+
+Runner::~Runner() = default;
+
+bool Runner::deferring(size_t r) const {
+    return semiNaive && scheduler.matchLimit == 0 && state_[r].deferred && !focus;
 }
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
@@ -54,9 +65,22 @@ void Runner::Matches::add(EClassId c, const Subst& s) {
         sizes.emplace_back(count, s.sizes);
     }
     ++count;
+    ++found;
 }
 
-void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
+void Runner::Matches::defer(EClassId root, std::span<const uint32_t> path, uint32_t lo,
+                            uint32_t hi) {
+    classes.push_back(root);
+    classes.insert(classes.end(), width, kNoClass);
+    unchanged.push_back(true);
+    Deferred d{static_cast<uint32_t>(paths.size()), static_cast<uint32_t>(path.size()), lo, hi};
+    paths.insert(paths.end(), path.begin(), path.end());
+    deferred.emplace_back(count, d);
+    ++count;
+}
+
+const Runner::Matches::Deferred* Runner::Matches::at(size_t i, size_t& nextSizes,
+                                                     size_t& nextDeferred, Match& out) const {
     const EClassId* row = classes.data() + i * (width + 1);
     out.eclass = row[0];
     out.subst.classes.assign(row + 1, row + 1 + width);
@@ -65,6 +89,10 @@ void Runner::Matches::at(size_t i, size_t& nextSizes, Match& out) const {
     if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
         out.subst.sizes = sizes[nextSizes++].second;
     }
+    if (nextDeferred < deferred.size() && deferred[nextDeferred].first == i) {
+        return &deferred[nextDeferred++].second;
+    }
+    return nullptr;
 }
 
 std::vector<bool> Runner::focusedRoots() const {
@@ -120,11 +148,22 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     std::vector<double> seconds(tasks.size(), 0.0);
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
-        const Rule& rule = rules_[tasks[t].rule];
+        size_t r = tasks[t].rule;
+        const Rule& rule = rules_[r];
         slots[t].width = rule.vars.names.size();
+        // Semi-naive: the unchanged matches the search can tell before reaching them are left
+        // for the apply phase, which enumerates those that may change something.
+        std::optional<Deferral> deferral;
+        if (unchangedSince[r] != 0 && deferring(r)) {
+            deferral.emplace();
+            deferral->conditionSlot = state_[r].deferred->conditionSlot;
+            deferral->onDeferred = [&](EClassId root, std::span<const uint32_t> path, uint32_t lo,
+                                       uint32_t hi) { slots[t].defer(root, path, lo, hi); };
+        }
         searchClasses(
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
-            [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[tasks[t].rule]);
+            [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
+            deferral ? &*deferral : nullptr);
         seconds[t] = since(start);
     });
     std::vector<RuleMatches> out(rules_.size());
@@ -133,7 +172,8 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     }
     for (size_t t = 0; t < tasks.size(); ++t) {
         RuleMatches& rm = out[tasks[t].rule];
-        rm.count += slots[t].count;
+        rm.count += slots[t].found;
+        report.rules[tasks[t].rule].deferred += slots[t].deferred.size();
         if (slots[t].count > 0) {
             rm.parts.push_back(std::move(slots[t]));
         }
@@ -239,6 +279,42 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                       });
 }
 
+bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st) {
+    if (g_.numNodes() > limits.nodes) {
+        st.nodeLimit = true; // counted, hence deterministic
+        return false;
+    }
+    // The memory limit is checked every kMemoryCheck matches (memoryBytes visits every class):
+    // counted, hence deterministic, as the e-node limit.
+    constexpr size_t kMemoryCheck = 4096;
+    if (++st.sinceCheck == kMemoryCheck) {
+        st.sinceCheck = 0;
+        if (g_.memoryBytes() > limits.memoryBytes) {
+            st.stopped = true;
+            return false;
+        }
+    }
+    RuleStats& stats = st.report.rules[r];
+    if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
+        ++stats.unchangedSkipped;
+        return true; // applied when the rule last ran, and would change nothing now
+    }
+    std::vector<ENodeId> rhs;
+    bool asPlanned = false;
+    bool changed =
+        plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned)
+             : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
+    stats.fromPlans += asPlanned ? 1 : 0;
+    if (changed) {
+        ++st.applied;
+        ++stats.applications;
+    }
+    if (!rhs.empty()) {
+        applications->add(rules_[r], std::move(rhs));
+    }
+    return true;
+}
+
 bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied) {
     // Changes from here on are of a later epoch than the search saw; merges mark the classes
     // that unchanged matches check (unchangedMatchIsNoOp).
@@ -251,85 +327,69 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
             g.trackDataChanges(false);
         }
     } stopTracking{g_};
-    bool nodeLimit = false;
-    // The memory limit is checked every kMemoryCheck applications (memoryBytes visits every
-    // class): counted, hence deterministic, as the e-node limit.
-    constexpr size_t kMemoryCheck = 4096;
-    size_t sinceCheck = 0;
+    std::unique_ptr<detail::ApplyJournal> journal = startJournal(matches);
+    ApplyState st{report, applied};
+    st.journal = journal.get();
     // Matches are applied in windows: planned in parallel on the e-graph as the window begins,
     // then applied in order (applyPlanned: the same e-graph as applying them one by one).
     std::vector<Match> window(planWindowSize);
     std::vector<PlannedMatch> plans(planWindowSize);
     std::vector<std::pair<Matches*, size_t>> where(planWindowSize);
+    std::vector<const Matches::Deferred*> deferredAt(planWindowSize);
     for (size_t r = 0; r < rules_.size(); ++r) {
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
-        bool stopped = false;
-        bool record = applications && !rules_[r].composition.empty();
-        bool plan = planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !record;
+        st.record = applications && !rules_[r].composition.empty();
+        bool plan =
+            planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !st.record;
         std::vector<Matches>& parts = matches[r].parts;
-        size_t part = 0, next = 0, nextSizes = 0; // the first match not in a window yet
-        while (part < parts.size() && !stopped && !nodeLimit) {
-            size_t n = 0;
-            while (n < planWindowSize && part < parts.size()) {
-                if (next == parts[part].count) {
-                    ++part, next = 0, nextSizes = 0;
-                    continue;
+        // The first entry not in a window yet.
+        withResumption(r, matches[r], st, [&] {
+            size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0;
+            while (part < parts.size() && !st.stopped && !st.nodeLimit) {
+                size_t n = 0;
+                while (n < planWindowSize && part < parts.size()) {
+                    if (next == parts[part].count) {
+                        ++part, next = 0, nextSizes = 0, nextDeferred = 0;
+                        continue;
+                    }
+                    where[n] = {&parts[part], next};
+                    deferredAt[n] = parts[part].at(next++, nextSizes, nextDeferred, window[n]);
+                    ++n;
                 }
-                where[n] = {&parts[part], next};
-                parts[part].at(next++, nextSizes, window[n++]);
-            }
-            if (plan) {
-                planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
-            }
-            for (size_t j = 0; j < n; ++j) {
-                if (g_.numNodes() > limits.nodes) {
-                    nodeLimit = true; // counted, hence deterministic
-                    break;
+                if (plan) {
+                    planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
                 }
-                if (++sinceCheck == kMemoryCheck) {
-                    sinceCheck = 0;
-                    if (g_.memoryBytes() > limits.memoryBytes) {
-                        stopped = true;
+                for (size_t j = 0; j < n; ++j) {
+                    if (deferredAt[j]) {
+                        if (!applyDeferred(r, *where[j].first, *deferredAt[j], window[j].eclass,
+                                           st)) {
+                            break;
+                        }
+                        continue;
+                    }
+                    if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                        prefetchAhead(*where[j].first, rules_[r], where[j].second);
+                    }
+                    if (!applyOne(r, window[j], plan ? &plans[j] : nullptr, st)) {
                         break;
                     }
                 }
-                if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                    prefetchAhead(*where[j].first, rules_[r], where[j].second);
-                }
-                Match& m = window[j];
-                if (m.subst.unchanged && unchangedMatchIsNoOp(g_, rules_[r], m.subst)) {
-                    ++report.rules[r].unchangedSkipped;
-                    continue; // applied when the rule last ran, and would change nothing now
-                }
-                std::vector<ENodeId> rhs;
-                bool asPlanned = false;
-                bool changed =
-                    plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, plans[j], &asPlanned)
-                         : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, record ? &rhs : nullptr);
-                report.rules[r].fromPlans += asPlanned ? 1 : 0;
-                if (changed) {
-                    ++applied;
-                    ++report.rules[r].applications;
-                }
-                if (!rhs.empty()) {
-                    applications->add(rules_[r], std::move(rhs));
+                for (size_t p = 0; p < part; ++p) {
+                    parts[p] = Matches(); // applied: its memory goes back
                 }
             }
-            for (size_t p = 0; p < part; ++p) {
-                parts[p] = Matches(); // applied: its memory goes back
-            }
-        }
-        if (matches[r].searched && !stopped && !nodeLimit && !focus) {
+        });
+        if (matches[r].searched && !st.stopped && !st.nodeLimit && !focus) {
             state_[r].appliedAt = g_.epoch(); // every match found was applied
         }
         matches[r] = RuleMatches();
         report.rules[r].newNodes += g_.numNodeIds() - before;
         report.rules[r].applySeconds += since(start);
-        if (stopped) {
+        if (st.stopped) {
             return false;
         }
-        if (nodeLimit) {
+        if (st.nodeLimit) {
             break; // the run stops if rebuilding leaves it above the limit
         }
     }

@@ -150,6 +150,7 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
     RewriteContext onceCtx, freshCtx;
     Runner runner(once, rules, lib, onceCtx);
     runner.scheduler.matchLimit = 0;
+    runner.semiNaive = false; // every match enumerated and counted (test_seminaive.cpp: on)
     std::vector<std::string> onceGraphs, freshGraphs;
     // Per rule: matches, applications, new e-nodes.
     std::vector<std::array<size_t, 3>> onceStats(rules.size()), freshStats(rules.size());

@@ -16,6 +16,7 @@
 #include "egopt/egraph/term.hpp"
 #include "egopt/lift/type.hpp"
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -247,6 +248,9 @@ public:
     bool parentAbsorbed(EClassId c) const {
         return c < absorbedParent_.size() && absorbedParent_[c];
     }
+    // When set, merge calls it with the class that stays a root and the one merged into it,
+    // before it changes either (the runner journals them for semi-naive search).
+    std::function<void(EClassId root, EClassId absorbed)> beforeMerge;
 
     // The result type of applying function class `fn` to arguments of these types.
     TypeId resultOf(EClassId fn, std::span<const TypeId> args);

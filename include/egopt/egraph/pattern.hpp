@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace egopt::egraph {
@@ -49,6 +50,53 @@ struct MatchAge {
     std::vector<uint32_t> classSlots;
 };
 
+// Semi-naive matching (docs/egraph.md, "Unchanged matches"). A search with a Deferral does not
+// enumerate the matches it can tell are unchanged since `since` (MatchAge) before it reaches
+// them (it needs a MatchAge): where no e-node matched so far is newer and no pending part of the
+// pattern can match a newer e-node or read a newer class (a condition slot), it hands a range of
+// the current class's members to `onDeferred` instead, with the member index chosen at every e-node
+// step before it (`path`). Every match the full search finds below those members is unchanged; a
+// Resumption enumerates them later, in the same order.
+struct Deferral {
+    std::vector<bool> conditionSlot; // by slot: a condition reads the class's members
+    std::function<void(EClassId root, std::span<const uint32_t> path, uint32_t lo, uint32_t hi)>
+        onDeferred;
+};
+
+// The member lists (and operator masks) of classes as they were when a search ran, for those
+// that changed since (the apply phase journals a class before a merge changes it).
+class ClassSnapshot {
+public:
+    struct Entry {
+        std::vector<ENodeId> members;
+        uint64_t opMask = 0;
+        std::vector<uint8_t> conditions; // by the journal's condition probes (Runner)
+    };
+    const Entry* find(EClassId c) const {
+        auto it = entries_.find(c);
+        return it == entries_.end() ? nullptr : &it->second;
+    }
+    bool has(EClassId c) const { return entries_.count(c) != 0; }
+    Entry& add(EClassId c) { return entries_[c]; }
+    void clear() { entries_.clear(); }
+
+private:
+    std::unordered_map<EClassId, Entry> entries_;
+};
+
+// Enumerates the matches a Deferral handed over: the member chosen at each e-node step of
+// `path`, then members [lo, hi) of the class at the next step, and every match below them, on
+// the classes as they were when the search ran (`classAt`: their members and operator masks;
+// class ids are not canonicalized again, the e-nodes' children are as the search saw them).
+// At every step `wanted` is asked (with the bindings so far and the pending (pattern node,
+// class) pairs): false leaves out every match that extends them. Every match is unchanged.
+struct Resumption {
+    std::span<const uint32_t> path;
+    uint32_t lo = 0, hi = 0;
+    std::function<const ClassSnapshot::Entry&(EClassId)> classAt;
+    std::function<bool(const Subst&, std::span<const std::pair<PatId, EClassId>> pending)> wanted;
+};
+
 // Shared among the patterns of one rule: which slot a name denotes and the binder depth at
 // which the left-hand side binds it (to shift it when the right-hand side uses it elsewhere).
 struct VarTable {
@@ -66,10 +114,24 @@ void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
 using BindFilter = std::function<bool(const Subst&, uint32_t slot)>;
 
 // matchClass for each of `classes` in turn (one matcher set-up for all of them).
+// With `deferral`, unchanged matches may be deferred instead (Deferral).
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                  const BindFilter& keep = {}, const MatchAge& age = {});
+                  const BindFilter& keep = {}, const MatchAge& age = {},
+                  const Deferral* deferral = nullptr);
+// The matches a Deferral handed over for root class `root` (Resumption).
+void resumeMatches(const EGraph& g, const Pattern& p, size_t numSlots, EClassId root,
+                   const Resumption& resume, const std::function<void(const Subst&)>& onMatch,
+                   const BindFilter& keep = {});
+// resumeMatches for many roots with one matcher set-up: `body` gets the function that runs one
+// root with `resume` as it is then (its path and bounds may change between runs).
+void resumeMatchesSession(const EGraph& g, const Pattern& p, size_t numSlots,
+                          const Resumption& resume,
+                          const std::function<void(const Subst&)>& onMatch, const BindFilter& keep,
+                          const std::function<void(const std::function<void(EClassId)>&)>& body);
+// Whether semi-naive matching supports the pattern: no lambdas or bound variables.
+bool deferrable(const Pattern& p);
 
 // The operator every match's root e-node has (Op::Param for a bound variable), or nullopt when
 // the root is a class variable, which matches any class. Searches use it to try a pattern only

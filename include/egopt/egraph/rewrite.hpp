@@ -108,7 +108,23 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch,
-                   uint32_t unchangedSince = 0);
+                   uint32_t unchangedSince = 0, const Deferral* deferral = nullptr);
+// The matches a Deferral of searchClasses handed over (resumeMatches), with the rule's
+// conditions; `journaled` answers condition i for a class whose members changed since the
+// search (nullopt: the condition is called).
+void resumeSearch(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
+                  EClassId root, const Resumption& resume,
+                  const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
+                  const std::function<void(const Subst&)>& onMatch);
+// resumeSearch for many deferred ranges of one rule with one set-up: `body` gets the function
+// that enumerates the matches of `root` with `resume` as it is then.
+void resumeSearchSession(const EGraph& g, const Rule& rule, const Library& lib,
+                         const SizeFacts& facts, const Resumption& resume,
+                         const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
+                         const std::function<void(const Subst&)>& onMatch,
+                         const std::function<void(const std::function<void(EClassId)>&)>& body);
+// By slot: whether a condition of the rule reads it (Deferral::conditionSlot).
+std::vector<bool> conditionSlotMask(const Rule& rule);
 
 // Unchanged matches (docs/egraph.md, "Unchanged matches"). A rule qualifies when applying a
 // match is only adding its right-hand side node by node and merging (no binders, shifts, sizes,
@@ -121,6 +137,12 @@ bool skipsUnchangedMatches(const Rule& rule, const Library& lib);
 // still roots and each of its inner e-nodes has a child class whose parents stayed roots, so
 // every lookup finds what it found at the start of the phase, which was the matched class.
 bool unchangedMatchIsNoOp(const EGraph& g, const Rule& rule, const Subst& s);
+// Semi-naive search (docs/egraph.md, "Unchanged matches"): a rule whose unchanged matches are
+// skipped may also leave them unenumerated (Deferral) when its left-hand side has no binders,
+// each condition reads one class (and no size), and each inner e-node of its right-hand side has a
+// class variable child (the anchor, anchorSlots: the last such child, per inner e-node).
+bool defersUnchangedMatches(const Rule& rule, const Library& lib);
+std::vector<uint32_t> anchorSlots(const Rule& rule);
 // A hint that a match of such a rule (its slot classes) is applied soon: prefetches the
 // hashcons reads of the right-hand side's inner e-nodes whose children are class variables
 // (stage 0: their slots; stage 1: their nodes; NodeTable::prefetch). No effect on results.

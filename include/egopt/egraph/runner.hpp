@@ -13,10 +13,16 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace egopt::egraph {
+
+namespace detail {
+struct DeferredRule;
+class ApplyJournal;
+} // namespace detail
 
 struct Limits {
     size_t iterations = 30;
@@ -44,12 +50,20 @@ struct SchedulerConfig {
 
 struct RuleStats {
     std::string name;
+    // Matches enumerated. A semi-naive search (no backoff scheduler) leaves unchanged matches
+    // that are sure to change nothing unenumerated, and they are not counted (docs/egraph.md,
+    // "Unchanged matches").
     size_t matches = 0;
     size_t applications = 0; // matches that changed the e-graph
     size_t newNodes = 0;
     size_t timesBanned = 0;
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
+    // Semi-naive search: ranges of unchanged matches the search deferred, and those of them the
+    // apply phase enumerated (their matches may have changed something; counted in `matches`).
+    size_t deferred = 0;
+    size_t deferredEnumerated = 0;
+    size_t deferredMatches = 0; // the matches found in them
     double searchSeconds = 0;
     double applySeconds = 0;
 };
@@ -105,6 +119,9 @@ public:
     // `ctx` holds what the rules read and write besides `g` (tuning variables, size facts, rule
     // names); it outlives the runner, since extraction and explanations read it afterwards.
     Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, RewriteContext& ctx);
+    ~Runner();
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
     Limits limits;
     SchedulerConfig scheduler;
     size_t threads = 1;
@@ -121,6 +138,10 @@ public:
     // each is built when it is applied. The e-graph is the same either way.
     bool planApply = true;
     size_t planWindowSize = 4096;
+    // Semi-naive search: without the backoff scheduler (its bans count every match), rules
+    // whose unchanged matches are skipped (skipsUnchangedMatches) leave them unenumerated where
+    // they can tell (defersUnchangedMatches). The e-graph is the same either way.
+    bool semiNaive = true;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -131,20 +152,30 @@ private:
         // whether its unchanged matches can be skipped (skipsUnchangedMatches).
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
+        std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
     // took about 100 bytes each and was most of the peak memory of an AC workload), and the
     // size bindings of the few that have any.
+    // An entry is a match or a range of members whose matches the search deferred
+    // (Deferral): a row of its root class and no slot classes, its path in `paths`.
     struct Matches {
+        struct Deferred {
+            uint32_t pathAt = 0, pathLen = 0, lo = 0, hi = 0;
+        };
         size_t width = 0;
-        size_t count = 0;
-        std::vector<bool> unchanged; // by match: Subst::unchanged
+        size_t count = 0;            // entries
+        size_t found = 0;            // matches
+        std::vector<bool> unchanged; // by entry: Subst::unchanged (deferred: true)
         std::vector<EClassId> classes;
         std::vector<std::pair<size_t, std::map<std::string, arith::Size, std::less<>>>> sizes;
+        std::vector<std::pair<size_t, Deferred>> deferred; // by entry
+        std::vector<uint32_t> paths;
         void add(EClassId c, const Subst& s);
-        // Match i into `out`, whose vector is reused from match to match.
-        void at(size_t i, size_t& nextSizes, Match& out) const;
+        void defer(EClassId root, std::span<const uint32_t> path, uint32_t lo, uint32_t hi);
+        // Entry i into `out`, whose vector is reused from entry to entry; its range if deferred.
+        const Deferred* at(size_t i, size_t& nextSizes, size_t& nextDeferred, Match& out) const;
     };
     // The matches of one rule: its tasks' matches in task order, hence class order, kept as the
     // tasks left them (concatenating them was a sequential copy of every match).
@@ -160,6 +191,32 @@ private:
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
     void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
+    // Applies one match in order (planned when `plan` is given); false when a limit stopped
+    // the phase before it (`stopped`: the memory limit).
+    struct ApplyState {
+        RunReport& report;
+        size_t& applied;
+        detail::ApplyJournal* journal = nullptr;
+        size_t sinceCheck = 0;
+        bool nodeLimit = false;
+        bool stopped = false;
+        bool record = false;
+        // The rule's deferred ranges (applyDeferred): one resumption session per rule.
+        Resumption resume{};
+        const std::function<void(EClassId)>* resumeRun = nullptr;
+        size_t deferredFound = 0;
+        bool deferredStop = false;
+        EClassId deferredRoot = kNoClass;
+    };
+    bool applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st);
+    // The matches of a deferred range that may change the e-graph, applied in order.
+    bool applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
+                       ApplyState& st);
+    std::unique_ptr<detail::ApplyJournal> startJournal(const std::vector<RuleMatches>& matches);
+    // Runs `applyRule` inside rule r's resumption session when it has deferred ranges.
+    void withResumption(size_t r, const RuleMatches& matches, ApplyState& st,
+                        const std::function<void()>& applyRule);
+    bool deferring(size_t r) const;
     void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
 
