@@ -226,8 +226,7 @@ std::unique_ptr<Built> generates(const lift::Program& candidate, const arith::Bi
 namespace {
 
 // The 4-byte words of a generated program's inputs and output (each array parameter once): what
-// the interpreter holds besides its intermediates. Not the product of the size variables, which
-// grows with every independent size (2MM's four sides at 64 made 2^24 of 12,288 words).
+// the interpreter holds besides its intermediates.
 double dataElements(const Built& b) {
     std::map<int, size_t> inputs; // parameter index -> bytes
     size_t output = 0;
@@ -298,8 +297,15 @@ validationSizes(const lift::Program& candidate, const std::vector<extract::Tunin
                 }
             }
         }
-        // Larger t only adds work.
-        if (dataElements(*b) > maxWork || (estimate && estimate(*b) > maxCalls)) {
+        // Larger t only adds work. Within the bound: the product of the sizes (the interpreter's
+        // work where each size has an array of its own) or the data the program holds (2MM's four
+        // sides multiply far past what it holds).
+        double product = 1;
+        for (const auto& [name, v] : small) {
+            product *= double(v);
+        }
+        if ((product > maxWork && dataElements(*b) > maxWork) ||
+            (estimate && estimate(*b) > maxCalls)) {
             return std::nullopt; // the interpreter would take too long
         }
         return small;

@@ -140,8 +140,9 @@ using WorkEstimate = std::function<double(const Built&)>;
 // variable takes its smallest divisor >= min(t, real value) that is a multiple of its assumed
 // divisor; at the first t at which the tuning values satisfy their constraints and the
 // candidate generates, each variable is shrunk again on its own (16, 32, ... while that still
-// holds). nullopt if no t works, or when the result's inputs and output exceed maxWork 4-byte
-// words or its work by `estimate` exceeds maxCalls (the interpreter would take too long).
+// holds). nullopt if no t works, when both the result's product of sizes and its inputs' and
+// output's 4-byte words exceed maxWork, or when its work by `estimate` exceeds maxCalls (the
+// interpreter would take too long).
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,
