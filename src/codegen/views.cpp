@@ -169,12 +169,13 @@ int movedVectorIndex(ViewKind kind, int pos) {
     }
 }
 
-size_t arrayDepth(const lift::TypeArena& types, lift::TypeId t) {
-    size_t d = 0;
-    for (; types.isArray(t); t = types.elemOf(t)) {
-        ++d;
+// Where a Join of inner length `a` puts the w lanes of its index i -> (i / a, i % a).
+enum class JoinLanes : uint8_t { Inner, Outer, Split };
+JoinLanes joinLanes(const Size& a, int width, const arith::RangeEnv& env) {
+    if (width == 0 || arith::provablyDivides(Size(width), a, env)) {
+        return JoinLanes::Inner;
     }
-    return d;
+    return a.constant() == 1 ? JoinLanes::Outer : JoinLanes::Split;
 }
 
 } // namespace
@@ -215,6 +216,35 @@ std::string ViewArena::padGuard(const Size& j, const Size& n, const arith::Range
     return low ? c + " < " + n.toC() : high ? c + " >= 0" : c + " >= 0 && " + c + " < " + n.toC();
 }
 
+// A Transpose one of whose two lengths is 1 keeps every element where it is.
+bool ViewArena::unitTranspose(const View& v) const {
+    if (!types_.isArray(v.type) || !types_.isArray(types_.elemOf(v.type))) {
+        return false;
+    }
+    return types_.lengthOf(v.type).constant() == 1 ||
+           types_.lengthOf(types_.elemOf(v.type)).constant() == 1;
+}
+
+// Whether index `pos` of memory of type t has stride 1: it is the innermost index, or every
+// index inside it has length 1.
+bool ViewArena::innermostInMemory(lift::TypeId t, int pos) const {
+    if (pos < 0) {
+        return false;
+    }
+    for (int d = 0; d <= pos; ++d) {
+        if (!types_.isArray(t)) {
+            return false;
+        }
+        t = types_.elemOf(t);
+    }
+    for (; types_.isArray(t); t = types_.elemOf(t)) {
+        if (types_.lengthOf(t).constant() != 1) {
+            return false;
+        }
+    }
+    return true;
+}
+
 ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env,
                                        std::vector<Entered> holes) const {
     Resolved r;
@@ -226,11 +256,17 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         // A vector load/store reads w consecutive elements: a view that reorders the
         // vectorised index (Gather, Pad, Filter at its position; Transpose of it or of the
         // index above it) breaks that; views of outer indices do not.
+        // A Join keeps w consecutive lanes in its inner index only when w divides the inner
+        // length; inner arrays of one element put them in the outer index (a transposed matrix
+        // of one-element results, read by rows, is strided); other lengths split them.
+        JoinLanes joined = v.kind == ViewKind::Join && vecPos == 0
+                               ? joinLanes(v.a, r.vectorWidth, env)
+                               : JoinLanes::Inner;
         bool reorders =
-            v.kind == ViewKind::Transpose ? vecPos == 0 || vecPos == 1
+            v.kind == ViewKind::Transpose ? (vecPos == 0 || vecPos == 1) && !unitTranspose(v)
             : v.kind == ViewKind::Gather || v.kind == ViewKind::Pad || v.kind == ViewKind::Filter
                 ? vecPos == 0
-                : false;
+                : joined == JoinLanes::Split;
         if (r.vectorWidth != 0 && reorders) {
             if (r.laneRead && r.lanes.empty() && !r.laneRead->rest) {
                 r.byLanes = true; // read() gathers the lanes one by one
@@ -239,7 +275,7 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             badPath("asVector of a reordered view (Gather, Transpose, Pad or Filter)");
         }
         if (vecPos >= 0) {
-            vecPos = movedVectorIndex(v.kind, vecPos);
+            vecPos = joined == JoinLanes::Outer ? vecPos : movedVectorIndex(v.kind, vecPos);
         }
         switch (v.kind) {
         case ViewKind::Generate:
@@ -257,7 +293,7 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
         case ViewKind::Expr:
             // The lanes must be the innermost (unit-stride) index of the memory.
             if (r.vectorWidth != 0 && v.kind == ViewKind::Mem && r.lanes.empty() &&
-                vecPos != static_cast<int>(arrayDepth(types_, v.type)) - 1) {
+                !innermostInMemory(v.type, vecPos)) {
                 badPath("asVector of an index that is not the innermost one in memory");
             }
             r.leaf = cur;

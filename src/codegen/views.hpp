@@ -185,6 +185,8 @@ private:
         std::vector<Entered> holes;
     };
     // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
+    bool unitTranspose(const View& v) const;
+    bool innermostInMemory(lift::TypeId t, int pos) const;
     Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env,
                      std::vector<Entered> holes = {}) const;
     std::string readFrom(ViewId view, Path path, std::vector<Entered> holes,

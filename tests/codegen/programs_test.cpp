@@ -70,6 +70,9 @@ TEST_CASE("vectorisation", "[codegen]") {
     auto dot = check("vec_transpose_dot", {{"M", 8}, {"N", 16}, {"K", 32}});
     CHECK(has(dot, "vload8"));
     CHECK(has(dot, "(float8)("));
+    auto columns = check("vec_join_columns", {{"N", 16}, {"M", 8}});
+    CHECK(has(columns, "(float4)("));
+    CHECK(!has(columns, "vload4"));
 }
 
 TEST_CASE("gather and scatter", "[codegen]") {
