@@ -1,0 +1,127 @@
+// Derivations of folds (tests/rules/test_compositions.cpp has the composite rules themselves):
+// a work-group's fold over slices as each work-item's fold, fold interchanges that keep what
+// earlier steps rewrote, map-pair-zip's saturation, and mm as one float4 fold per column of B.
+#include "composition_helpers.hpp"
+#include "egopt/egraph/convert.hpp"
+#include "egopt/egraph/runner.hpp"
+#include "egopt/lift/frontend.hpp"
+#include "egopt/rules/composite.hpp"
+#include "egopt/rules/soundness.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+using namespace egopt::test::compositions;
+
+namespace {
+
+// Checks the rule's equality on random instances (when `checkSoundness`), derives it with the
+// equality catalogue, and returns its steps, which must reach the right-hand side in order.
+std::vector<std::string> derivedInOrder(const std::string& text, bool checkSoundness) {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
+    auto rs = parse(text);
+    if (checkSoundness) {
+        rules::SoundnessOptions check;
+        check.instances = 8;
+        std::vector<rules::RuleVerdict> v = rules::checkRules(rs, lib, check);
+        INFO(rules::formatVerdict(v.at(0)));
+        CHECK(v.at(0).verdict == rules::Verdict::Pass);
+    }
+    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, {});
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
+    return stepNames(d);
+}
+
+} // namespace
+
+TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[rules]") {
+    // The equality itself is checked on random instances too (its body reads both halves of
+    // each element's pair, which fold-interchange rebinds).
+    std::vector<std::string> used = derivedInOrder(
+        "rule wg: Reduce(fun((acc, t) => Map(fun(p => Join $ (Reduce(fun((b, y) => ?g)) $ "
+        "(Get(0) $ p, Get(1) $ p)))) $ (Zip $ (acc, t)))) $ (?z, ?ts) => Transpose $ "
+        "(Map(fun(q => Reduce(fun((b, y) => ?g)) $ (Get(0) $ q, Join $ (Map(fun(u => Get(0) $ "
+        "u)) $ (Get(1) $ q))))) $ (Zip $ (?z, Transpose $ (Map(fun(t => Map(fun(x => Tuple $ "
+        "(x, t))) $ t)) $ ?ts))))\n"
+        "    if notFree(?g, 2), notFree(?g, 3), notFree(?g, 4)\n"
+        "    by fold-interchange; get-tuple-first; get-tuple-second; fold-join\n",
+        true);
+    CHECK(used == std::vector<std::string>{"fold-interchange", "get-tuple-first",
+                                           "get-tuple-second", "fold-join"});
+}
+
+// A step that rewrites inside a fold's body before fold-interchange moves the body under other
+// binders: the derivation's stated steps copy every member of the body's classes
+// (EGraph::keepMembersInCopies), so the fused map, larger than the unfused one, is in the copy
+// and the steps reach the right-hand side in order. A copy of the smallest term alone (the
+// pipeline's) holds only the unfused map, and the right-hand side is met only by a later
+// search stage.
+TEST_CASE("a fold interchange after a rewrite in its body keeps the rewrite", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule kept: Reduce(fun((acc, t) => Map(fun(p => Map(?f) $ (Map(?g) $ (Get(0) $ p)))) $ "
+        "(Zip $ (acc, t)))) $ (?z, ?ts) => Transpose $ (Map(fun(q => Reduce(fun((a, u) => "
+        "Map(fun(y => ?f $ (?g $ y))) $ a)) $ (Get(0) $ q, Get(1) $ q))) $ (Zip $ "
+        "(?z, Transpose $ (Map(fun(t => Map(fun(x => Tuple $ (x, t))) $ t)) $ ?ts))))\n"
+        "    if notFree(?f, 0), notFree(?f, 1), notFree(?f, 2), notFree(?g, 0), notFree(?g, 1), "
+        "notFree(?g, 2)\n"
+        "    by map-fusion; fold-interchange; get-tuple-first\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"fold-interchange", "get-tuple-first", "map-fusion"});
+}
+
+// The local tiles' products (macro-mm-local-tiles, element-folds): a map applying ?h to two
+// functions of its element is ?h over the zip of two maps. notPairOf refuses the right-hand
+// side's own map (?h of the zip element's two parts), so the rule alone saturates; without the
+// condition it matches that map again in every iteration.
+TEST_CASE("map-pair-zip saturates: its own zip's pair is refused", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> shipped = rules::loadRules(source("rules/equalities.rules"), lib);
+    auto pairZip = std::find_if(shipped.begin(), shipped.end(),
+                                [](const egraph::Rule& r) { return r.name == "map-pair-zip"; });
+    REQUIRE(pairZip != shipped.end());
+    lift::Program p = lift::parseProgram("fun(ArrayType(Float, 8), ArrayType(Float, 8), (a, b) => "
+                                         "Map(fun(u => mult(abs(u._0), u._1))) $ Zip(a, b))",
+                                         "t.lift");
+    auto run = [&](const egraph::Rule& rule) {
+        egraph::EGraph g;
+        egraph::insertProgram(g, p);
+        egraph::RewriteContext ctx;
+        std::vector<egraph::Rule> one{rule};
+        egraph::Runner runner(g, one, lib, ctx);
+        runner.limits.iterations = 6;
+        return runner.run();
+    };
+    egraph::RunReport withCondition = run(*pairZip);
+    CHECK(withCondition.stop == egraph::StopReason::Saturated);
+    CHECK(withCondition.rules.at(0).applications == 1);
+    auto plain =
+        parse("rule plain: Map(fun(u => ?h $ (?x, ?y))) $ ?c => Map(fun(p => ?h $ (Get(0) $ "
+              "p, Get(1) $ p))) $ (Zip $ (Map(fun(u => ?x)) $ ?c, Map(fun(u => ?y)) $ ?c)) "
+              "if notFree(?h, 0)\n");
+    CHECK(run(plain.at(0)).stop == egraph::StopReason::IterationLimit);
+}
+
+// The product's side of the local tiles' derivation: mm's 4-column blocks of B read as float4
+// columns and each block's 4 lane folds as one float4 fold (as the register blocks begin), the
+// form of the tiles' folds once their products are a zip of A's scalars and B's float4s.
+TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule float4-columns: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ "
+        "(Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(fun(r "
+        "=> Join $ (Map(fun(v => Transpose $ (Split(4) $ (AsScalar $ (Reduce(VectorizeUserFun(4, "
+        "?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ "
+        "(r, v)))))))) $ (Transpose $ (Map(AsVector(4)) $ ?b))))) $ ?a\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4\n",
+        false);
+    CHECK(used == std::vector<std::string>{"split-join-w4", "column-vectors-w4", "map-fusion",
+                                           "beta", "lanes-reduce-w4"});
+}
