@@ -124,10 +124,9 @@ private:
 
     Token punctuation(unsigned char c, size_t begin, SourceLoc loc) {
         static constexpr std::pair<char, Tok> kSingle[] = {
-            {'(', Tok::LParen}, {')', Tok::RParen},  {'{', Tok::LBrace},
-            {'}', Tok::RBrace}, {',', Tok::Comma},   {'.', Tok::Dot},
-            {'=', Tok::Equals}, {'\\', Tok::Lambda}, {';', Tok::Operator},
-            {'[', Tok::LBracket}, {']', Tok::RBracket},
+            {'(', Tok::LParen},   {')', Tok::RParen},   {'{', Tok::LBrace},   {'}', Tok::RBrace},
+            {',', Tok::Comma},    {'.', Tok::Dot},      {'=', Tok::Equals},   {'\\', Tok::Lambda},
+            {';', Tok::Operator}, {'[', Tok::LBracket}, {']', Tok::RBracket},
         };
         for (auto [ch, kind] : kSingle) {
             if (c == static_cast<unsigned char>(ch)) {
@@ -313,8 +312,39 @@ std::string describeToken(const Token& token) {
     }
 }
 
+namespace {
+
+// UserFun(...).setScalaFun(xs => ...): Scala code for Lift's own interpreter, not Lift; egopt
+// runs the C body, so `.setScalaFun` and its parenthesised argument are dropped as balanced
+// tokens.
+std::vector<Token> withoutScalaFunctions(std::vector<Token> toks, const std::string& fileName) {
+    std::vector<Token> out;
+    for (size_t i = 0; i < toks.size(); ++i) {
+        if (toks[i].kind != Tok::Dot || i + 2 >= toks.size() || toks[i + 1].kind != Tok::Ident ||
+            toks[i + 1].text != "setScalaFun" || toks[i + 2].kind != Tok::LParen) {
+            out.push_back(std::move(toks[i]));
+            continue;
+        }
+        SourceLoc open = toks[i + 2].loc;
+        int depth = 0;
+        for (i += 2;; ++i) {
+            if (toks[i].kind == Tok::End) {
+                badInput("expected ')' closing setScalaFun's argument, found end of file", fileName,
+                         open);
+            }
+            depth += toks[i].kind == Tok::LParen ? 1 : toks[i].kind == Tok::RParen ? -1 : 0;
+            if (depth == 0) {
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<Token> tokenize(std::string_view source, const std::string& fileName) {
-    return Lexer(source, fileName).run();
+    return withoutScalaFunctions(Lexer(source, fileName).run(), fileName);
 }
 
 } // namespace egopt::lift::detail

@@ -288,30 +288,11 @@ private:
                          describeToken(field));
                 }
                 bump();
-                if (field.text == "setScalaFun" && cur().kind == Tok::LParen) {
-                    skipScalaArgument();
-                    continue;
-                }
                 e = add(SyntaxKind::Field, field.text, {e}, field.loc);
             } else {
                 return e;
             }
         }
-    }
-
-    // UserFun(...).setScalaFun(xs => ...): Scala code for Lift's own interpreter, not Lift; egopt
-    // runs the C body, so the argument is read past as balanced tokens.
-    void skipScalaArgument() {
-        SourceLoc open = cur().loc;
-        int depth = 0;
-        do {
-            if (cur().kind == Tok::End) {
-                badInput("expected ')' closing setScalaFun's argument, found end of file", file_,
-                         open);
-            }
-            depth += cur().kind == Tok::LParen ? 1 : cur().kind == Tok::RParen ? -1 : 0;
-            bump();
-        } while (depth > 0);
     }
 
     void noteSizeVar(const std::vector<SyntaxId>& call) {
