@@ -6,6 +6,7 @@
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
 
+#include <sstream>
 #include <string>
 
 namespace egopt::test {
@@ -42,6 +43,25 @@ inline egraph::EClassId call(egraph::EGraph& g, uint32_t fun,
     app.children.push_back(g.add(f));
     app.children.insert(app.children.end(), args.begin(), args.end());
     return g.add(app);
+}
+
+// Every class with its member e-nodes (ids, operators, attributes, canonical children): equal
+// strings mean equal e-graphs, ids included.
+inline std::string structure(const egraph::EGraph& g) {
+    std::ostringstream out;
+    for (egraph::EClassId c : g.classIds()) {
+        out << c << "{";
+        for (egraph::ENodeId n : g.eclass(c).nodes) {
+            const egraph::ENode& e = g.node(n);
+            out << n << "=" << int(e.op) << "/" << e.ival << "/" << e.attr << "(";
+            for (egraph::EClassId ch : e.children) {
+                out << g.findConst(ch) << ",";
+            }
+            out << ")";
+        }
+        out << "}";
+    }
+    return out.str();
 }
 
 inline std::string example(const std::string& name) {

@@ -124,22 +124,6 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
     // included, after every iteration, with the same per-rule statistics.
     Library lib = Library::standard();
     auto rules = loadAll(lib, {"tests/egraph/data/sum.rules"});
-    auto structure = [](const EGraph& g) {
-        std::ostringstream out;
-        for (EClassId c : g.classIds()) {
-            out << c << "{";
-            for (ENodeId n : g.eclass(c).nodes) {
-                const ENode& e = g.node(n);
-                out << n << "=" << int(e.op) << "/" << e.ival << "/" << e.attr << "(";
-                for (EClassId ch : e.children) {
-                    out << g.findConst(ch) << ",";
-                }
-                out << ")";
-            }
-            out << "}";
-        }
-        return out.str();
-    };
     // n = 6: the smallest sum where a skip without the apply-time check changes the e-graph.
     lift::Program onceProgram = arithSum(6);
     lift::Program freshProgram = arithSum(6);
@@ -156,7 +140,7 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
     std::vector<std::array<size_t, 3>> onceStats(rules.size()), freshStats(rules.size());
     size_t skipped = 0;
     RunReport r =
-        runner.run([&](const IterationReport&) { onceGraphs.push_back(structure(once)); });
+        runner.run([&](const IterationReport&) { onceGraphs.push_back(test::structure(once)); });
     for (size_t i = 0; i < rules.size(); ++i) {
         onceStats[i] = {r.rules[i].matches, r.rules[i].applications, r.rules[i].newNodes};
         skipped += r.rules[i].unchangedSkipped;
@@ -167,7 +151,7 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
         step.limits.iterations = 1;
         RunReport one = step.run();
         changed = one.iterations.at(0).applied > 0;
-        freshGraphs.push_back(structure(fresh));
+        freshGraphs.push_back(test::structure(fresh));
         for (size_t i = 0; i < rules.size(); ++i) {
             freshStats[i][0] += one.rules[i].matches;
             freshStats[i][1] += one.rules[i].applications;

@@ -18,24 +18,6 @@ std::vector<Rule> load(const Library& lib, const char* file) {
     return rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/" + file, lib);
 }
 
-// Every class with its member e-nodes (ids, operators, attributes, canonical children).
-std::string structure(const EGraph& g) {
-    std::ostringstream out;
-    for (EClassId c : g.classIds()) {
-        out << c << "{";
-        for (ENodeId n : g.eclass(c).nodes) {
-            const ENode& e = g.node(n);
-            out << n << "=" << int(e.op) << "/" << e.ival << "/" << e.attr << "(";
-            for (EClassId ch : e.children) {
-                out << g.findConst(ch) << ",";
-            }
-            out << ")";
-        }
-        out << "}";
-    }
-    return out.str();
-}
-
 struct Run {
     std::vector<std::string> graphs; // after each iteration
     RunReport report;
@@ -55,7 +37,8 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     runner.limits.iterations = 100;
     runner.limits.nodes = nodes;
     Run run;
-    run.report = runner.run([&](const IterationReport&) { run.graphs.push_back(structure(g)); });
+    run.report =
+        runner.run([&](const IterationReport&) { run.graphs.push_back(test::structure(g)); });
     for (const RuleStats& st : run.report.rules) {
         run.matches += st.matches;
         run.applications += st.applications;
