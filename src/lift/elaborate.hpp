@@ -110,6 +110,9 @@ private:
                                    const EnvPtr& env);
     std::optional<Val> dataForm(const std::string& name, SyntaxId site, const Args& args,
                                 const EnvPtr& env);
+    // Head, Tail, MapSeqSlide and PrintType, expanded (elaborate_derived.cpp).
+    std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
+                                   const EnvPtr& env);
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val lambdaForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val slide2D(SyntaxId site, const Args& args, const EnvPtr& env);

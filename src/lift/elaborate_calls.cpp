@@ -304,6 +304,9 @@ Val Elaborator::namedForm(const std::string& name, SyntaxId site, const Args& ar
     if (auto v = patternForm(name, site, args, env)) {
         return *v;
     }
+    if (auto v = derivedForm(name, site, args, env)) {
+        return *v;
+    }
     handled = false;
     return {};
 }

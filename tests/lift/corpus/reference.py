@@ -476,6 +476,13 @@ def _(s, i):
     return [sum(2.0 * x for x in i["xs"])]
 
 
+@case("layout_head_tail", {"N": 12}, lambda s: {"xs": vec(12, 70)}, pipeline=True)
+def _(s, i):
+    xs = i["xs"]
+    total = xs[0] + sum(xs[1:])
+    return [x * xs[1] + total for x in xs[1:]]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
@@ -544,6 +551,13 @@ def _(s, i):
 def _(s, i):
     xs = i["p_0"]
     return [sum(x * x for x in xs[c:c + 4]) for c in range(0, 32, 4)]
+
+
+@case("printed_mapseqslide", {"N": 18}, lambda s: {"xs": vec(18, 71)})
+def _(s, i):
+    xs = i["xs"]
+    chunks = [xs[c:c + 6] for c in range(0, 18 - 6 + 1, 4)]
+    return [sum(ch[j:j + 3]) for ch in chunks for j in range(4)]
 
 
 def main():

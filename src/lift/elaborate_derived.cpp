@@ -1,0 +1,65 @@
+// Lift patterns that are defined by others and need no meaning of their own: Head, Tail and
+// MapSeqSlide are expanded into the views and maps they stand for, and the debugging pattern
+// PrintType is the identity (Lift prints the type while compiling; the value passes through).
+#include "elaborate.hpp"
+
+namespace egopt::lift::detail {
+
+namespace {
+
+Callable composeOf(const std::vector<NodeId>& outermostFirst) {
+    Callable c;
+    c.kind = Callable::Kind::Compose;
+    for (NodeId n : outermostFirst) {
+        Callable part;
+        part.node = n;
+        c.parts.push_back(part);
+    }
+    return c;
+}
+
+} // namespace
+
+std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
+                                           const EnvPtr& env) {
+    SourceLoc loc = locOf(site);
+    auto composed = [&](const std::vector<NodeId>& parts) {
+        Val v = funVal(kNoNode, loc);
+        v.fun = composeOf(parts);
+        return v;
+    };
+    if (name == "Head") {
+        // [T]n -> [T]1 (Lift's type): the first element as a one-element array,
+        // At(0) o Split(1).
+        expectArgs(site, args, 0, 0, "Head()");
+        return composed({node(Op::At, 0, {}, {arith::Size(0)}, loc),
+                         node(Op::Split, 0, {}, {arith::Size(1)}, loc)});
+    }
+    if (name == "Tail") {
+        // [T]n -> [T](n-1): element 1 of each window of two, Map(At(1)) o Slide(2, 1), so no
+        // length has to be known here.
+        expectArgs(site, args, 0, 0, "Tail()");
+        NodeId second = node(Op::At, 0, {}, {arith::Size(1)}, loc);
+        return composed({node(Op::Map, 0, {second}, {}, loc),
+                         node(Op::Slide, 0, {}, {arith::Size(2), arith::Size(1)}, loc)});
+    }
+    if (name == "MapSeqSlide") {
+        // MapSeqSlide(f, size, step) = MapSeq(f) o Slide(size, step); Lift's version keeps the
+        // window in registers, a choice of the code generator that the meaning leaves open.
+        expectArgs(site, args, 3, 3, "MapSeqSlide(f, size, step)");
+        Val f = eval(args[0], env);
+        NodeId fn = asFunction(f, f.loc, "as the function of MapSeqSlide");
+        std::vector<arith::Size> s =
+            sizeArgs(Args(args.begin() + 1, args.end()), 2, "as a MapSeqSlide argument", env);
+        return composed({node(Op::MapSeq, 0, {fn}, {}, loc), node(Op::Slide, 0, {}, s, loc)});
+    }
+    if (name == "PrintType") {
+        // PrintType() or PrintType("message"): Lift prints the argument's type while compiling
+        // (`egopt check` prints the program's); the value passes through.
+        expectArgs(site, args, 0, 1, "PrintType() or PrintType(\"message\")");
+        return funVal(node(Op::Id, 0, {}, {}, loc), loc);
+    }
+    return std::nullopt;
+}
+
+} // namespace egopt::lift::detail
