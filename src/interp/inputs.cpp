@@ -3,10 +3,13 @@
 #include "literals.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace egopt::interp {
 
@@ -82,10 +85,48 @@ Value build(const lift::TypeArena& types, lift::TypeId type, const arith::Bindin
     return {};
 }
 
+// OpenCL C's named constants a literal's text may use (Value("-INFINITY", Float)), and their
+// values.
+struct NamedConstant {
+    const char* name;
+    double value;
+};
+
+const NamedConstant kNamedConstants[] = {
+    {"INFINITY", HUGE_VAL}, {"HUGE_VALF", HUGE_VAL}, {"NAN", std::nan("")}, {"MAXFLOAT", FLT_MAX},
+    {"FLT_MAX", FLT_MAX},   {"FLT_MIN", FLT_MIN},    {"DBL_MAX", DBL_MAX},  {"DBL_MIN", DBL_MIN},
+    {"INT_MAX", INT_MAX},   {"INT_MIN", INT_MIN},
+};
+
+bool isWordChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The named constant at p (after an optional sign), as a whole word: its value and length.
+std::optional<std::pair<double, size_t>> namedConstantAt(const char* begin, const char* p) {
+    double sign = *p == '-' ? -1.0 : 1.0;
+    const char* q = (*p == '-' || *p == '+') ? p + 1 : p;
+    if (p != begin && isWordChar(p[-1])) {
+        return std::nullopt;
+    }
+    for (const NamedConstant& c : kNamedConstants) {
+        size_t n = std::strlen(c.name);
+        if (std::strncmp(q, c.name, n) == 0 && !isWordChar(q[n])) {
+            return std::pair{sign * c.value, size_t(q - p) + n};
+        }
+    }
+    return std::nullopt;
+}
+
 std::vector<double> numbersIn(const std::string& text) {
     std::vector<double> out;
     const char* p = text.c_str();
     while (*p != '\0') {
+        if (auto named = namedConstantAt(text.c_str(), p)) {
+            out.push_back(named->first);
+            p += named->second;
+            continue;
+        }
         bool startsNumber = std::isdigit(static_cast<unsigned char>(*p)) ||
                             ((*p == '-' || *p == '+' || *p == '.') &&
                              std::isdigit(static_cast<unsigned char>(p[1])));

@@ -113,6 +113,8 @@ private:
     // Head, Tail, MapSeqSlide and PrintType, expanded (elaborate_derived.cpp).
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);
+    // Scala's limits of a scalar type as literals: Float.MaxValue, Int.MinValue, ...
+    std::optional<Val> scalarLimit(TypeId type, const std::string& name, SourceLoc loc);
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val lambdaForm(SyntaxId site, const Args& args, const EnvPtr& env);
     Val slide2D(SyntaxId site, const Args& args, const EnvPtr& env);

@@ -1,7 +1,10 @@
 // Lift patterns that are defined by others and need no meaning of their own: Head, Tail and
 // MapSeqSlide are expanded into the views and maps they stand for, and the debugging pattern
 // PrintType is the identity (Lift prints the type while compiling; the value passes through).
+// Scala's limits of the scalar types (Float.MaxValue, ...) are literals.
 #include "elaborate.hpp"
+
+#include <array>
 
 namespace egopt::lift::detail {
 
@@ -18,7 +21,39 @@ Callable composeOf(const std::vector<NodeId>& outermostFirst) {
     return c;
 }
 
+struct ScalarLimit {
+    ScalarKind scalar;
+    const char* name;
+    const char* text; // as OpenCL C writes the value (its named constants, which the
+                      // interpreter's literals know too)
+};
+
+constexpr std::array kLimits = {
+    ScalarLimit{ScalarKind::Float, "MaxValue", "FLT_MAX"},
+    ScalarLimit{ScalarKind::Float, "MinValue", "-FLT_MAX"},
+    ScalarLimit{ScalarKind::Float, "MinPositiveValue", "1.40129846e-45f"},
+    ScalarLimit{ScalarKind::Float, "PositiveInfinity", "INFINITY"},
+    ScalarLimit{ScalarKind::Float, "NegativeInfinity", "-INFINITY"},
+    ScalarLimit{ScalarKind::Double, "MaxValue", "DBL_MAX"},
+    ScalarLimit{ScalarKind::Double, "MinValue", "-DBL_MAX"},
+    ScalarLimit{ScalarKind::Int, "MaxValue", "INT_MAX"},
+    ScalarLimit{ScalarKind::Int, "MinValue", "INT_MIN"},
+};
+
 } // namespace
+
+std::optional<Val> Elaborator::scalarLimit(TypeId type, const std::string& name, SourceLoc loc) {
+    if (program_.types.kind(type) != TypeKind::Scalar) {
+        return std::nullopt;
+    }
+    ScalarKind k = program_.types.at(type).scalar;
+    for (const ScalarLimit& l : kLimits) {
+        if (l.scalar == k && name == l.name) {
+            return exprVal(program_.addLiteral(type, l.text, loc), loc);
+        }
+    }
+    return std::nullopt;
+}
 
 std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                            const EnvPtr& env) {

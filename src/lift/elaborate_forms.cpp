@@ -21,6 +21,10 @@ constexpr std::array kMaps = {
     MapOp{"MapGlb", Op::MapGlb, true},
     MapOp{"MapWrg", Op::MapWrg, true},
     MapOp{"MapLcl", Op::MapLcl, true},
+    // Lift's atomic variants hand out elements through a counter: the same meaning and, here,
+    // the static distribution of MapWrg and MapLcl.
+    MapOp{"MapAtomWrg", Op::MapWrg, true},
+    MapOp{"MapAtomLcl", Op::MapLcl, true},
     MapOp{"toGlobal", Op::ToGlobal, false},
     MapOp{"toLocal", Op::ToLocal, false},
     MapOp{"toPrivate", Op::ToPrivate, false},

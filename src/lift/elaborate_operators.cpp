@@ -201,6 +201,11 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
         failAt(id, "expected Pad.Boundary.Clamp, Pad.Boundary.Mirror or Pad.Boundary.Wrap");
     }
+    if (obj.kind == Val::Kind::Type) {
+        if (auto limit = scalarLimit(obj.type, s.text, s.loc)) {
+            return *limit;
+        }
+    }
     if (s.text == "toFloat" || s.text == "toDouble") {
         if (obj.kind == Val::Kind::Size && obj.size.constant()) {
             return exprVal(program_.addLiteral(program_.types.floatType(),

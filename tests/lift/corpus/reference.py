@@ -423,6 +423,13 @@ def _(s, i):
     return [max([-1000] + scaled) + sum(scaled) + len(i["xs"])]
 
 
+@case("literal_limits", {"N": 10},
+      lambda s: {"xs": vec(10, 72), "ids": [7, -3, 0, 12, 5, -8, 1, 4, -6, 9]}, pipeline=True)
+def _(s, i):
+    xs, ids = i["xs"], i["ids"]
+    return [max(xs) + 2 * min(xs) + 4 * max(xs) + 8 * max(ids) + 16 * min(ids)]
+
+
 @case("highlevel_iterate_halve", {"N": 64}, lambda s: {"xs": vec(64, 90)}, pipeline=True)
 def _(s, i):
     xs = i["xs"]
@@ -558,6 +565,11 @@ def _(s, i):
     xs = i["xs"]
     chunks = [xs[c:c + 6] for c in range(0, 18 - 6 + 1, 4)]
     return [sum(ch[j:j + 3]) for ch in chunks for j in range(4)]
+
+
+@case("printed_atomic_maps", {"N": 32}, lambda s: {"xs": vec(32, 73)})
+def _(s, i):
+    return [x * x for x in i["xs"]]
 
 
 def main():
