@@ -87,10 +87,19 @@ const Builtin kBuiltins[] = {
     {"mad", 3, Kind::Math, u3<[](auto a, auto b, auto c) { return a * b + c; }>},
     {"fma", 3, Kind::Math, u3<[](auto a, auto b, auto c) { return std::fma(a, b, c); }>},
     {"mix", 3, Kind::Math, u3<[](auto x, auto y, auto a) { return x + (y - x) * a; }>},
+    {"smoothstep", 3, Kind::Math, u3<[](auto e0, auto e1, auto x) {
+         auto t = std::fmin(std::fmax((x - e0) / (e1 - e0), decltype(x)(0)), decltype(x)(1));
+         return t * t * (decltype(x)(3) - decltype(x)(2) * t);
+     }>},
+    {"radians", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(M_PI / 180.0); }>},
+    {"degrees", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(180.0 / M_PI); }>},
     {"min", 2, Kind::MinMax, u2<[](auto x, auto y) { return std::fmin(x, y); }>},
     {"max", 2, Kind::MinMax, u2<[](auto x, auto y) { return std::fmax(x, y); }>},
     {"clamp", 3, Kind::MinMax,
      u3<[](auto x, auto lo, auto hi) { return std::fmin(std::fmax(x, lo), hi); }>},
+    // select(a, b, c): c ? b : a per lane (a comparison's true lanes are non-zero: 1 for
+    // scalars, -1 for vectors).
+    {"select", 3, Kind::MinMax, u3<[](auto a, auto b, auto c) { return c != 0 ? b : a; }>},
     {"abs", 1, Kind::Abs, nullptr},
     {"dot", 2, Kind::Dot, nullptr},
     {"length", 1, Kind::Length, nullptr},
@@ -127,6 +136,9 @@ int64_t intLane(const Builtin& b, const int64_t* a) {
     }
     if (b.name == "clamp") {
         return std::min(std::max(a[0], a[1]), a[2]);
+    }
+    if (b.name == "select") {
+        return a[2] != 0 ? a[1] : a[0];
     }
     return a[0] < 0 ? -a[0] : a[0]; // abs
 }

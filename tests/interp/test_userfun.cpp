@@ -297,6 +297,12 @@ TEST_CASE("math builtins", "[interp]") {
           std::sin(0.3f) + std::cos(0.3f) + std::tan(0.2f));
     CHECK(fn.f("{ return clamp(x, 0.0f, 1.0f) + min(3, 4) + max(y, 2.0f); }", 7, 1) == 6.0f);
     CHECK(fn.i("{ return abs(a) + min(a, b) + clamp(b, 0, 5); }", -3, 9) == 3 - 3 + 5);
+    CHECK(fn.f("{ return select(x, -x, x < 0.0f) + select(1.0f, 2.0f, y > x); }", -2, 5) ==
+          2.0f + 2.0f);
+    CHECK(fn.i("{ return select(a, b, a > b); }", 3, 9) == 3);
+    CHECK(fn.f("{ return smoothstep(0.0f, 2.0f, x) + smoothstep(0.0f, 1.0f, y); }", 1, 7) ==
+          0.5f + 1.0f);
+    CHECK(fn.f("{ return degrees(radians(x)); }", 90) == Approx(90.0f));
 }
 
 TEST_CASE("a runaway loop stops at the step limit", "[interp]") {
