@@ -258,6 +258,10 @@ int64_t divisorAtLeast(int64_t v, int64_t t, int64_t step) {
 
 } // namespace
 
+double interpreterWork(double calls, double ops) {
+    return std::min(calls, (calls + ops) / 8);
+}
+
 std::optional<arith::Bindings>
 validationSizes(const lift::Program& candidate, const std::vector<extract::TuningVar>& vars,
                 const arith::Bindings& tuning, const arith::Bindings& real,

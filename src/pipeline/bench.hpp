@@ -136,6 +136,14 @@ private:
 // them (nbody's N² interactions, where the product of the sizes says N).
 using WorkEstimate = std::function<double(const Built&)>;
 
+// The interpreter's work in calls for `calls` user-function calls that execute `ops` C
+// operations: the calls, or an eighth of calls and operations together where that is less.
+// Its time goes with calls plus operations (about 0.15 us each on one core: asum's 8M calls of
+// one operation take 1.2 s, nbody's 1M calls of 30 operations 4.7 s), so a bound of 2^22 lets
+// cheap bodies run 2^25 calls and operations (asum at N = 2^22, whose splits of 2^27 need it)
+// and keeps nbody's 2^22 calls.
+double interpreterWork(double calls, double ops);
+
 // Small sizes for validating against the interpreter: for t = 16, 32, 64, ... every size
 // variable takes its smallest divisor >= min(t, real value) that is a multiple of its assumed
 // divisor; at the first t at which the tuning values satisfy their constraints and the

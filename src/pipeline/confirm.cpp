@@ -75,7 +75,9 @@ CandidateResult describe(const Work& w, size_t c) {
 // The small sizes at which configuration (c, values) validates (nullopt: none).
 std::optional<arith::Bindings> smallSizes(const Work& w, size_t c, const arith::Bindings& values) {
     WorkEstimate calls = [&w](const Built& b) {
-        return costmodel::computeFeatures(b.code, b.sizes, w.profile).total.userFunCalls;
+        costmodel::KernelFeatures total =
+            costmodel::computeFeatures(b.code, b.sizes, w.profile).total;
+        return interpreterWork(total.userFunCalls, total.arithOps);
     };
     return validationSizes(w.candidates[c].program, w.candidates[c].tuning, values, w.sizes,
                            w.codegen, w.assumed, double(1 << 22), calls);

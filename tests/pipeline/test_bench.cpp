@@ -32,6 +32,17 @@ TEST_CASE("validation sizes stay within the interpreter's work estimate", "[pipe
     CHECK(validationSizes(p, vars, {}, {{"N", 1 << 20}}, co, {}, double(1 << 22), calls, 16.0));
 }
 
+TEST_CASE("the interpreter's work counts operations where calls are cheap", "[pipeline]") {
+    double bound = double(1 << 22);
+    // asum at N = 2^22: two calls of one operation per element.
+    CHECK(interpreterWork(double(1 << 23), double(1 << 23)) <= bound);
+    // nbody at N = 2048: 4M calls of about 30 operations each, as many calls as the bound.
+    CHECK(interpreterWork(double(1 << 22), 30.0 * double(1 << 22)) <= bound);
+    // Beyond either: more calls than the bound and more than 2^25 calls and operations.
+    CHECK(interpreterWork(double(1 << 23), 30.0 * double(1 << 23)) > bound);
+    CHECK(interpreterWork(double(1 << 25) + 8, 0) > bound);
+}
+
 TEST_CASE("validation sizes shrink each size on its own within the constraints", "[pipeline]") {
     lift::Program p = lift::parseFile(lowered("glb_2d"));
     // A split factor of 256 over N (as gesummv's 128 x 8 over K): N must stay at 256, M need
