@@ -113,6 +113,7 @@ private:
     // Head, Tail, MapSeqSlide and PrintType, expanded (elaborate_derived.cpp).
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);
+    Val arrayAccess(const Val& index, SourceLoc loc); // UnsafeArrayAccess(index)
     // Scala's limits of a scalar type as literals: Float.MaxValue, Int.MinValue, ...
     std::optional<Val> scalarLimit(TypeId type, const std::string& name, SourceLoc loc);
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);

@@ -1,7 +1,7 @@
-// Lift patterns that are defined by others and need no meaning of their own: Head, Tail and
-// MapSeqSlide are expanded into the views and maps they stand for, and the debugging pattern
-// PrintType is the identity (Lift prints the type while compiling; the value passes through).
-// Scala's limits of the scalar types (Float.MaxValue, ...) are literals.
+// Lift patterns that are defined by others and need no meaning of their own: Head, Tail,
+// MapSeqSlide and UnsafeArrayAccess are expanded into the views and maps they stand for, and the
+// debugging pattern PrintType is the identity (Lift prints the type while compiling; the value
+// passes through). Scala's limits of the scalar types (Float.MaxValue, ...) are literals.
 #include "elaborate.hpp"
 
 #include <array>
@@ -55,6 +55,28 @@ std::optional<Val> Elaborator::scalarLimit(TypeId type, const std::string& name,
     return std::nullopt;
 }
 
+// UnsafeArrayAccess(i): At(i) at a constant index. An index computed from data reads through
+// Filter, Lift's data-dependent gather, with the one index i:
+// fun(a => At(0) $ Filter(a, Map(fun(u => i)) $ Head(a))).
+Val Elaborator::arrayAccess(const Val& index, SourceLoc loc) {
+    if (index.kind == Val::Kind::Size) {
+        return funVal(node(Op::At, 0, {}, {asSize(index, index.loc, "as the index")}, loc), loc);
+    }
+    NodeId i = asExpr(index, index.loc, "as the index of UnsafeArrayAccess");
+    auto fresh = [&](const char* stem) {
+        return program_.addParam(stem + std::to_string(program_.params.size()), kNoType, loc);
+    };
+    auto apply1 = [&](NodeId f, NodeId x) { return program_.apply(f, std::vector{x}, loc); };
+    NodeId a = fresh("a");
+    NodeId u = fresh("u");
+    NodeId head = apply1(node(Op::At, 0, {}, {arith::Size(0)}, loc),
+                         apply1(node(Op::Split, 0, {}, {arith::Size(1)}, loc), a));
+    NodeId ids = apply1(node(Op::Map, 0, {program_.lambda(std::vector{u}, i, loc)}, {}, loc), head);
+    NodeId picked = program_.apply(node(Op::Filter, 0, {}, {}, loc), std::vector{a, ids}, loc);
+    NodeId body = apply1(node(Op::At, 0, {}, {arith::Size(0)}, loc), picked);
+    return funVal(program_.lambda(std::vector{a}, body, loc), loc);
+}
+
 std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                            const EnvPtr& env) {
     SourceLoc loc = locOf(site);
@@ -87,6 +109,10 @@ std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId sit
         std::vector<arith::Size> s =
             sizeArgs(Args(args.begin() + 1, args.end()), 2, "as a MapSeqSlide argument", env);
         return composed({node(Op::MapSeq, 0, {fn}, {}, loc), node(Op::Slide, 0, {}, s, loc)});
+    }
+    if (name == "UnsafeArrayAccess") {
+        expectArgs(site, args, 1, 1, "UnsafeArrayAccess(index)");
+        return arrayAccess(eval(args[0], env), loc);
     }
     if (name == "PrintType") {
         // PrintType() or PrintType("message"): Lift prints the argument's type while compiling

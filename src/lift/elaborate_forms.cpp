@@ -47,9 +47,8 @@ constexpr std::array kSimple = {
     SimpleOp{"Unzip", Op::Unzip, 0}, SimpleOp{"ReorderWithStride", Op::ReorderStride, 1},
     SimpleOp{"reorderStride", Op::ReorderStride, 1}, SimpleOp{"shift", Op::Shift, 1},
     SimpleOp{"Shift", Op::Shift, 1},
-    SimpleOp{"At", Op::At, 1},                // x.at(i) as a function, as egopt prints it
-    SimpleOp{"ArrayAccess", Op::At, 1},       // Lift's name for the same
-    SimpleOp{"UnsafeArrayAccess", Op::At, 1}, // the same at a constant index
+    SimpleOp{"At", Op::At, 1},          // x.at(i) as a function, as egopt prints it
+    SimpleOp{"ArrayAccess", Op::At, 1}, // Lift's name for the same
 };
 
 std::optional<int> generatorDims(const std::string& name) {

@@ -29,12 +29,7 @@ const Case kCases[] = {
      "expected a size"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Map(abs) $ \"str)", "2:43",
      "unterminated string"},
-    // UnsafeArrayAccess reads at a constant index only; Head and Tail take no arguments.
-    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), ArrayType(Int, N), (xs, ids) => "
-     "Map(fun(i => UnsafeArrayAccess(i) $ xs)) $ ids)",
-     "2:89",
-     "expected a size (an integer, a SizeVar or size arithmetic) as an argument of "
-     "UnsafeArrayAccess, found a data expression"},
+    // Head and Tail take no arguments.
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Tail(1) $ xs)", "2:36",
      "expected 0 arguments for Tail(), found 1"},
     {"val N = SizeVar(\"N\")\n/* never closed\nfun(ArrayType(Float, N), xs => xs)", "2:1",

@@ -490,6 +490,14 @@ def _(s, i):
     return [x * xs[1] + total for x in xs[1:]]
 
 
+@case("layout_index_access", {"N": 16},
+      lambda s: {"xs": vec(16, 74), "ids": [3, 15, 0, 7, 7, 12, 1, 9, 4, 4, 14, 2, 11, 6, 10, 5]},
+      pipeline=True)
+def _(s, i):
+    xs = i["xs"]
+    return [2.0 * xs[k] + xs[0] for k in i["ids"]]
+
+
 @case("layout_stride", {"N": 16}, lambda s: {"xs": vec(16, 40)}, pipeline=True)
 def _(s, i):
     out = []
