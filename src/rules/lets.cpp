@@ -2,7 +2,8 @@
 // `where` a let's body, without its parentheses, is a list of clauses; in a `by` clause a let
 // `(a; b; ...)` is a named sequence of steps), and rule families
 // `rule NAME(W in 2, 4, 8)SUFFIX: ...` (one rule per value, named NAME + value + SUFFIX, W
-// replaced by the value: vector widths, docs/rules.md, "Named sub-patterns and families"). Both
+// replaced by the value: vector widths, docs/rules.md, "Named sub-patterns and families"; a
+// SUFFIX may be a family again, `NAME(R in 4, 8)x(W in 4)`). Both
 // are expanded on tokens before parsing, so a let may stand anywhere a parenthesized pattern or
 // size may, and the rules that use them are the same rules as if the text were written out:
 // matching, soundness checking and derivations see no difference.
@@ -124,7 +125,8 @@ private:
     }
 
     // `rule NAME(P in v1, v2, ...)SUFFIX: rest` at pos_ becomes one rule per value, spliced
-    // into the input in its place (so lets in `rest` are expanded as usual).
+    // into the input in its place (so lets in `rest` are expanded as usual). A SUFFIX followed
+    // by `(Q in ...)` leaves instances that are families again: one rule per combination.
     void instantiateFamily() {
         size_t start = pos_;
         pos_ += 2;

@@ -3,6 +3,8 @@
 #include "codegen_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 
 using namespace egopt::codegen::test;
 
@@ -19,6 +21,14 @@ Generated check(const std::string& name, const egopt::arith::Bindings& sizes) {
 
 bool has(const Generated& g, const std::string& text) {
     return g.code.source.find(text) != std::string::npos;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace
@@ -142,6 +152,40 @@ TEST_CASE("reductions with an array accumulator (register blocking)", "[codegen]
     auto mm = check("mm_register_block", {{"M", 8}, {"N", 16}, {"K", 12}});
     CHECK(mm.code.kernel.launch.dims == 2);
     check("mm_register_block", {{"M", 4}, {"N", 8}, {"K", 1}}); // a one-step reduction
+}
+
+// Each entry of C as a one-element array (the shape of Reduce's result) without a split by 1: the
+// register block's lanes view (rules/opencl.rules' block) and the local tiles' rows split by their
+// whole length and transposed (rules/gpu.rules' tile) generate the kernels of Map(Split(1)).
+TEST_CASE("one-element entries of C as views: the lanes of a float4, a row split whole",
+          "[codegen]") {
+    auto kernelText = [](const Generated& g) {
+        const std::string& s = g.code.source;
+        return s.substr(s.find("__kernel"));
+    };
+    auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+        size_t at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        return text.replace(at, from.size(), to);
+    };
+    const egopt::arith::Bindings sizes{{"M", 8}, {"N", 16}, {"K", 12}};
+    auto lanes = check("mm_block_lanes", sizes);
+    check("mm_block_lanes", {{"M", 6}, {"N", 8}, {"K", 1}}); // a one-step reduction
+    CHECK(has(lanes, "vstore4(p_"));
+    std::string source = readFile(testProgram("mm_block_lanes"));
+    std::string split1 = replaced(source, "Map(Transpose()) o Map(Split(4)) o Map(asScalar())",
+                                  "Map(Split(1)) o Map(asScalar())");
+    CHECK(kernelText(generateText(split1, sizes)) == kernelText(lanes));
+    // bench/programs/mm_tiled_8x8.lift: tiles of 128 columns of C.
+    const egopt::arith::Bindings big{{"M", 256}, {"N", 256}, {"K", 64}};
+    std::string tiled =
+        readFile(std::string(EGOPT_SOURCE_DIR) + "/bench/programs/mm_tiled_8x8.lift");
+    const std::string rows = "Join() o Map(Map(asScalar()))";
+    std::string whole = replaced(tiled, rows, "Map(Transpose()) o Map(Split(128)) o " + rows);
+    std::string ones = replaced(tiled, rows, "Map(Split(1)) o " + rows);
+    std::string plain = kernelText(generateText(tiled, big));
+    CHECK(kernelText(generateText(whole, big)) == plain);
+    CHECK(kernelText(generateText(ones, big)) == plain);
 }
 
 TEST_CASE("a work-group's accumulator divided among its work-items", "[codegen]") {

@@ -133,6 +133,20 @@ TEST_CASE("lets name sub-patterns and clauses; families give one rule per value"
     checkSameRules(written, named);
 }
 
+// macro-register-block-w(R in 4, 8)x(W in 4): a family instance's name followed by another
+// family is instantiated again, one rule per combination of values.
+TEST_CASE("a family's suffix may be a family: one rule per combination", "[rules]") {
+    auto written =
+        parse("rule r-w2x4: Map(?f) $ ?x => Join $ (Split(2) $ (AsScalar $ (AsVector(4) $ "
+              "(Map(?f) $ ?x))))\n"
+              "rule r-w8x4: Map(?f) $ ?x => Join $ (Split(8) $ (AsScalar $ (AsVector(4) $ "
+              "(Map(?f) $ ?x))))\n");
+    auto family =
+        parse("rule r-w(R in 2, 8)x(W in 4): Map(?f) $ ?x => Join $ (Split(R) $ (AsScalar "
+              "$ (AsVector(W) $ (Map(?f) $ ?x))))\n");
+    checkSameRules(written, family); // names included
+}
+
 TEST_CASE("lets and families: errors have locations", "[rules]") {
     CHECK(contains(errorOf("let Map = (?x)\n"), "expected a new name after 'let'"));
     CHECK(contains(errorOf("let a-b = (?x)\nlet a-b = (?y)\n"), "let 'a-b' is defined twice"));
