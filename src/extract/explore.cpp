@@ -3,6 +3,7 @@
 // reads the generated kernel's accesses).
 #include "search.hpp"
 
+#include <algorithm>
 #include <random>
 
 namespace egopt::extract::detail {
@@ -126,16 +127,46 @@ std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& gui
     return leads;
 }
 
+// The guide from a macro application's e-nodes in the order the runner recorded them (each
+// after its children): for each child slot of each guide e-node, the guide e-node recorded last
+// before it in that child's class. A class may hold two of the right-hand side's e-nodes (mm's
+// local tiles: B's tile copy `MapLcl(0, copy)` and the result's `MapSeq(copy4)` are equal maps),
+// and only the place in the right-hand side says which one a parent had.
+Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) const {
+    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}};
+    guide.leads = leadsTo(guide.nodes);
+    std::vector<egraph::EClassId> classOf;
+    for (egraph::ENodeId n : recorded) {
+        classOf.push_back(g_.findConst(n)); // node ids are class ids until merged
+        guide.classes.insert(classOf.back());
+    }
+    for (size_t p = 0; p < recorded.size(); ++p) {
+        const egraph::ChildList& kids = g_.node(recorded[p]).children;
+        for (uint32_t slot = 0; slot < kids.size(); ++slot) {
+            egraph::EClassId c = g_.findConst(kids[slot]);
+            uint64_t key = uint64_t(recorded[p]) << 32 | slot;
+            for (size_t q = p; q-- > 0;) {
+                if (classOf[q] == c) {
+                    guide.expected.emplace(key, recorded[q]);
+                    break;
+                }
+            }
+        }
+    }
+    return guide;
+}
+
 // A term of state `s` that replays the guide. Where the state's class holds a guide e-node, the
-// term takes the edge whose replay holds the most guide e-nodes (Entry::guideHits): the guide's
-// own e-nodes first, the class's others where none of them can stand; each child class that
-// holds one replays it too, the others take their best listed term. Elsewhere, on the way down
-// to the guide, the first edge with children that lead to it. Edges in random order; nullopt
-// when no edge replays the guide. One result per state and draw (`done`); a state met again on
-// its own path fails (a cycle).
-std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, Draw& d,
-                                        const Guide& guide,
-                                        std::unordered_map<uint32_t, std::optional<Entry>>& done) {
+// term takes the edge whose replay holds the most guide e-nodes (Entry::guideHits): the
+// `expected` e-node first (the parent's child in the right-hand side), then the guide's other
+// e-nodes, then the class's others where none of them can stand; each child class that holds
+// one replays it too, the others take their best listed term. Elsewhere, on the way down to the
+// guide, the first edge with children that lead to it. Edges in random order, the expected one
+// first: of replays with as many guide e-nodes the first is kept. nullopt when no edge replays
+// the guide. One result per state, expected e-node and draw (`done`); a state met again on its
+// own path fails (a cycle).
+std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, size_t depth,
+                                        bool inside, Draw& d, const Guide& guide, GuideMemo& done) {
     if (lists_[s].empty()) {
         return std::nullopt;
     }
@@ -145,13 +176,14 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
     if (!held && (inside || !guide.leads[s])) {
         return lists_[s].front();
     }
-    if (auto it = done.find(s); it != done.end()) {
+    uint64_t key = uint64_t(s) << 32 | expected;
+    if (auto it = done.find(key); it != done.end()) {
         return it->second;
     }
     if (depth >= d.opt.maxDepth) {
         return std::nullopt;
     }
-    done.emplace(s, std::nullopt); // on the path
+    done.emplace(key, std::nullopt); // on the path
     // In a class that holds a guide e-node, the guide's e-nodes first, then the class's others:
     // where the rule's e-node cannot stand in this context (a high-level Reduce on the macro's
     // top, a map whose lowering the context fixes), an equal e-node of its class takes its place.
@@ -167,6 +199,9 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
     };
     shuffle(order);
     shuffle(others);
+    auto first = std::find_if(order.begin(), order.end(),
+                              [&](uint32_t i) { return edges_[i].node == expected; });
+    std::rotate(order.begin(), first, first == order.end() ? first : first + 1);
     order.insert(order.end(), others.begin(), others.end());
     // In a held class every edge is tried and the replay that takes the most guide e-nodes kept
     // (the first guide edge that works may sit in a context where the e-nodes below it cannot: a
@@ -183,8 +218,10 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
             uint32_t cs = childStates_[e.firstChild + c];
             bool follow = guide.classes.contains(states_[cs].eclass) || guide.leads[cs];
             guided = guided || follow;
+            auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
+            egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;
             std::optional<Entry> kid =
-                follow ? guidedDraw(cs, depth + 1, held, d, guide, done) : lists_[cs].front();
+                follow ? guidedDraw(cs, want, depth + 1, held, d, guide, done) : lists_[cs].front();
             if (!kid) {
                 break;
             }
@@ -203,7 +240,7 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, size_t depth, bool inside, D
             break;
         }
     }
-    done[s] = result;
+    done[key] = result;
     return result;
 }
 
@@ -219,14 +256,10 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
         indexEdges();
     }
     for (size_t gi = 0; gi < opt.guides.size() && gi <= UINT16_MAX; ++gi) {
-        const auto& nodes = opt.guides[gi];
-        Guide guide{nodes, {}, leadsTo(nodes)};
-        for (egraph::ENodeId n : nodes) {
-            guide.classes.insert(g_.findConst(n)); // node ids are class ids until merged
-        }
+        Guide guide = makeGuide(opt.guides[gi]);
         for (size_t i = 0; i < opt.guidedDraws && guide.leads[0]; ++i) {
-            std::unordered_map<uint32_t, std::optional<Entry>> done;
-            std::optional<Entry> e = guidedDraw(0, 0, false, d, guide, done);
+            GuideMemo done;
+            std::optional<Entry> e = guidedDraw(0, kNoExpected, 0, false, d, guide, done);
             if (e && seen.insert(e->term).second) {
                 e->guide = static_cast<uint16_t>(gi);
                 out.push_back(*e);

@@ -217,13 +217,19 @@ private:
     std::vector<uint32_t> edgeOwner_;
     ChildEdges childEdges_;
     struct Guide {
-        const std::unordered_set<egraph::ENodeId>& nodes;
+        std::unordered_set<egraph::ENodeId> nodes;
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
         std::vector<bool> leads;                      // per state (leadsTo)
+        // (guide e-node << 32 | child slot) -> the guide e-node recorded as that child: the one
+        // of the child's class recorded last before the parent (expectedChildren).
+        std::unordered_map<uint64_t, egraph::ENodeId> expected;
     };
-    std::optional<Entry> guidedDraw(uint32_t s, size_t depth, bool inside, Draw& d,
-                                    const Guide& guide,
-                                    std::unordered_map<uint32_t, std::optional<Entry>>& done);
+    static constexpr egraph::ENodeId kNoExpected = UINT32_MAX;
+    Guide makeGuide(const std::vector<egraph::ENodeId>& recorded) const;
+    // Memo of one draw: (state << 32 | expected e-node) -> its replay.
+    using GuideMemo = std::unordered_map<uint64_t, std::optional<Entry>>;
+    std::optional<Entry> guidedDraw(uint32_t s, egraph::ENodeId expected, size_t depth, bool inside,
+                                    Draw& d, const Guide& guide, GuideMemo& done);
     Entry keepListed(uint32_t s, Draw& d);
     std::vector<uint32_t> viableEdges(uint32_t s) const;
     struct Refine; // refine.cpp

@@ -148,7 +148,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
 // that states its composition, `by a; b; ...`, ICFP'15's macro rules: the runner records their
 // applications), one guide each for exploration's guided draws, and the rule of each guide.
 struct MacroGuides {
-    std::vector<std::unordered_set<egraph::ENodeId>> nodes;
+    std::vector<std::vector<egraph::ENodeId>> nodes; // in the runner's order of recording
     std::vector<std::string> rule;
 };
 

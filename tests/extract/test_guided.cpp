@@ -26,7 +26,8 @@ struct Replay {
 };
 
 void replay(Replay& r, const std::string& file, const std::string& macro,
-            const arith::Bindings& sizes, const std::string& example = "asum") {
+            const arith::Bindings& sizes, const std::string& example = "asum", uint64_t seed = 1,
+            const std::string& lowerings = "lower.rules") {
     lift::Program program = lift::parseFile(test::shared(example + ".lift"));
     r.gr.main = egraph::insertProgram(r.gr.g, program);
     for (const auto& [var, value] : sizes) { // as the pipeline assumes, from the sizes used
@@ -34,7 +35,7 @@ void replay(Replay& r, const std::string& file, const std::string& macro,
     }
     egraph::Library lib = egraph::Library::standard();
     auto rules = test::catalogue(file, {macro}, lib);
-    auto lowering = test::rules({"lower.rules"}, lib);
+    auto lowering = test::rules({lowerings}, lib);
     rules.insert(rules.end(), lowering.begin(), lowering.end());
     egraph::Runner runner(r.gr.g, rules, lib, r.gr.rw);
     egraph::Applications applications;
@@ -50,6 +51,7 @@ void replay(Replay& r, const std::string& file, const std::string& macro,
     opt.sizes = sizes;
     opt.multipleKernels = true; // as the pipeline: a reduction in parallel needs two kernels
     opt.explore.draws = 20;
+    opt.explore.seed = seed;
     opt.explore.guides.emplace_back(instances.front().begin(), instances.front().end());
     r.result = extractCandidates(r.gr.g, r.gr.rw.tuning, r.gr.main.root, r.gr.main.signature,
                                  StructuralCost(r.gr.g, r.gr.rw.tuning, sizes), opt);
@@ -146,4 +148,28 @@ TEST_CASE("mm: guided draws replay macro-mm-local-tiles' local tiles exactly", "
     CHECK(contains(it->text, "toLocal(MapLcl(MapLcl(MapSeq(VectorizeUserFun(id, 4)), 0), 1))"));
     CHECK(it->tuning.size() == 5);
     validateAtTwo(*it, sizes);
+}
+
+TEST_CASE("mm: a replay takes the e-node the right-hand side put below its parent", "[extract]") {
+    // With the lowerings in both directions (as rules/opencl.rules), B's tile copy
+    // `MapLcl(1, MapLcl(0, copy))` and the result's `MapSeq(copy4)` are equal maps of one class,
+    // both the rule's e-nodes: below B's `MapLcl(1, ...)` only the recorded order says which one
+    // the right-hand side put there. Each draw shuffles the edges, so every seed must give the
+    // local copy.
+    arith::Bindings sizes{{"M", 32}, {"N", 32}, {"K", 16}};
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        INFO("seed " << seed);
+        Replay r;
+        replay(r, "gpu.rules", "macro-mm-local-tiles", sizes, "mm", seed, "lower_both.rules");
+        size_t guided = 0;
+        for (const Candidate& c : r.result.explored) {
+            if (c.guided) {
+                INFO(c.text);
+                ++guided;
+                CHECK(contains(c.text,
+                               "toLocal(MapLcl(MapLcl(MapSeq(VectorizeUserFun(id, 4)), 0), 1))"));
+            }
+        }
+        CHECK(guided > 0);
+    }
 }

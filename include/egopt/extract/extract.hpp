@@ -38,15 +38,18 @@ struct ExploreOptions {
     double keep = 0.5;
     size_t maxDepth = 64; // below it, listed terms only
     uint64_t seed = 1;
-    // Guided draws (docs/extraction.md): for each set of e-nodes, `guidedDraws` draws that take
-    // an edge whose e-node is in the set wherever a state has one (another of the class's where
-    // none of the set's can stand there; each draw keeps the replay that takes the most of them,
+    // Guided draws (docs/extraction.md): for each list of e-nodes, `guidedDraws` draws that take
+    // an edge whose e-node is in the list wherever a state has one (another of the class's where
+    // none of the list's can stand there; each draw keeps the replay that takes the most of them,
     // Candidate::guideHits), and elsewhere head for the states that lead to one (taking listed
     // terms where none does). The pipeline passes the e-nodes each macro rule added
     // (egraph::Applications, recorded by the runner): a macro's right-hand side is a whole schedule
     // (mm's register blocking) that the per-e-node cost misranks and a uniform draw rarely
-    // assembles. Guided draws come first among the drawn terms; they need draws > 0.
-    std::vector<std::unordered_set<egraph::ENodeId>> guides;
+    // assembles. The list is in the order of recording, each e-node after its children: where a
+    // class holds several of its e-nodes, the replay below a guide e-node tries first the one
+    // recorded last before it in that child's class (its child in the right-hand side). Guided
+    // draws come first among the drawn terms; they need draws > 0.
+    std::vector<std::vector<egraph::ENodeId>> guides;
     size_t guidedDraws = 4;
 };
 
