@@ -45,6 +45,7 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, Re
     : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {
     for (size_t r = 0; r < rules.size(); ++r) {
         state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
+        state_[r].direct = DirectRhs::compile(rules[r]);
         if (defersUnchangedMatches(rules[r], lib)) {
             state_[r].deferred = std::make_unique<detail::DeferredRule>(rules[r]);
         }
@@ -239,7 +240,8 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
-void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const {
+void Runner::prefetchAhead(const Matches& matches, size_t r, size_t i) const {
+    const std::optional<DirectRhs>& direct = state_[r].direct;
     // Far enough ahead that a slot arrives before its node is asked for, and the node before
     // the match is applied; matches that will likely be skipped are not fetched.
     constexpr size_t kSlotAhead = 16;
@@ -247,7 +249,12 @@ void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) c
     for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
         size_t j = i + ahead;
         if (j < matches.count && !matches.unchanged[j]) {
-            prefetchRhs(g_, rule, matches.classes.data() + j * (matches.width + 1) + 1, stage);
+            const EClassId* slots = matches.classes.data() + j * (matches.width + 1) + 1;
+            if (direct) {
+                direct->prefetch(g_, slots, stage);
+            } else {
+                prefetchRhs(g_, rules_[r], slots, stage);
+            }
         }
     }
 }
@@ -301,9 +308,15 @@ bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& 
     }
     std::vector<ENodeId> rhs;
     bool asPlanned = false;
-    bool changed =
-        plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned)
-             : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
+    const std::optional<DirectRhs>& direct = state_[r].direct;
+    bool changed = false;
+    if (plan) {
+        changed = applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned);
+    } else if (direct && !st.record && !g_.explanations) {
+        changed = direct->apply(g_, rules_[r], ctx_, m);
+    } else {
+        changed = applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
+    }
     stats.fromPlans += asPlanned ? 1 : 0;
     if (changed) {
         ++st.applied;
@@ -369,7 +382,7 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                         continue;
                     }
                     if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                        prefetchAhead(*where[j].first, rules_[r], where[j].second);
+                        prefetchAhead(*where[j].first, r, where[j].second);
                     }
                     if (!applyOne(r, window[j], plan ? &plans[j] : nullptr, st)) {
                         break;

@@ -140,6 +140,9 @@ public:
     // --- building
     // Adds a node (children need not be canonical). Throws TypeError if it is ill-typed.
     EClassId add(ENode node);
+    // add() for a node whose children are roots, without explanations (DirectRhs): the same
+    // result and the same e-graph, without canonicalizing the children again.
+    EClassId addCanonical(ENode node);
     // Adds a term; `argTypes` are the argument types when the term is a function (needed to
     // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
     // free in the term that carry no type (outermost first, as top-level parameters).

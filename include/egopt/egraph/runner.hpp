@@ -9,6 +9,7 @@
 // the time limit is inherently nondeterministic.
 #pragma once
 
+#include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
 #include <functional>
@@ -153,6 +154,7 @@ private:
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
+        std::optional<DirectRhs> direct; // its right-hand side compiled, where it can be
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
@@ -190,7 +192,7 @@ private:
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
-    void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
+    void prefetchAhead(const Matches& matches, size_t r, size_t i) const;
     // Applies one match in order (planned when `plan` is given); false when a limit stopped
     // the phase before it (`stopped`: the memory limit).
     struct ApplyState {

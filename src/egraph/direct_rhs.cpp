@@ -1,0 +1,125 @@
+// Applying compiled direct right-hand sides (direct_rhs.hpp).
+#include "egopt/egraph/direct_rhs.hpp"
+
+#include "rewrite_parts.hpp"
+
+namespace egopt::egraph {
+
+std::optional<DirectRhs> DirectRhs::compile(const Rule& rule) {
+    if (!rule.rhs || rule.applier || !rule.generators.empty() || !rule.computed.empty()) {
+        return std::nullopt;
+    }
+    DirectRhs d;
+    const Pattern& rhs = *rule.rhs;
+    const PatNode& root = rhs.nodes[rhs.root];
+    // A root that is not an application may be typed from the matched class (addTerm's
+    // argument types), which the direct path does not do.
+    if (root.kind == PatNode::Kind::Node && root.op != Op::Apply) {
+        return std::nullopt;
+    }
+    for (const PatNode& n : rhs.nodes) {
+        bool binder = n.kind == PatNode::Kind::BoundVar ||
+                      (n.kind == PatNode::Kind::Node && (n.op == Op::Lambda || n.op == Op::Param));
+        bool shifted = n.kind == PatNode::Kind::ClassVar && n.depth != rule.vars.depth.at(n.slot);
+        // addTerm types a function pattern from its arguments: only a class variable may be
+        // applied.
+        bool typedFn =
+            n.kind == PatNode::Kind::Node && n.op == Op::Apply &&
+            (n.children.empty() || rhs.nodes[n.children[0]].kind != PatNode::Kind::ClassVar);
+        if (binder || shifted || typedFn || !n.sizes.empty() || n.children.size() > 3) {
+            return std::nullopt;
+        }
+    }
+    if (root.kind == PatNode::Kind::ClassVar) {
+        d.rootSlot_ = static_cast<int32_t>(root.slot);
+        return d;
+    }
+    d.compileNode(rhs, rhs.root);
+    if (!d.ok_ || d.steps_.size() > kMaxSteps) {
+        return std::nullopt;
+    }
+    return d;
+}
+
+int32_t DirectRhs::compileNode(const Pattern& p, PatId id) {
+    const PatNode& pn = p.nodes[id];
+    if (pn.kind == PatNode::Kind::ClassVar) {
+        return static_cast<int32_t>(pn.slot);
+    }
+    if (pn.kind != PatNode::Kind::Node) {
+        ok_ = false;
+        return 0;
+    }
+    Step s;
+    s.op = pn.op;
+    s.ival = pn.ival;
+    s.arity = static_cast<uint8_t>(pn.children.size());
+    // As addDirect: an application's arguments before its function.
+    auto child = [&](size_t i) {
+        s.kids[i] = compileNode(p, pn.children[i]);
+        s.leaves = s.leaves && p.nodes[pn.children[i]].kind == PatNode::Kind::ClassVar;
+    };
+    if (pn.op == Op::Apply) {
+        for (size_t i = 1; i < s.arity; ++i) {
+            child(i);
+        }
+        if (s.arity > 0) {
+            child(0);
+        }
+    } else {
+        for (size_t i = 0; i < s.arity; ++i) {
+            child(i);
+        }
+    }
+    steps_.push_back(s);
+    return -static_cast<int32_t>(steps_.size());
+}
+
+bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m) const {
+    Subst& s = m.subst;
+    for (EClassId& c : s.classes) {
+        c = c == kNoClass ? c : g.find(c);
+    }
+    EClassId rhs = kNoClass;
+    if (rootSlot_ >= 0) {
+        rhs = s.classes[static_cast<size_t>(rootSlot_)];
+    } else {
+        std::array<EClassId, kMaxSteps> made{};
+        try {
+            for (size_t i = 0; i < steps_.size(); ++i) {
+                const Step& st = steps_[i];
+                ENode e;
+                e.op = st.op;
+                e.ival = st.ival;
+                for (size_t k = 0; k < st.arity; ++k) {
+                    int32_t kid = st.kids[k];
+                    e.children.push_back(kid >= 0 ? s.classes[static_cast<size_t>(kid)]
+                                                  : made[static_cast<size_t>(-kid - 1)]);
+                }
+                // Roots: the slots were found above and adding merges nothing.
+                made[i] = g.addCanonical(std::move(e));
+            }
+        } catch (const TypeError& e) {
+            detail::ruleBug(g, rule, e, g.find(m.eclass), e.a, &s);
+        }
+        rhs = made[steps_.size() - 1];
+    }
+    return detail::mergeRhs(g, rule, ctx, m, rhs);
+}
+
+void DirectRhs::prefetch(const EGraph& g, const EClassId* slotClasses, int stage) const {
+    for (const Step& st : steps_) {
+        if (!st.leaves || st.arity == 0) {
+            continue;
+        }
+        ENode e;
+        e.op = st.op;
+        e.ival = st.ival;
+        for (size_t k = 0; k < st.arity; ++k) {
+            e.children.push_back(slotClasses[st.kids[k]]);
+        }
+        g.prefetchLookup(std::move(e), stage);
+    }
+}
+
+} // namespace egopt::egraph
