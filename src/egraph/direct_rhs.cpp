@@ -75,7 +75,8 @@ int32_t DirectRhs::compileNode(const Pattern& p, PatId id) {
     return -static_cast<int32_t>(steps_.size());
 }
 
-bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m) const {
+bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m,
+                      const Lookahead* ahead) const {
     Subst& s = m.subst;
     for (EClassId& c : s.classes) {
         c = c == kNoClass ? c : g.find(c);
@@ -97,7 +98,9 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
                                                   : made[static_cast<size_t>(-kid - 1)]);
                 }
                 // Roots: the slots were found above and adding merges nothing.
-                made[i] = g.addCanonical(std::move(e));
+                bool known = ahead && (ahead->valid >> i & 1) != 0 && ahead->keys[i] == e;
+                uint32_t hash = known ? ahead->hashes[i] : NodeTable::hashOf(e);
+                made[i] = g.addCanonical(std::move(e), hash);
             }
         } catch (const TypeError& e) {
             detail::ruleBug(g, rule, e, g.find(m.eclass), e.a, &s);
@@ -107,18 +110,31 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
     return detail::mergeRhs(g, rule, ctx, m, rhs);
 }
 
-void DirectRhs::prefetch(const EGraph& g, const EClassId* slotClasses, int stage) const {
-    for (const Step& st : steps_) {
+void DirectRhs::lookahead(const EGraph& g, const EClassId* slotClasses, Lookahead& out) const {
+    out.valid = 0;
+    for (size_t i = 0; i < steps_.size(); ++i) {
+        const Step& st = steps_[i];
         if (!st.leaves || st.arity == 0) {
             continue;
         }
-        ENode e;
+        ENode& e = out.keys[i];
         e.op = st.op;
         e.ival = st.ival;
+        e.children.clear();
         for (size_t k = 0; k < st.arity; ++k) {
-            e.children.push_back(slotClasses[st.kids[k]]);
+            e.children.push_back(g.findConst(slotClasses[st.kids[k]]));
         }
-        g.prefetchLookup(std::move(e), stage);
+        out.hashes[i] = NodeTable::hashOf(e);
+        out.valid |= 1U << i;
+        g.prefetchHashed(out.hashes[i], 0);
+    }
+}
+
+void DirectRhs::prefetchNodes(const EGraph& g, const Lookahead& ahead) {
+    for (size_t i = 0; i < kMaxSteps; ++i) {
+        if ((ahead.valid >> i & 1) != 0) {
+            g.prefetchHashed(ahead.hashes[i], 1);
+        }
     }
 }
 

@@ -125,11 +125,11 @@ EClassId EGraph::add(ENode node) {
     return addNode(std::move(node), lift::kNoType, true);
 }
 
-EClassId EGraph::addCanonical(ENode node) {
+EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
     if (explanations || recording_) {
         return add(std::move(node));
     }
-    uint32_t foundRef = memo_.find(node, store_);
+    uint32_t foundRef = memo_.find(node, hash, store_);
     if (foundRef != NodeTable::kNone) {
         return find(store_[foundRef].id);
     }

@@ -192,7 +192,6 @@ private:
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
-    void prefetchAhead(const Matches& matches, size_t r, size_t i) const;
     // Applies one match in order (planned when `plan` is given); false when a limit stopped
     // the phase before it (`stopped`: the memory limit).
     struct ApplyState {
@@ -209,8 +208,15 @@ private:
         size_t deferredFound = 0;
         bool deferredStop = false;
         EClassId deferredRoot = kNoClass;
+        // Direct right-hand sides: the lookaheads of the matches ahead (prefetchAhead), by
+        // match index modulo their count, and the one of the match being applied.
+        std::array<DirectRhs::Lookahead, 32> ahead{};
+        const DirectRhs::Lookahead* current = nullptr;
     };
     bool applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st);
+    // The lookups of the matches after match i of `matches` (rule r), ahead of time; sets
+    // st.current to match i's lookahead.
+    void prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyState& st) const;
     // The matches of a deferred range that may change the e-graph, applied in order.
     bool applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
                        ApplyState& st);
