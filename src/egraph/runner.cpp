@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iterator>
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -147,6 +148,14 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
+    // The hot members of a deferring rule's classes, shared by its tasks on each thread: the
+    // same classes are reached from the roots of many tasks.
+    std::vector<std::unique_ptr<tbb::enumerable_thread_specific<HotMembers>>> hot(rules_.size());
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        if (unchangedSince[r] != 0 && deferring(r)) {
+            hot[r] = std::make_unique<tbb::enumerable_thread_specific<HotMembers>>();
+        }
+    }
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
         size_t r = tasks[t].rule;
@@ -158,6 +167,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         if (unchangedSince[r] != 0 && deferring(r)) {
             deferral.emplace();
             deferral->conditionSlot = state_[r].deferred->conditionSlot;
+            deferral->hot = &hot[r]->local();
             deferral->onDeferred = [&](EClassId root, std::span<const uint32_t> path, uint32_t lo,
                                        uint32_t hi) { slots[t].defer(root, path, lo, hi); };
         }
@@ -249,7 +259,7 @@ void Runner::prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyStat
     auto slots = [&](size_t j) { return matches.classes.data() + j * (matches.width + 1) + 1; };
     auto wanted = [&](size_t j) { return j < matches.count && !matches.unchanged[j]; };
     const std::optional<DirectRhs>& direct = state_[r].direct;
-    if (!direct) {
+    if (!direct || !directRhs) {
         for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
             if (wanted(i + ahead)) {
                 prefetchRhs(g_, rules_[r], slots(i + ahead), stage);
@@ -323,8 +333,9 @@ bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& 
     bool changed = false;
     if (plan) {
         changed = applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned);
-    } else if (direct && !st.record && !g_.explanations) {
+    } else if (direct && directRhs && !st.record && !g_.explanations) {
         changed = direct->apply(g_, rules_[r], ctx_, m, st.current);
+        ++stats.fromDirect;
     } else {
         changed = applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
     }
@@ -364,8 +375,10 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
         st.record = applications && !rules_[r].composition.empty();
-        bool plan =
-            planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !st.record;
+        // A compiled right-hand side costs its lookups only: planning it would cost more.
+        bool direct = directRhs && state_[r].direct;
+        bool plan = planApply && threads > 1 && plannable(rules_[r]) && !direct &&
+                    !g_.explanations && !st.record;
         std::vector<Matches>& parts = matches[r].parts;
         // The first entry not in a window yet.
         withResumption(r, matches[r], st, [&] {

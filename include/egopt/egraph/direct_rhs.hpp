@@ -1,9 +1,9 @@
 // A right-hand side without binders, sizes, shifts or C++ parts, compiled once per rule into the
-// e-nodes to add (docs/egraph.md, "Applying direct right-hand sides"). Most matches of a
-// saturating rule find every e-node of their right-hand side present: applying one is then a
-// hashcons lookup per e-node and a merge that changes nothing, and the generic path's per-match
-// work (checking the pattern's form, walking it, building each e-node's key twice) was most of
-// the cost.
+// e-nodes to add (docs/egraph.md, "Patterns and rules", compiled direct right-hand sides). Most
+// matches of a saturating rule find every e-node of their right-hand side present: applying one is
+// then a hashcons lookup per e-node and a merge that changes nothing, and the generic path's
+// per-match work (checking the pattern's form, walking it, building each e-node's key twice) was
+// most of the cost.
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"

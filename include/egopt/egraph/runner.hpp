@@ -60,6 +60,7 @@ struct RuleStats {
     size_t timesBanned = 0;
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
+    size_t fromDirect = 0;       // matches applied through the compiled right-hand side
     // Semi-naive search: ranges of unchanged matches the search deferred, and those of them the
     // apply phase enumerated (their matches may have changed something; counted in `matches`).
     size_t deferred = 0;
@@ -143,6 +144,9 @@ public:
     // whose unchanged matches are skipped (skipsUnchangedMatches) leave them unenumerated where
     // they can tell (defersUnchangedMatches). The e-graph is the same either way.
     bool semiNaive = true;
+    // Matches of a rule whose right-hand side compiles (DirectRhs) are applied through it when
+    // not planned; the e-graph is the same either way.
+    bool directRhs = true;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
