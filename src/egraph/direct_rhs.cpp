@@ -1,6 +1,8 @@
-// Applying compiled direct right-hand sides (direct_rhs.hpp).
+// Applying compiled direct right-hand sides (direct_rhs.hpp), and the apply phase's lookahead
+// of the matches to come (Runner::prefetchAhead).
 #include "egopt/egraph/direct_rhs.hpp"
 
+#include "egopt/egraph/runner.hpp"
 #include "rewrite_parts.hpp"
 
 namespace egopt::egraph {
@@ -136,6 +138,36 @@ void DirectRhs::prefetchNodes(const EGraph& g, const Lookahead& ahead) {
             g.prefetchHashed(ahead.hashes[i], 1);
         }
     }
+}
+
+void Runner::prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyState& st) const {
+    // Far enough ahead that a slot arrives before its node is asked for, and the node before
+    // the match is applied; matches that will likely be skipped are not fetched.
+    constexpr size_t kSlotAhead = 16;
+    constexpr size_t kNodeAhead = 8;
+    static_assert(kSlotAhead < std::tuple_size_v<decltype(st.ahead)>);
+    auto slots = [&](size_t j) { return matches.classes.data() + j * (matches.width + 1) + 1; };
+    auto wanted = [&](size_t j) { return j < matches.count && !matches.unchanged[j]; };
+    const std::optional<DirectRhs>& direct = state_[r].direct;
+    if (!direct || !directRhs) {
+        for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
+            if (wanted(i + ahead)) {
+                prefetchRhs(g_, rules_[r], slots(i + ahead), stage);
+            }
+        }
+        return;
+    }
+    // The keys are made and hashed once: here for the prefetches, and reused when applying.
+    if (size_t j = i + kSlotAhead; wanted(j)) {
+        DirectRhs::Lookahead& a = st.ahead[j % st.ahead.size()];
+        a.tag = j;
+        direct->lookahead(g_, slots(j), a);
+    }
+    if (size_t j = i + kNodeAhead; wanted(j) && st.ahead[j % st.ahead.size()].tag == j) {
+        DirectRhs::prefetchNodes(g_, st.ahead[j % st.ahead.size()]);
+    }
+    const DirectRhs::Lookahead& mine = st.ahead[i % st.ahead.size()];
+    st.current = mine.tag == i ? &mine : nullptr; // a stale one is caught by its keys
 }
 
 } // namespace egopt::egraph

@@ -250,36 +250,6 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
-void Runner::prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyState& st) const {
-    // Far enough ahead that a slot arrives before its node is asked for, and the node before
-    // the match is applied; matches that will likely be skipped are not fetched.
-    constexpr size_t kSlotAhead = 16;
-    constexpr size_t kNodeAhead = 8;
-    static_assert(kSlotAhead < std::tuple_size_v<decltype(st.ahead)>);
-    auto slots = [&](size_t j) { return matches.classes.data() + j * (matches.width + 1) + 1; };
-    auto wanted = [&](size_t j) { return j < matches.count && !matches.unchanged[j]; };
-    const std::optional<DirectRhs>& direct = state_[r].direct;
-    if (!direct || !directRhs) {
-        for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
-            if (wanted(i + ahead)) {
-                prefetchRhs(g_, rules_[r], slots(i + ahead), stage);
-            }
-        }
-        return;
-    }
-    // The keys are made and hashed once: here for the prefetches, and reused when applying.
-    if (size_t j = i + kSlotAhead; wanted(j)) {
-        DirectRhs::Lookahead& a = st.ahead[j % st.ahead.size()];
-        a.tag = j;
-        direct->lookahead(g_, slots(j), a);
-    }
-    if (size_t j = i + kNodeAhead; wanted(j) && st.ahead[j % st.ahead.size()].tag == j) {
-        DirectRhs::prefetchNodes(g_, st.ahead[j % st.ahead.size()]);
-    }
-    const DirectRhs::Lookahead& mine = st.ahead[i % st.ahead.size()];
-    st.current = mine.tag == i ? &mine : nullptr; // a stale one is caught by its keys
-}
-
 void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                         std::span<PlannedMatch> plans) {
     // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
