@@ -125,6 +125,17 @@ EClassId EGraph::add(ENode node) {
     return addNode(std::move(node), lift::kNoType, true);
 }
 
+EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
+    if (explanations || recording_) {
+        return add(std::move(node));
+    }
+    uint32_t foundRef = memo_.find(node, hash, store_);
+    if (foundRef != NodeTable::kNone) {
+        return find(store_[foundRef].id);
+    }
+    return addNode(std::move(node), lift::kNoType, false);
+}
+
 EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
     // Without explanations the node as inserted is not kept: canonicalize it where it is.
     ENode c = explanations ? canonicalize(node) : std::move(node);

@@ -21,11 +21,10 @@ size_t NodeTable::home(uint32_t hash) const {
     return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
 }
 
-uint32_t NodeTable::find(const ENode& key, const Nodes& nodes) const {
+uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
-    uint32_t hash = hashOf(key);
     size_t mask = slots_.size() - 1;
     for (size_t i = home(hash);; i = (i + 1) & mask) {
         const Slot& s = slots_[i];
@@ -35,11 +34,10 @@ uint32_t NodeTable::find(const ENode& key, const Nodes& nodes) const {
     }
 }
 
-void NodeTable::prefetch(const ENode& key, const Nodes& nodes, int stage) const {
+void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
     if (slots_.empty()) {
         return;
     }
-    uint32_t hash = hashOf(key);
     size_t i = home(hash);
     if (stage == 0) {
         __builtin_prefetch(&slots_[i]);

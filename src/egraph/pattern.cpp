@@ -28,6 +28,7 @@ public:
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
           resume_(resume) {
         s_.classes.assign(slots, kNoClass);
+        hot_ = deferral && deferral->hot ? deferral->hot : &ownHot_;
         binder_.assign(p.nodes.size(), {0, -1});
         lambdaTypes_.assign(p.nodes.size(), nullptr);
         std::vector<std::pair<PatId, int32_t>> scope;
@@ -139,18 +140,27 @@ private:
         todo.emplace_back(pid, cls);
     }
 
+    // Members are scattered, and a node is read through its reference: at the start of each
+    // batch of members [lo, hi), the references of the next batch and the nodes of this one are
+    // fetched together, so that their misses overlap. A hint: no effect on results.
+    void prefetchMembers(std::span<const ENodeId> nodes, size_t lo, size_t i, size_t hi) const {
+        constexpr size_t kBatch = 16;
+        if ((i - lo) % kBatch != 0 || hi - lo == 1) {
+            return;
+        }
+        for (size_t j = i + kBatch; j < std::min(i + 2 * kBatch, hi); ++j) {
+            g_.prefetchNode(nodes[j], 0);
+        }
+        for (size_t j = i; j < std::min(i + kBatch, hi); ++j) {
+            g_.prefetchNode(nodes[j], 1);
+        }
+    }
+
     // Tries members [lo, hi) of a class at pattern node `pid`.
     void members(PatId pid, std::span<const ENodeId> nodes, size_t lo, size_t hi,
                  std::vector<std::pair<PatId, EClassId>>& todo) {
         for (size_t i = lo; i < hi; ++i) {
-            // Members are scattered: the nodes of the next batch are fetched together, so that
-            // their misses overlap (a node is read through its reference).
-            constexpr size_t kBatch = 16;
-            if ((i - lo) % kBatch == 0) {
-                for (size_t j = i; j < std::min(i + kBatch, hi); ++j) {
-                    g_.prefetchNode(nodes[j], 1);
-                }
-            }
+            prefetchMembers(nodes, lo, i, hi);
             ENodeId n = nodes[i];
             bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
             changed_ += changed;
@@ -221,19 +231,20 @@ private:
     // index; memoised per search.
     const std::vector<uint32_t>& hotMembers(PatId pid, EClassId c) {
         uint64_t key = (uint64_t(pid) << 32) | c;
-        if (auto it = hot_.find(key); it != hot_.end()) {
+        if (auto it = hot_->find(key); it != hot_->end()) {
             return it->second;
         }
         std::vector<uint32_t> found;
         EClass ec = g_.eclass(c);
         if (ec.mayHold(p_.nodes[pid].op)) {
             for (size_t i = 0; i < ec.nodes.size(); ++i) {
+                prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
                 if (memberHot(pid, ec.nodes[i])) {
                     found.push_back(static_cast<uint32_t>(i));
                 }
             }
         }
-        return hot_.emplace(key, std::move(found)).first->second;
+        return hot_->emplace(key, std::move(found)).first->second;
     }
 
     // Whether member `n` can start a match of `pid` with a new e-node or condition class in it.
@@ -317,7 +328,8 @@ private:
     EClassId root_ = kNoClass;
     std::vector<uint32_t> path_; // the member index chosen at each e-node step so far
     // (pattern node, class): hotMembers(); references stay valid as it grows.
-    std::unordered_map<uint64_t, std::vector<uint32_t>> hot_;
+    HotMembers ownHot_;
+    HotMembers* hot_ = nullptr;                           // the deferral's, or ownHot_
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
     std::vector<std::pair<PatId, EClassId>> todo_;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iterator>
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -45,6 +46,7 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, Re
     : g_(g), rules_(rules), lib_(lib), ctx_(ctx), state_(rules.size()) {
     for (size_t r = 0; r < rules.size(); ++r) {
         state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
+        state_[r].direct = DirectRhs::compile(rules[r]);
         if (defersUnchangedMatches(rules[r], lib)) {
             state_[r].deferred = std::make_unique<detail::DeferredRule>(rules[r]);
         }
@@ -146,6 +148,14 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
+    // The hot members of a deferring rule's classes, shared by its tasks on each thread: the
+    // same classes are reached from the roots of many tasks.
+    std::vector<std::unique_ptr<tbb::enumerable_thread_specific<HotMembers>>> hot(rules_.size());
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        if (unchangedSince[r] != 0 && deferring(r)) {
+            hot[r] = std::make_unique<tbb::enumerable_thread_specific<HotMembers>>();
+        }
+    }
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
         auto start = Clock::now();
         size_t r = tasks[t].rule;
@@ -157,6 +167,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         if (unchangedSince[r] != 0 && deferring(r)) {
             deferral.emplace();
             deferral->conditionSlot = state_[r].deferred->conditionSlot;
+            deferral->hot = &hot[r]->local();
             deferral->onDeferred = [&](EClassId root, std::span<const uint32_t> path, uint32_t lo,
                                        uint32_t hi) { slots[t].defer(root, path, lo, hi); };
         }
@@ -239,19 +250,6 @@ void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
     rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
-void Runner::prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const {
-    // Far enough ahead that a slot arrives before its node is asked for, and the node before
-    // the match is applied; matches that will likely be skipped are not fetched.
-    constexpr size_t kSlotAhead = 16;
-    constexpr size_t kNodeAhead = 8;
-    for (auto [ahead, stage] : {std::pair(kSlotAhead, 0), std::pair(kNodeAhead, 1)}) {
-        size_t j = i + ahead;
-        if (j < matches.count && !matches.unchanged[j]) {
-            prefetchRhs(g_, rule, matches.classes.data() + j * (matches.width + 1) + 1, stage);
-        }
-    }
-}
-
 void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                         std::span<PlannedMatch> plans) {
     // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
@@ -301,9 +299,16 @@ bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& 
     }
     std::vector<ENodeId> rhs;
     bool asPlanned = false;
-    bool changed =
-        plan ? applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned)
-             : applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
+    const std::optional<DirectRhs>& direct = state_[r].direct;
+    bool changed = false;
+    if (plan) {
+        changed = applyPlanned(g_, rules_[r], lib_, ctx_, m, *plan, &asPlanned);
+    } else if (direct && directRhs && !st.record && !g_.explanations) {
+        changed = direct->apply(g_, rules_[r], ctx_, m, st.current);
+        ++stats.fromDirect;
+    } else {
+        changed = applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
+    }
     stats.fromPlans += asPlanned ? 1 : 0;
     if (changed) {
         ++st.applied;
@@ -340,8 +345,10 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
         st.record = applications && !rules_[r].composition.empty();
-        bool plan =
-            planApply && threads > 1 && plannable(rules_[r]) && !g_.explanations && !st.record;
+        // A compiled right-hand side costs its lookups only: planning it would cost more.
+        bool direct = directRhs && state_[r].direct;
+        bool plan = planApply && threads > 1 && plannable(rules_[r]) && !direct &&
+                    !g_.explanations && !st.record;
         std::vector<Matches>& parts = matches[r].parts;
         // The first entry not in a window yet.
         withResumption(r, matches[r], st, [&] {
@@ -369,9 +376,11 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                         continue;
                     }
                     if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
-                        prefetchAhead(*where[j].first, rules_[r], where[j].second);
+                        prefetchAhead(*where[j].first, r, where[j].second, st);
                     }
-                    if (!applyOne(r, window[j], plan ? &plans[j] : nullptr, st)) {
+                    bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);
+                    st.current = nullptr;
+                    if (!go) {
                         break;
                     }
                 }

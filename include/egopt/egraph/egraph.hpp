@@ -140,6 +140,10 @@ public:
     // --- building
     // Adds a node (children need not be canonical). Throws TypeError if it is ill-typed.
     EClassId add(ENode node);
+    // add() for a node whose children are roots, without explanations (DirectRhs): the same
+    // result and the same e-graph, without canonicalizing the children again.
+    // `hash` is NodeTable::hashOf(node), computed ahead (DirectRhs::Lookahead).
+    EClassId addCanonical(ENode node, uint32_t hash);
     // Adds a term; `argTypes` are the argument types when the term is a function (needed to
     // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
     // free in the term that carry no type (outermost first, as top-level parameters).
@@ -188,6 +192,8 @@ public:
         canonicalizeInPlace(node);
         memo_.prefetch(node, store_, stage);
     }
+    // prefetchLookup of a canonical node by its NodeTable::hashOf.
+    void prefetchHashed(uint32_t hash, int stage) const { memo_.prefetch(hash, store_, stage); }
     EClass eclass(EClassId c) const {
         const ClassSlot& k = cls(findConst(c));
         return {memberPool_.view(k.nodes), parentPool_.view(k.parents), k.opMask()};

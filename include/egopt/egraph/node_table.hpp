@@ -28,7 +28,13 @@ public:
     static constexpr uint32_t kNone = UINT32_MAX;
 
     // The index in `nodes` of the node that equals `key`, or kNone.
-    uint32_t find(const ENode& key, const Nodes& nodes) const;
+    uint32_t find(const ENode& key, const Nodes& nodes) const {
+        return find(key, hashOf(key), nodes);
+    }
+    // find() with the key's hashOf computed already.
+    uint32_t find(const ENode& key, uint32_t hash, const Nodes& nodes) const;
+    // The hash the table keeps of a (canonical) node.
+    static uint32_t hashOf(const ENode& n);
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
     void insert(uint32_t ref, const Nodes& nodes);
     // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
@@ -37,7 +43,10 @@ public:
     void remap(const std::vector<uint32_t>& moved);
     // Prefetches (a hint, no effect on results) what find(key) will read: stage 0 the key's first
     // slot; stage 1, once that slot is in cache, the node of the first slot whose hash agrees.
-    void prefetch(const ENode& key, const Nodes& nodes, int stage) const;
+    void prefetch(const ENode& key, const Nodes& nodes, int stage) const {
+        prefetch(hashOf(key), nodes, stage);
+    }
+    void prefetch(uint32_t hash, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
     // Halves the slots while at most 5/16 are used (after a rebuild erased many entries).
     void shrink();
@@ -48,7 +57,6 @@ private:
         uint32_t id;   // the index in the store
         uint32_t hash; // hashOf the node
     };
-    static uint32_t hashOf(const ENode& n);
     size_t home(uint32_t hash) const;
     void grow();
     void rehash(size_t slots);

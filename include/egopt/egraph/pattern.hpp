@@ -57,10 +57,16 @@ struct MatchAge {
 // the current class's members to `onDeferred` instead, with the member index chosen at every e-node
 // step before it (`path`). Every match the full search finds below those members is unchanged; a
 // Resumption enumerates them later, in the same order.
+// By (pattern node << 32 | class): the members of the class, by index, that can start a match
+// of the node with an e-node or condition class newer than the search's age.
+using HotMembers = std::unordered_map<uint64_t, std::vector<uint32_t>>;
 struct Deferral {
     std::vector<bool> conditionSlot; // by slot: a condition reads the class's members
     std::function<void(EClassId root, std::span<const uint32_t> path, uint32_t lo, uint32_t hi)>
         onDeferred;
+    // The memo of hot members, when the caller shares one between searches of the same rule,
+    // age and e-graph (the answers depend on nothing else); else each search keeps its own.
+    HotMembers* hot = nullptr;
 };
 
 // The member lists (and operator masks) of classes as they were when a search ran, for those

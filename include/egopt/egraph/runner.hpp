@@ -9,6 +9,7 @@
 // the time limit is inherently nondeterministic.
 #pragma once
 
+#include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
 #include <functional>
@@ -59,6 +60,7 @@ struct RuleStats {
     size_t timesBanned = 0;
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
+    size_t fromDirect = 0;       // matches applied through the compiled right-hand side
     // Semi-naive search: ranges of unchanged matches the search deferred, and those of them the
     // apply phase enumerated (their matches may have changed something; counted in `matches`).
     size_t deferred = 0;
@@ -142,6 +144,9 @@ public:
     // whose unchanged matches are skipped (skipsUnchangedMatches) leave them unenumerated where
     // they can tell (defersUnchangedMatches). The e-graph is the same either way.
     bool semiNaive = true;
+    // Matches of a rule whose right-hand side compiles (DirectRhs) are applied through it when
+    // not planned; the e-graph is the same either way.
+    bool directRhs = true;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -153,6 +158,7 @@ private:
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
+        std::optional<DirectRhs> direct; // its right-hand side compiled, where it can be
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
@@ -190,7 +196,6 @@ private:
     // Applies the matches in order (up to the e-node limit); false when it stopped at the memory
     // limit.
     bool apply(std::vector<RuleMatches>& matches, RunReport& report, size_t& applied);
-    void prefetchAhead(const Matches& matches, const Rule& rule, size_t i) const;
     // Applies one match in order (planned when `plan` is given); false when a limit stopped
     // the phase before it (`stopped`: the memory limit).
     struct ApplyState {
@@ -207,8 +212,15 @@ private:
         size_t deferredFound = 0;
         bool deferredStop = false;
         EClassId deferredRoot = kNoClass;
+        // Direct right-hand sides: the lookaheads of the matches ahead (prefetchAhead), by
+        // match index modulo their count, and the one of the match being applied.
+        std::array<DirectRhs::Lookahead, 32> ahead{};
+        const DirectRhs::Lookahead* current = nullptr;
     };
     bool applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st);
+    // The lookups of the matches after match i of `matches` (rule r), ahead of time; sets
+    // st.current to match i's lookahead.
+    void prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyState& st) const;
     // The matches of a deferred range that may change the e-graph, applied in order.
     bool applyDeferred(size_t r, const Matches& part, const Matches::Deferred& d, EClassId root,
                        ApplyState& st);

@@ -1,0 +1,153 @@
+// Compiled direct right-hand sides (docs/egraph.md, "Patterns and rules"): the
+// rules whose right-hand side is added node by node are applied through DirectRhs, and the
+// e-graph, ids included, and every rule's applications and new e-nodes must be those of the
+// generic path after every iteration, on 1 and 2 threads.
+#include "egopt/egraph/direct_rhs.hpp"
+#include "egopt/egraph/runner.hpp"
+#include "egopt/rules/loader.hpp"
+#include "test_helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+
+using namespace egopt;
+using namespace egopt::egraph;
+
+namespace {
+
+std::vector<Rule> load(const Library& lib, const std::string& files) {
+    std::vector<Rule> all;
+    size_t at = 0;
+    while (at <= files.size()) {
+        size_t comma = std::min(files.find(',', at), files.size());
+        auto rules = rules::loadRules(
+            std::string(EGOPT_SOURCE_DIR) + "/" + files.substr(at, comma - at), lib);
+        all.insert(all.end(), rules.begin(), rules.end());
+        at = comma + 1;
+    }
+    return all;
+}
+
+struct Run {
+    std::vector<std::string> graphs; // after each iteration
+    RunReport report;
+    size_t fromDirect = 0;
+};
+
+struct Options {
+    bool direct = true;
+    size_t threads = 1;
+    size_t nodes = 200'000;
+    size_t matchLimit = 0; // 0: no backoff
+};
+
+Run saturate(const std::string& program, const std::vector<Rule>& rules, const Library& lib,
+             const Options& o) {
+    EGraph g;
+    lift::Program p = lift::parseProgram(program, "direct.lift");
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.scheduler.matchLimit = o.matchLimit;
+    runner.directRhs = o.direct;
+    runner.threads = o.threads;
+    runner.planWindowSize = 64; // several windows per rule on 2 threads
+    runner.limits.iterations = 100;
+    runner.limits.nodes = o.nodes;
+    Run run;
+    run.report =
+        runner.run([&](const IterationReport&) { run.graphs.push_back(test::structure(g)); });
+    for (const RuleStats& st : run.report.rules) {
+        run.fromDirect += st.fromDirect;
+    }
+    return run;
+}
+
+void checkSame(const Run& generic, const Run& direct) {
+    CHECK(generic.fromDirect == 0);
+    CHECK(direct.report.stop == generic.report.stop);
+    REQUIRE(direct.graphs.size() == generic.graphs.size());
+    for (size_t i = 0; i < generic.graphs.size(); ++i) {
+        INFO("iteration " << i + 1);
+        CHECK(direct.graphs[i] == generic.graphs[i]);
+    }
+    for (size_t r = 0; r < generic.report.rules.size(); ++r) {
+        const RuleStats &a = generic.report.rules[r], &b = direct.report.rules[r];
+        INFO(a.name);
+        CHECK(b.matches == a.matches);
+        CHECK(b.applications == a.applications);
+        CHECK(b.newNodes == a.newNodes);
+        CHECK(b.unchangedSkipped == a.unchangedSkipped);
+        CHECK(b.timesBanned == a.timesBanned);
+    }
+}
+
+std::string arithSum(size_t n) {
+    std::string params, types, term = "mult(x0, y)";
+    for (size_t i = 0; i < n; ++i) {
+        params += "x" + std::to_string(i) + ", ";
+        types += "Float, ";
+    }
+    for (size_t i = 1; i < n; ++i) {
+        term = "add(" + term + ", mult(x" + std::to_string(i) + ", y))";
+    }
+    return "fun(" + types + "Float, (" + params + "y) => " + term + ")";
+}
+
+} // namespace
+
+TEST_CASE("the rules of an AC sum compile to direct right-hand sides", "[egraph]") {
+    Library lib = Library::standard();
+    for (const Rule& rule : load(lib, "tests/egraph/data/sum.rules")) {
+        INFO(rule.name);
+        CHECK(DirectRhs::compile(rule).has_value());
+    }
+    // Binders, sizes and C++ appliers take the generic path.
+    size_t compiled = 0, rules = 0;
+    for (const Rule& rule : load(lib, "rules/core.rules")) {
+        compiled += DirectRhs::compile(rule) ? 1 : 0;
+        ++rules;
+    }
+    CHECK(compiled < rules);
+}
+
+TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egraph]") {
+    Library lib = Library::standard();
+    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    for (size_t threads : {1u, 2u}) {
+        for (size_t matchLimit : {0u, 1000u}) {
+            INFO("arith-7, " << threads << " threads, match limit " << matchLimit);
+            Options o{true, threads, 200'000, matchLimit};
+            Run direct = saturate(arithSum(7), sum, lib, o);
+            o.direct = false;
+            Run generic = saturate(arithSum(7), sum, lib, o);
+            checkSame(generic, direct);
+            CHECK(direct.fromDirect > 0);
+        }
+    }
+    // Right-hand sides that are a variable (x·1 => x), literals, one inner e-node; stopped by
+    // the e-node limit inside an iteration.
+    auto arith = load(lib, "tests/egraph/data/arith.rules");
+    const std::string program =
+        "fun(Float, Float, Float, (a, b, c) => add(mult(neg(sub(a, b)), add(c, 0.0f)), "
+        "mult(mult(a, 1.0f), neg(neg(add(b, c))))))";
+    for (size_t threads : {1u, 2u}) {
+        INFO("arith.rules, " << threads << " threads");
+        Run direct = saturate(program, arith, lib, {true, threads, 6000, 0});
+        Run generic = saturate(program, arith, lib, {false, threads, 6000, 0});
+        checkSame(generic, direct);
+        CHECK(direct.fromDirect > 0);
+    }
+}
+
+TEST_CASE("direct right-hand sides beside the Lift rules", "[egraph]") {
+    // mm with the core rules: most right-hand sides have binders; those without are direct.
+    Library lib = Library::standard();
+    auto rules = load(lib, "rules/core.rules");
+    std::ifstream in(test::example("mm.lift"));
+    std::string mm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Run direct = saturate(mm, rules, lib, {true, 1, 4000, 1000});
+    Run generic = saturate(mm, rules, lib, {false, 1, 4000, 1000});
+    checkSame(generic, direct);
+}
