@@ -30,6 +30,9 @@ struct Callable {
     std::vector<Callable> parts; // Compose: outermost first
 };
 
+// The composition of IR functions, outermost first (Lift's f o g o ...).
+Callable composeOf(const std::vector<NodeId>& outermostFirst);
+
 struct Val {
     enum class Kind : uint8_t {
         Size,

@@ -10,17 +10,6 @@ namespace egopt::lift::detail {
 
 namespace {
 
-Callable composeOf(const std::vector<NodeId>& outermostFirst) {
-    Callable c;
-    c.kind = Callable::Kind::Compose;
-    for (NodeId n : outermostFirst) {
-        Callable part;
-        part.node = n;
-        c.parts.push_back(part);
-    }
-    return c;
-}
-
 struct ScalarLimit {
     ScalarKind scalar;
     const char* name;

@@ -5,9 +5,7 @@
 
 namespace egopt::lift::detail {
 
-namespace {
-
-Callable compose(const std::vector<NodeId>& outermostFirst) {
+Callable composeOf(const std::vector<NodeId>& outermostFirst) {
     Callable c;
     c.kind = Callable::Kind::Compose;
     for (NodeId n : outermostFirst) {
@@ -17,8 +15,6 @@ Callable compose(const std::vector<NodeId>& outermostFirst) {
     }
     return c;
 }
-
-} // namespace
 
 std::vector<arith::Size> Elaborator::sizeArgs(const Args& args, size_t count, const char* what,
                                               const EnvPtr& env) {
@@ -52,10 +48,10 @@ Val Elaborator::slide3D(SyntaxId site, const Args& args, const EnvPtr& env) {
     auto slide = [&](size_t pair) {
         return node(Op::Slide, 0, {}, {s[2 * pair], s[2 * pair + 1]}, loc);
     };
-    NodeId plane = materialize(compose({map(transpose()), slide(1), map(slide(2))}), loc);
-    NodeId reorder = materialize(compose({map(transpose()), transpose()}), loc);
+    NodeId plane = materialize(composeOf({map(transpose()), slide(1), map(slide(2))}), loc);
+    NodeId reorder = materialize(composeOf({map(transpose()), transpose()}), loc);
     Val v = funVal(kNoNode, loc);
-    v.fun = compose({map(reorder), slide(0), map(plane)});
+    v.fun = composeOf({map(reorder), slide(0), map(plane)});
     return v;
 }
 
@@ -116,9 +112,9 @@ Val Elaborator::pad3D(SyntaxId site, const Args& args, const EnvPtr& env, bool c
     SourceLoc loc = locOf(site);
     auto pad = [&](const arith::Size& n) { return padNode(b, n, n, loc); };
     auto map = [&](NodeId f) { return node(Op::Map, 0, {f}, {}, loc); };
-    NodeId plane = materialize(compose({map(pad(s[0])), pad(s[1])}), loc);
+    NodeId plane = materialize(composeOf({map(pad(s[0])), pad(s[1])}), loc);
     Val v = funVal(kNoNode, loc);
-    v.fun = compose({map(plane), pad(s[2])});
+    v.fun = composeOf({map(plane), pad(s[2])});
     return v;
 }
 
@@ -179,7 +175,7 @@ Val Elaborator::slide2D(SyntaxId site, const Args& args, const EnvPtr& env) {
     NodeId slideRows = node(Op::Slide, 0, {}, {s[0], s[1]}, loc);
     NodeId slideCols = node(Op::Map, 0, {node(Op::Slide, 0, {}, {s[2], s[3]}, loc)}, {}, loc);
     Val v = funVal(kNoNode, loc);
-    v.fun = compose({transposeInner, slideRows, slideCols});
+    v.fun = composeOf({transposeInner, slideRows, slideCols});
     return v;
 }
 
@@ -203,7 +199,7 @@ Val Elaborator::pad2D(SyntaxId site, const Args& args, const EnvPtr& env, bool c
     NodeId padCols = node(Op::Map, 0, {padNode(b, s[2], s[3], loc)}, {}, loc);
     NodeId padRows = padNode(b, s[0], s[1], loc);
     Val v = funVal(kNoNode, loc);
-    v.fun = compose({padCols, padRows});
+    v.fun = composeOf({padCols, padRows});
     return v;
 }
 

@@ -83,18 +83,6 @@ void checkSame(const Run& generic, const Run& direct) {
     }
 }
 
-std::string arithSum(size_t n) {
-    std::string params, types, term = "mult(x0, y)";
-    for (size_t i = 0; i < n; ++i) {
-        params += "x" + std::to_string(i) + ", ";
-        types += "Float, ";
-    }
-    for (size_t i = 1; i < n; ++i) {
-        term = "add(" + term + ", mult(x" + std::to_string(i) + ", y))";
-    }
-    return "fun(" + types + "Float, (" + params + "y) => " + term + ")";
-}
-
 } // namespace
 
 TEST_CASE("the rules of an AC sum compile to direct right-hand sides", "[egraph]") {
@@ -119,9 +107,9 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
         for (size_t matchLimit : {0u, 1000u}) {
             INFO("arith-7, " << threads << " threads, match limit " << matchLimit);
             Options o{true, threads, 200'000, matchLimit};
-            Run direct = saturate(arithSum(7), sum, lib, o);
+            Run direct = saturate(test::arithSumText(7), sum, lib, o);
             o.direct = false;
-            Run generic = saturate(arithSum(7), sum, lib, o);
+            Run generic = saturate(test::arithSumText(7), sum, lib, o);
             checkSame(generic, direct);
             CHECK(direct.fromDirect > 0);
         }

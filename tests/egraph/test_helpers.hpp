@@ -11,6 +11,19 @@
 
 namespace egopt::test {
 
+// sum_i x_i * y over n Float parameters, left-nested: scripts/bench-egraph's arith-n workload.
+inline std::string arithSumText(size_t n) {
+    std::string params, types, term = "mult(x0, y)";
+    for (size_t i = 0; i < n; ++i) {
+        params += "x" + std::to_string(i) + ", ";
+        types += "Float, ";
+    }
+    for (size_t i = 1; i < n; ++i) {
+        term = "add(" + term + ", mult(x" + std::to_string(i) + ", y))";
+    }
+    return "fun(" + types + "Float, (" + params + "y) => " + term + ")";
+}
+
 // A unary or binary Float user function "name" declared in the e-graph.
 inline uint32_t floatFun(egraph::EGraph& g, const std::string& name, size_t arity,
                          const std::string& body) {

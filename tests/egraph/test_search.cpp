@@ -38,18 +38,8 @@ std::string showMatches(const std::vector<Match>& ms) {
     return out.str();
 }
 
-// sum_i x_i * y over n Float parameters, left-nested, as scripts/bench-egraph's workload.
 lift::Program arithSum(size_t n) {
-    std::string params, types, term = "mult(x0, y)";
-    for (size_t i = 0; i < n; ++i) {
-        params += "x" + std::to_string(i) + ", ";
-        types += "Float, ";
-    }
-    for (size_t i = 1; i < n; ++i) {
-        term = "add(" + term + ", mult(x" + std::to_string(i) + ", y))";
-    }
-    return lift::parseProgram("fun(" + types + "Float, (" + params + "y) => " + term + ")",
-                              "sum.lift");
+    return lift::parseProgram(test::arithSumText(n), "sum.lift");
 }
 
 } // namespace

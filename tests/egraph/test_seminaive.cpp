@@ -49,19 +49,6 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     return run;
 }
 
-// sum_i x_i * y over n Float parameters, left-nested (scripts/bench-egraph's arith-n).
-std::string arithSum(size_t n) {
-    std::string params, types, term = "mult(x0, y)";
-    for (size_t i = 0; i < n; ++i) {
-        params += "x" + std::to_string(i) + ", ";
-        types += "Float, ";
-    }
-    for (size_t i = 1; i < n; ++i) {
-        term = "add(" + term + ", mult(x" + std::to_string(i) + ", y))";
-    }
-    return "fun(" + types + "Float, (" + params + "y) => " + term + ")";
-}
-
 void checkSame(const Run& full, const Run& semi) {
     CHECK(full.deferred == 0);
     CHECK(semi.report.stop == full.report.stop);
@@ -86,8 +73,8 @@ TEST_CASE("semi-naive search builds the e-graph of the full search from fewer ma
     for (size_t n : {6u, 7u}) {
         for (size_t threads : {1u, 2u}) {
             INFO("arith-" << n << ", " << threads << " threads");
-            Run full = saturate(arithSum(n), rules, lib, false, threads);
-            Run semi = saturate(arithSum(n), rules, lib, true, threads);
+            Run full = saturate(test::arithSumText(n), rules, lib, false, threads);
+            Run semi = saturate(test::arithSumText(n), rules, lib, true, threads);
             CHECK(full.report.stop == StopReason::Saturated);
             checkSame(full, semi);
             // Fewer matches enumerated; some deferred ranges were enumerated at apply time
@@ -124,7 +111,7 @@ TEST_CASE("semi-naive search is off with the backoff scheduler", "[egraph]") {
     Library lib = Library::standard();
     auto rules = load(lib, "tests/egraph/data/sum.rules");
     EGraph g;
-    lift::Program p = lift::parseProgram(arithSum(6), "seminaive.lift");
+    lift::Program p = lift::parseProgram(test::arithSumText(6), "seminaive.lift");
     insertProgram(g, p);
     RewriteContext ctx;
     Runner runner(g, rules, lib, ctx);
