@@ -28,7 +28,7 @@ std::optional<arith::Size> innerLength(const EGraph& g, EClassId c) {
 
 // The tuning variable of every split of an array of length `len` (one per length, see tuning).
 arith::Size splitVar(TuningSpace& tuning, const arith::Size& len) {
-    return tuning.variable("split " + len.toString(), len);
+    return tuning.splitVariable(len);
 }
 
 using Args = std::span<const ArgValue>;

@@ -22,6 +22,16 @@ arith::Size TuningSpace::variable(const std::string& key,
     return v;
 }
 
+arith::Size TuningSpace::splitVariable(const arith::Size& length) {
+    auto it = splitByLength_.find(length);
+    if (it != splitByLength_.end()) {
+        return it->second;
+    }
+    arith::Size v = variable("split " + length.toString(), length);
+    splitByLength_.emplace(length, v);
+    return v;
+}
+
 void SizeFacts::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
     env_.addDivides(divisor, dividend);
 }

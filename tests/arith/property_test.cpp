@@ -2,6 +2,7 @@
 // evaluate equally, and simplify() preserves values under bindings that satisfy the ranges.
 #include "egopt/arith/size.hpp"
 #include "egopt/support/diagnostic.hpp"
+#include "sanitizer_run.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -242,7 +243,7 @@ std::optional<Size> tryBuild(const Tree& t) {
 // undefined-behaviour errors along the same paths with a third of them; the statistics are the
 // normal run's (the thresholds below scale with the count).
 int cases(int normal) {
-    return std::getenv("EGOPT_SANITIZER_RUN") ? normal / 3 : normal;
+    return egopt::testenv::unlessSanitized(normal, normal / 3);
 }
 
 } // namespace

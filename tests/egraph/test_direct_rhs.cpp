@@ -5,6 +5,7 @@
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/runner.hpp"
 #include "egopt/rules/loader.hpp"
+#include "sanitizer_run.hpp"
 #include "test_helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -103,13 +104,14 @@ TEST_CASE("the rules of an AC sum compile to direct right-hand sides", "[egraph]
 TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egraph]") {
     Library lib = Library::standard();
     auto sum = load(lib, "tests/egraph/data/sum.rules");
+    const size_t terms = testenv::unlessSanitized(7, 5);
     for (size_t threads : {1u, 2u}) {
         for (size_t matchLimit : {0u, 1000u}) {
-            INFO("arith-7, " << threads << " threads, match limit " << matchLimit);
+            INFO("arith-" << terms << ", " << threads << " threads, match limit " << matchLimit);
             Options o{true, threads, 200'000, matchLimit};
-            Run direct = saturate(test::arithSumText(7), sum, lib, o);
+            Run direct = saturate(test::arithSumText(terms), sum, lib, o);
             o.direct = false;
-            Run generic = saturate(test::arithSumText(7), sum, lib, o);
+            Run generic = saturate(test::arithSumText(terms), sum, lib, o);
             checkSame(generic, direct);
             CHECK(direct.fromDirect > 0);
         }
@@ -120,10 +122,11 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
     const std::string program =
         "fun(Float, Float, Float, (a, b, c) => add(mult(neg(sub(a, b)), add(c, 0.0f)), "
         "mult(mult(a, 1.0f), neg(neg(add(b, c))))))";
+    const size_t limit = testenv::unlessSanitized(6000, 2500);
     for (size_t threads : {1u, 2u}) {
         INFO("arith.rules, " << threads << " threads");
-        Run direct = saturate(program, arith, lib, {true, threads, 6000, 0});
-        Run generic = saturate(program, arith, lib, {false, threads, 6000, 0});
+        Run direct = saturate(program, arith, lib, {true, threads, limit, 0});
+        Run generic = saturate(program, arith, lib, {false, threads, limit, 0});
         checkSame(generic, direct);
         CHECK(direct.fromDirect > 0);
     }
@@ -135,7 +138,8 @@ TEST_CASE("direct right-hand sides beside the Lift rules", "[egraph]") {
     auto rules = load(lib, "rules/core.rules");
     std::ifstream in(test::example("mm.lift"));
     std::string mm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Run direct = saturate(mm, rules, lib, {true, 1, 4000, 1000});
-    Run generic = saturate(mm, rules, lib, {false, 1, 4000, 1000});
+    const size_t limit = testenv::unlessSanitized(4000, 1500);
+    Run direct = saturate(mm, rules, lib, {true, 1, limit, 1000});
+    Run generic = saturate(mm, rules, lib, {false, 1, limit, 1000});
     checkSame(generic, direct);
 }

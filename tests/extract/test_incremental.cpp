@@ -3,6 +3,7 @@
 // update, one worklist): the same lists. And the removal of no-op layout chains.
 #include "egopt/lift/frontend.hpp"
 #include "egopt/rules/loader.hpp"
+#include "sanitizer_run.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
@@ -69,7 +70,7 @@ TEST_CASE("incremental search: the reference's lists on asum, scal and mm", "[ex
     // sanitizer run (scripts/test --sanitize) leaves mm out: its reference search takes minutes
     // there, through the same paths as asum's and scal's.
     std::vector<std::pair<const char*, size_t>> programs{{"asum.lift", 2000}, {"scal.lift", 2000}};
-    if (!std::getenv("EGOPT_SANITIZER_RUN")) {
+    if (!testenv::sanitizerRun()) {
         programs.emplace_back("mm.lift", 3000);
     }
     for (auto [program, nodes] : programs) {

@@ -10,6 +10,7 @@
 #include "egopt/rules/derive.hpp"
 #include "egopt/rules/loader.hpp"
 #include "egopt/rules/soundness.hpp"
+#include "sanitizer_run.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -379,7 +380,7 @@ TEST_CASE("egopt rules derive: the shipped composite rules", "[rules][cli]") {
     // Under the sanitizers (scripts/test --sanitize) the two register blocks' derivations, a
     // minute each there, are left to the normal build's run: the others cover the same code.
     std::vector<std::string> run = derived;
-    if (std::getenv("EGOPT_SANITIZER_RUN")) {
+    if (testenv::sanitizerRun()) {
         std::erase_if(run, [](const std::string& n) { return n.starts_with("macro-register-"); });
     }
     std::string names;

@@ -32,11 +32,16 @@ public:
     // The same for a variable that must divide every one of the lengths (a size that several
     // splits share): one constraint per length.
     arith::Size variable(const std::string& key, std::span<const arith::Size> dividesLengths);
+    // The variable of key "split LENGTH" (a split of that length, shared by every split of it).
+    // Remembered by the length's structure: printing a size is a normalising walk, and tuning
+    // generators ask for the same lengths at every match.
+    arith::Size splitVariable(const arith::Size& length);
     // In creation order, so a constraint's length mentions only earlier variables.
     const std::vector<Constraint>& constraints() const { return constraints_; }
 
 private:
     std::unordered_map<std::string, arith::Size> byKey_;
+    std::unordered_map<arith::Size, arith::Size> splitByLength_;
     std::vector<Constraint> constraints_;
 };
 
