@@ -27,6 +27,9 @@ std::string typeName(const CType& t) {
     if (t.width > 1) {
         out += std::to_string(t.width);
     }
+    if (t.isArray()) {
+        out += "[" + std::to_string(t.count) + "]";
+    }
     return out;
 }
 

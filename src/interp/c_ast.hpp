@@ -23,13 +23,16 @@ struct CType {
     Base base = Base::Void;
     uint8_t width = 1;                  // lanes of a vector; 1 for a scalar
     lift::TypeId tuple = lift::kNoType; // Tuple: the Lift tuple type (kNoType: "the result type")
+    uint16_t count = 0; // a local array of `count` elements of the type above; 0: not an array
 
-    bool isNumeric() const { return base <= Base::Double; }
+    bool isNumeric() const { return base <= Base::Double && count == 0; }
+    bool isArray() const { return count > 0; }
     bool isScalar() const { return isNumeric() && width == 1; }
     bool isVector() const { return isNumeric() && width > 1; }
     bool isInteger() const { return base <= Base::Long; }
     bool isFloating() const { return base == Base::Float || base == Base::Double; }
     CType elem() const { return CType{base, 1, lift::kNoType}; }
+    CType element() const { return CType{base, width, tuple}; } // of an array
     friend bool operator==(const CType&, const CType&) = default;
 };
 
@@ -80,7 +83,8 @@ enum class ExprKind : uint8_t {
     Member,
     Cast,
     InitList,
-    Comma
+    Comma,
+    Index // a[b]: an element of a local array
 };
 
 struct Expr {
@@ -108,20 +112,24 @@ enum class StmtKind : uint8_t {
     Break,
     Continue,
     Return,
-    Empty
+    Empty,
+    Switch,
+    Case // a `case` (value) or `default` (a == kNone) label directly inside a switch's block
 };
 
 struct Stmt {
     StmtKind kind = StmtKind::Empty;
     uint32_t line = 0;
     // Decl: a = initialiser. If: a cond, b then, c else. For: a init, b cond, c step, d body.
-    // While: a cond, b body. DoWhile: a body, b cond. Return, Expr: a.
+    // While: a cond, b body. DoWhile: a body, b cond. Return, Expr: a. Switch: a value, b the
+    // block. Case: a the label's expression (kNone for default).
     uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
     uint32_t listBegin = 0, listCount = 0; // Block, Decls: statements
     std::string name{};                    // Decl
     CType type{};                          // Decl
     bool isConst = false;                  // Decl
     uint32_t slot = kNone;                 // Decl: assigned by the checker
+    int64_t value = 0;                     // Case: the label's value
 };
 
 // A member access: a tuple field (_0) or a swizzle (.xyz, .s01, .lo).

@@ -56,7 +56,9 @@ private:
             if (result_.base != Base::Tuple) {
                 fail(line, "struct types are only supported for a Tuple result");
             }
-            return result_;
+            CType r = result_;
+            r.count = t.count;
+            return r;
         }
         if (t.base == Base::Void) {
             fail(line, "'void' variables are not supported");
@@ -84,7 +86,15 @@ private:
             return loop(s.a, s.b);
         case StmtKind::DoWhile:
             return loop(s.b, s.a);
+        case StmtKind::Switch:
+            return switchStmt(s);
+        case StmtKind::Case:
+            fail(s.line, "a 'case' or 'default' label must be directly inside a switch's braces");
         case StmtKind::Break:
+            if (loops_ == 0 && switches_ == 0) {
+                fail(s.line, "'break' outside a loop or switch");
+            }
+            return;
         case StmtKind::Continue:
             if (loops_ == 0) {
                 fail(s.line, std::string(s.kind == StmtKind::Break ? "'break'" : "'continue'") +
@@ -121,6 +131,39 @@ private:
             fail(s.line, "const '" + s.name + "' needs an initialiser");
         }
         s.slot = declare(s.name, s.type, s.isConst, s.line);
+    }
+
+    // The labels are the statements of the switch's own block; the block is one scope.
+    void switchStmt(const Stmt& s) {
+        CType t = expr(s.a);
+        if (!t.isScalar() || !t.isInteger()) {
+            fail(s.line, "a switch needs an integer value, not " + typeName(t));
+        }
+        const Stmt& body = ast_.stmts[s.b];
+        std::vector<int64_t> seen;
+        bool hasDefault = false;
+        ++switches_;
+        scopes_.emplace_back();
+        for (uint32_t i = 0; i < body.listCount; ++i) {
+            uint32_t id = ast_.list(body.listBegin)[i];
+            const Stmt& c = ast_.stmts[id];
+            if (c.kind != StmtKind::Case) {
+                stmt(id);
+            } else if (c.a == kNone) {
+                if (hasDefault) {
+                    fail(c.line, "a second 'default' label in one switch");
+                }
+                hasDefault = true;
+            } else {
+                expr(c.a);
+                if (std::find(seen.begin(), seen.end(), c.value) != seen.end()) {
+                    fail(c.line, "a second 'case " + std::to_string(c.value) + "' in one switch");
+                }
+                seen.push_back(c.value);
+            }
+        }
+        scopes_.pop_back();
+        --switches_;
     }
 
     void ifStmt(const Stmt& s) {
@@ -189,6 +232,17 @@ private:
         CType t = e.type;
         const uint32_t* elems = ast_.list(e.listBegin);
         uint32_t n = e.listCount;
+        if (t.isArray()) {
+            // As in C, elements without an initialiser are zero.
+            if (n > t.count) {
+                fail(e.line, typeName(t) + " has " + std::to_string(t.count) +
+                                 " elements but the initialiser has " + std::to_string(n));
+            }
+            for (uint32_t i = 0; i < n; ++i) {
+                initTo(elems[i], t.element(), "element " + std::to_string(i));
+            }
+            return;
+        }
         if (t.base == Base::Tuple) {
             const auto& fields = ast_.tuples.at(t.tuple);
             if (n != fields.size()) {
@@ -229,7 +283,13 @@ private:
             return e.type;
         case ExprKind::Var:
             e.aux = lookup(e.name, e.line);
+            if (ast_.slotTypes[e.aux].isArray()) {
+                fail(e.line,
+                     "the array '" + e.name + "' can only be indexed, as in " + e.name + "[i]");
+            }
             return ast_.slotTypes[e.aux];
+        case ExprKind::Index:
+            return indexType(e);
         case ExprKind::Unary:
             return unaryType(e);
         case ExprKind::Binary:
@@ -256,6 +316,24 @@ private:
             return expr(e.b);
         }
         fail(e.line, "unsupported expression");
+    }
+
+    // a[i]: a is a local array, i an integer.
+    CType indexType(const Expr& e) {
+        Expr& a = ast_.exprs[e.a];
+        if (a.kind != ExprKind::Var) {
+            fail(e.line, "only local arrays can be indexed");
+        }
+        a.aux = lookup(a.name, a.line);
+        a.type = ast_.slotTypes[a.aux];
+        if (!a.type.isArray()) {
+            fail(e.line, "'" + a.name + "' is not an array (" + typeName(a.type) + ")");
+        }
+        CType i = expr(e.b);
+        if (!i.isScalar() || !i.isInteger()) {
+            fail(e.line, "an array index must be an integer, not " + typeName(i));
+        }
+        return a.type.element();
     }
 
     CType unaryType(const Expr& e) {
@@ -390,8 +468,16 @@ private:
             }
             return t;
         }
+        if (e.kind == ExprKind::Index) {
+            CType t = expr(id);
+            if (constSlots_[ast_.exprs[e.a].aux]) {
+                fail(e.line, "cannot assign to an element of const '" + ast_.exprs[e.a].name + "'");
+            }
+            return t;
+        }
         if (e.kind != ExprKind::Member) {
-            fail(e.line, "the left side of an assignment must be a variable, field or swizzle");
+            fail(e.line, "the left side of an assignment must be a variable, array element, "
+                         "field or swizzle");
         }
         CType base = lvalue(e.a);
         const Expr& inner = ast_.exprs[e.a];
@@ -417,6 +503,7 @@ private:
     std::vector<std::vector<std::pair<std::string, uint32_t>>> scopes_;
     std::vector<bool> constSlots_;
     int loops_ = 0;
+    int switches_ = 0;
 };
 
 } // namespace

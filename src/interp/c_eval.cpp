@@ -43,6 +43,7 @@ public:
         assigned_[s.slot] = 1;
     }
     bool truth(uint32_t id) { return eval(id).truthy(); }
+    int64_t integer(uint32_t id) { return eval(id).lanes[0].i; }
 
 private:
     Where at(uint32_t line) const { return Where{rep_, line}; }
@@ -81,6 +82,8 @@ private:
         case ExprKind::Comma:
             eval(e.a);
             return eval(e.b);
+        case ExprKind::Index:
+            return read(ref(id), e.line);
         }
         rep_.fail(e.line, "unsupported expression");
     }
@@ -149,6 +152,13 @@ private:
 
     CVal evalInitList(const Expr& e) {
         const uint32_t* elems = ast_.list(e.listBegin);
+        if (e.type.isArray()) {
+            CVal r = zeroOf(e.type, ast_);
+            for (uint32_t i = 0; i < e.listCount; ++i) {
+                r.fields[i] = initValue(elems[i], e.type.element());
+            }
+            return r;
+        }
         if (e.type.base == Base::Tuple) {
             CVal r;
             r.type = e.type;
@@ -180,6 +190,15 @@ private:
             return Ref{&slots_[e.aux], nullptr, e.aux};
         }
         Ref inner = ref(e.a);
+        if (e.kind == ExprKind::Index) {
+            int64_t i = integer(e.b);
+            const CType& t = ast_.slotTypes[inner.slot];
+            if (i < 0 || i >= t.count) {
+                rep_.fail(e.line, "index " + std::to_string(i) + " is out of the bounds of '" +
+                                      ast_.slotNames[inner.slot] + "' (" + typeName(t) + ")");
+            }
+            return Ref{&inner.target->fields[static_cast<size_t>(i)], nullptr, inner.slot};
+        }
         const Access& acc = ast_.accesses[e.aux];
         if (!acc.field) {
             return Ref{inner.target, &acc, inner.slot};

@@ -11,10 +11,10 @@ namespace {
 // Words of C that this subset does not implement; they get a clear message instead of being
 // taken for identifiers.
 const std::set<std::string, std::less<>> kUnsupported = {
-    "switch",   "case",     "default", "goto",    "typedef",   "sizeof",   "static",    "extern",
-    "register", "volatile", "union",   "enum",    "inline",    "restrict", "unsigned",  "signed",
-    "short",    "half",     "uint",    "uchar",   "ushort",    "ulong",    "size_t",    "__global",
-    "__local",  "global",   "local",   "private", "__private", "constant", "__constant"};
+    "goto",    "typedef", "sizeof", "static",   "extern",    "register", "volatile",
+    "union",   "enum",    "inline", "restrict", "unsigned",  "signed",   "short",
+    "half",    "uint",    "uchar",  "ushort",   "ulong",     "size_t",   "__global",
+    "__local", "global",  "local",  "private",  "__private", "constant", "__constant"};
 
 const std::set<std::string, std::less<>> kUnsupportedTypes = {
     "unsigned", "signed", "short", "half", "uint", "uchar", "ushort", "ulong", "size_t"};
@@ -53,7 +53,58 @@ namespace {
 
 constexpr uint32_t kMaxDepth = 256;
 
+std::optional<int64_t> constantBinary(Op op, int64_t x, int64_t y) {
+    switch (op) {
+    case Op::Add:
+        return x + y;
+    case Op::Sub:
+        return x - y;
+    case Op::Mul:
+        return x * y;
+    case Op::Div:
+    case Op::Mod:
+        if (y == 0) {
+            return std::nullopt;
+        }
+        return op == Op::Div ? x / y : x % y;
+    case Op::Shl:
+        return y >= 0 && y < 32 ? std::optional(x << y) : std::nullopt;
+    case Op::Shr:
+        return y >= 0 && y < 32 ? std::optional(x >> y) : std::nullopt;
+    case Op::BitAnd:
+        return x & y;
+    case Op::BitOr:
+        return x | y;
+    case Op::BitXor:
+        return x ^ y;
+    default:
+        return std::nullopt;
+    }
+}
+
 } // namespace
+
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t id) {
+    const Expr& e = ast.exprs[id];
+    // Bounded so that folding cannot overflow: lengths and labels are small in practice.
+    constexpr int64_t kBound = int64_t{1} << 40;
+    std::optional<int64_t> r;
+    if (e.kind == ExprKind::IntLit) {
+        r = e.inum;
+    } else if (e.kind == ExprKind::Unary &&
+               (e.op == Op::Neg || e.op == Op::Plus || e.op == Op::BitNot)) {
+        auto a = constantInt(ast, e.a);
+        if (a) {
+            r = e.op == Op::Neg ? -*a : e.op == Op::Plus ? *a : ~*a;
+        }
+    } else if (e.kind == ExprKind::Binary) {
+        auto a = constantInt(ast, e.a), b = constantInt(ast, e.b);
+        if (a && b) {
+            r = constantBinary(e.op, *a, *b);
+        }
+    }
+    return r && *r > -kBound && *r < kBound ? r : std::nullopt;
+}
 
 uint32_t Parser::addExpr(Expr e) {
     uint32_t depth = 0;
@@ -193,6 +244,12 @@ uint32_t Parser::statement() {
         if (t.text == "do") {
             return doStatement();
         }
+        if (t.text == "switch") {
+            return switchStatement();
+        }
+        if (t.text == "case" || t.text == "default") {
+            return caseLabel();
+        }
         if (t.text == "break") {
             return jump(StmtKind::Break);
         }
@@ -245,14 +302,21 @@ uint32_t Parser::declaration(bool needSemicolon) {
                .name = name.text,
                .type = type,
                .isConst = isConst};
+        bool unsized = isPunct("[") && isPunct("]", 1);
         if (isPunct("[")) {
-            failHere("arrays are not supported");
+            d.type.count = arrayLength();
         }
         if (isPunct("(")) {
             failHere("nested function declarations are not supported");
         }
         if (accept("=")) {
-            d.a = isPunct("{") ? initList(type, peek().line, "}") : assignment();
+            d.a = isPunct("{") ? initList(d.type, peek().line, "}") : assignment();
+            if (unsized) {
+                d.type.count = checkedLength(ast_.exprs[d.a].listCount, name.line);
+                ast_.exprs[d.a].type = d.type;
+            }
+        } else if (unsized) {
+            rep_.fail(name.line, "the array '" + name.text + "' needs a length or an initialiser");
         }
         decls.push_back(ast_.addStmt(std::move(d)));
     } while (accept(","));
@@ -262,6 +326,62 @@ uint32_t Parser::declaration(bool needSemicolon) {
     Stmt s{.kind = StmtKind::Decls, .line = line};
     s.listBegin = ast_.addList(decls);
     s.listCount = static_cast<uint32_t>(decls.size());
+    return ast_.addStmt(std::move(s));
+}
+
+// `[n]` after a declared name: n a constant expression; `[]` gets its length from the
+// initialiser (the caller's job, 0 meanwhile).
+uint16_t Parser::arrayLength() {
+    uint32_t line = advance().line;
+    uint16_t n = 0;
+    if (!isPunct("]")) {
+        uint32_t e = conditional();
+        auto v = constantInt(ast_, e);
+        if (!v) {
+            rep_.fail(line, "an array length must be an integer constant");
+        }
+        n = checkedLength(*v, line);
+    }
+    expect("]");
+    if (isPunct("[")) {
+        failHere("arrays of arrays are not supported");
+    }
+    return n;
+}
+
+uint16_t Parser::checkedLength(int64_t n, uint32_t line) const {
+    if (n < 1 || n > kMaxArrayLength) {
+        rep_.fail(line, "an array length must be between 1 and " + std::to_string(kMaxArrayLength) +
+                            ", not " + std::to_string(n));
+    }
+    return static_cast<uint16_t>(n);
+}
+
+uint32_t Parser::switchStatement() {
+    Stmt s{.kind = StmtKind::Switch, .line = advance().line};
+    expect("(");
+    s.a = expression();
+    expect(")");
+    if (!isPunct("{")) {
+        failHere("the body of 'switch' must be a block in braces");
+    }
+    s.b = block();
+    return ast_.addStmt(std::move(s));
+}
+
+// `case e:` with e a constant expression, or `default:`; the checker places them.
+uint32_t Parser::caseLabel() {
+    const Token& t = advance();
+    Stmt s{.kind = StmtKind::Case, .line = t.line};
+    if (t.text == "case") {
+        s.a = conditional();
+        auto v = constantInt(ast_, s.a);
+        if (!v) {
+            rep_.fail(t.line, "a 'case' label must be an integer constant");
+        }
+        s.value = *v;
+    }
+    expect(":");
     return ast_.addStmt(std::move(s));
 }
 

@@ -15,6 +15,13 @@ Ast parse(const std::vector<Token>& tokens, const Reporter& rep);
 // are reported through rep.
 std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep);
 
+// The value of an integer constant expression (literals, macros expanded to them, and the
+// arithmetic and bitwise operators on them); nullopt for anything else.
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t expr);
+
+// The longest local array (elements).
+inline constexpr int64_t kMaxArrayLength = 65535;
+
 class Parser {
 public:
     Parser(const std::vector<Token>& toks, const Reporter& rep) : toks_(toks), rep_(rep) {}
@@ -30,6 +37,10 @@ private:
     uint32_t whileStatement();
     uint32_t doStatement();
     uint32_t jump(StmtKind kind);
+    uint32_t switchStatement();
+    uint32_t caseLabel();
+    uint16_t arrayLength();
+    uint16_t checkedLength(int64_t n, uint32_t line) const;
     bool atTypeStart() const;
     CType typeName();
     void rejectKeyword(const Token& t) const;

@@ -198,8 +198,11 @@ uint32_t Parser::postfix(uint32_t e) {
             e = addExpr(Expr{.kind = ExprKind::Unary, .op = op, .line = line, .a = e});
         } else if (isPunct("->")) {
             failHere("pointers are not supported");
-        } else if (isPunct("[")) {
-            failHere("arrays and indexing are not supported");
+        } else if (accept("[")) {
+            Expr index{.kind = ExprKind::Index, .line = line, .a = e};
+            index.b = expression();
+            expect("]");
+            e = addExpr(std::move(index));
         } else if (isPunct("(")) {
             failHere("only named functions can be called");
         } else {

@@ -172,7 +172,9 @@ CVal scalarFloat(double v, Base b) {
 CVal zeroOf(CType t, const Ast& ast) {
     CVal r;
     r.type = t;
-    if (t.base == Base::Tuple) {
+    if (t.isArray()) {
+        r.fields.assign(t.count, zeroOf(t.element(), ast));
+    } else if (t.base == Base::Tuple) {
         for (CType f : ast.tuples.at(t.tuple)) {
             r.fields.push_back(zeroOf(f, ast));
         }
@@ -220,7 +222,8 @@ std::optional<CType> commonType(CType a, CType b) {
 }
 
 bool assignable(CType from, CType to) {
-    if (from.base == Base::Tuple || to.base == Base::Tuple) {
+    // An array only from its brace initialiser (the checker rejects arrays anywhere else).
+    if (from.base == Base::Tuple || to.base == Base::Tuple || from.isArray() || to.isArray()) {
         return from == to;
     }
     if (!from.isNumeric() || !to.isNumeric()) {

@@ -1,0 +1,114 @@
+// The C subset's local arrays and switch statements, on both evaluators where they apply, and
+// their errors (named function, .lift line).
+#include "userfun_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+using namespace egopt::interp;
+using namespace egopt::interp::test;
+
+TEST_CASE("local arrays: initialisers, element updates, loops", "[interp]") {
+    Fun fn;
+    CHECK(fn.f("{ float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}; for (int i = 0; i < 4; i++) "
+               "acc[i] += x * i; return acc[0] + acc[1] + acc[2] + acc[3]; }",
+               2) == 12.0f);
+    // Missing initialisers are zero; [] takes the initialiser's length.
+    CHECK(fn.f("{ float w[5] = {1.0f, 2.0f}; return w[0] + w[1] + w[4]; }", 0) == 3.0f);
+    CHECK(fn.f("{ const float w[] = {0.25f, 0.5f, 0.25f}; float s = 0.0f; for (int k = 0; k < 3; "
+               "++k) s += w[k] * (x + k); return s; }",
+               4) == 5.0f);
+    CHECK(fn.i("{ int idx[3]; idx[0] = a; idx[1] = idx[0] * 2; idx[2] = idx[1]++ + 1; return "
+               "idx[0] * 100 + idx[1] * 10 + idx[2]; }",
+               1) == 100 + 30 + 3);
+    CHECK(fn.i("{ #define N 2 * 3\n int h[N + 1]; for (int i = 0; i <= N; i++) h[i] = i * i; "
+               "return h[N]; }",
+               0) == 36);
+    // An element is converted to the element type; float4 elements and swizzles of them.
+    CHECK(fn.i("{ int v[2] = {2.9f, a}; v[1] /= 2; return v[0] * 10 + v[1]; }", 7) == 23);
+    CHECK(fn.f("{ float4 p[2] = {(float4)(1.0f), (float4)(x)}; p[1].y = 5.0f; return p[0].x + "
+               "p[1].x + p[1].y; }",
+               3) == 9.0f);
+    CHECK(fn.f("{ float a[2] = {x, y}, b = 1.0f; a[a[0] > a[1] ? 1 : 0] = b; return a[0] * 10 + "
+               "a[1]; }",
+               3, 2) == 31.0f);
+}
+
+TEST_CASE("local arrays of tuples", "[interp]") {
+    Fun fn;
+    Value r = fn.run("{ Tuple t[2] = {{x, x}, {y, y}}; t[1]._0 += 1.0f; return t[1]; }", {"x", "y"},
+                     {fn.f32, fn.f32}, fn.ff, {Value::ofFloat(1), Value::ofFloat(2)});
+    CHECK(r.elems()[0].asFloat() == 3.0f);
+    CHECK(r.elems()[1].asFloat() == 2.0f);
+}
+
+TEST_CASE("switch: labels, fall-through, default, break and continue", "[interp]") {
+    Fun fn;
+    const char* sw =
+        "{ int r = 0; switch (a) { case 0: r = 10; break; case 1: case 2: r = 20; "
+        "break; case -3: r += 1; case 4: r += 2; break; default: r = 99; } return r; }";
+    CHECK(fn.i(sw, 0) == 10);
+    CHECK(fn.i(sw, 1) == 20);
+    CHECK(fn.i(sw, 2) == 20);
+    CHECK(fn.i(sw, -3) == 3); // falls through into case 4
+    CHECK(fn.i(sw, 4) == 2);
+    CHECK(fn.i(sw, 7) == 99);
+    // No matching label and no default: nothing runs. default need not come last.
+    CHECK(fn.i("{ switch (a) { case 1: return 5; } return 6; }", 2) == 6);
+    CHECK(fn.i("{ switch (a % 3) { default: return -1; case 0: return 0; } }", 4) == -1);
+    CHECK(fn.i("{ switch (a % 3) { default: return -1; case 0: return 0; } }", 3) == 0);
+    // break leaves the switch, continue the enclosing loop's iteration.
+    CHECK(fn.i("{ int s = 0; for (int i = 0; i < 6; i++) { switch (i & 1) { case 0: continue; "
+               "case 1: s += i; break; } s += 100; } return s; }",
+               0) == 1 + 3 + 5 + 300);
+    CHECK(fn.i("{ #define TWO 2\n switch (a) { case TWO * 2: { int k = a; return k + 1; } "
+               "case ~0: return 7; } return 0; }",
+               4) == 5);
+    CHECK(fn.i("{ #define TWO 2\n switch (a) { case TWO * 2: { int k = a; return k + 1; } "
+               "case ~0: return 7; } return 0; }",
+               -1) == 7);
+    // A switch on a float's conversion, in a function of scalars (the scalar evaluator).
+    CHECK(fn.f("{ switch ((int)x) { case 1: return 1.5f; default: return 0.0f; } }", 1.7f) == 1.5f);
+}
+
+TEST_CASE("switch and arrays run on the evaluator their types choose", "[interp]") {
+    Fun fn;
+    auto scalarSwitch = CompiledUserFun::compile(
+        fn.decl("{ switch (a) { case 1: return 2; } return 3; }", {"a"}, {fn.i32}, fn.i32),
+        fn.types);
+    CHECK(scalarSwitch.runsOnScalars());
+    auto array = CompiledUserFun::compile(
+        fn.decl("{ int b[1] = {a}; return b[0]; }", {"a"}, {fn.i32}, fn.i32), fn.types);
+    CHECK_FALSE(array.runsOnScalars());
+    std::vector<Value> four = {Value::ofInt(4)};
+    CHECK(array.call(four).asInt() == 4);
+}
+
+TEST_CASE("errors of arrays and switches", "[interp]") {
+    auto third = [](const std::string& stmt, float x = 1.0f) {
+        return fError("{\n  float a = x;\n  " + stmt + "\n  return a;\n}", x);
+    };
+    auto expect = [](const std::string& msg, const std::string& what) {
+        CHECK_THAT(msg,
+                   Catch::Contains("'uf'") && Catch::Contains("line 12") && Catch::Contains(what));
+    };
+    expect(third("float b[2]; a = b[2];"), "index 2 is out of the bounds of 'b' (float[2])");
+    expect(third("float b[2] = {a, a}; a = b[-1];"), "index -1");
+    expect(third("float b[2]; a = b;"), "can only be indexed");
+    expect(third("float b[2], c[2]; b = c;"), "can only be indexed");
+    expect(third("float b[2] = {1.0f, 2.0f, 3.0f};"), "has 2 elements but the initialiser has 3");
+    expect(third("float b[(int)a];"), "integer constant");
+    expect(third("float b[0];"), "between 1 and 65535");
+    expect(third("float b[];"), "needs a length or an initialiser");
+    expect(third("a = a[0];"), "not an array");
+    expect(third("float b[2] = {a, a}; a = b[0.5f];"), "index must be an integer");
+    expect(third("const float b[1] = {a}; b[0] = 2.0f;"), "const 'b'");
+    expect(third("float b[1]; a = b[0];"), "before it is assigned");
+    expect(third("switch ((int)a) { case 1: break; case 1: break; }"), "second 'case 1'");
+    expect(third("switch ((int)a) { default: break; default: break; }"), "second 'default'");
+    expect(third("switch ((int)a) { case (int)a: break; }"), "integer constant");
+    expect(third("case 1: a = 2.0f;"), "directly inside a switch");
+    expect(third("switch ((int)a) { case 1: { case 2: break; } }"), "directly inside a switch");
+    expect(third("switch ((int)a) a = 1.0f;"), "block in braces");
+    expect(third("switch ((int)a) { case 1: continue; }"), "'continue' outside a loop");
+}
