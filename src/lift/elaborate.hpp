@@ -117,6 +117,8 @@ private:
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);
     Val arrayAccess(const Val& index, SourceLoc loc); // UnsafeArrayAccess(index)
+    // CheckedArrayAccess(index, default)
+    Val checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPtr& env, SourceLoc loc);
     // Scala's limits of a scalar type as literals: Float.MaxValue, Int.MinValue, ...
     std::optional<Val> scalarLimit(TypeId type, const std::string& name, SourceLoc loc);
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);

@@ -66,6 +66,45 @@ Val Elaborator::arrayAccess(const Val& index, SourceLoc loc) {
     return funVal(program_.lambda(std::vector{a}, body, loc), loc);
 }
 
+// CheckedArrayAccess(i, d): element i, or d where i is outside the array. The array gets d
+// appended (PadConstant(0, 1, d)), and an index out of range becomes that element's, n:
+// fun(a => At(0) $ Filter(PadConstant(0, 1, d) $ a,
+//     Map(fun(u => checkedArrayIndex(i, n))) $ Head(a)))
+// with n = At(0) $ Reduce(checkedArrayCount, 0) $ Map(fun(x => 1)) $ a. Lift has no length of
+// an array as a value, so it is counted: a loop adding constants, which OpenCL compilers fold.
+Val Elaborator::checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPtr& env,
+                              SourceLoc loc) {
+    NodeId i = asExpr(index, index.loc, "as the index of CheckedArrayAccess");
+    Padding fill = paddingArg(defaultArg, true, env);
+    auto fresh = [&](const char* stem) {
+        return program_.addParam(stem + std::to_string(program_.params.size()), kNoType, loc);
+    };
+    auto apply1 = [&](NodeId f, NodeId x) { return program_.apply(f, std::vector{x}, loc); };
+    auto at0 = [&](NodeId x) { return apply1(node(Op::At, 0, {}, {arith::Size(0)}, loc), x); };
+    auto library = [&](const char* name) {
+        Val f = *libraryName(name, loc);
+        return asFunction(f, loc, "as a library function");
+    };
+    TypeId intType = program_.types.scalar(ScalarKind::Int);
+    NodeId a = fresh("a");
+    NodeId x = fresh("x");
+    NodeId u = fresh("u");
+    NodeId ones =
+        apply1(node(Op::Map, 0,
+                    {program_.lambda(std::vector{x}, program_.addLiteral(intType, "1", loc), loc)},
+                    {}, loc),
+               a);
+    NodeId count = program_.apply(node(Op::Reduce, 0, {library("checkedArrayCount")}, {}, loc),
+                                  std::vector{program_.addLiteral(intType, "0", loc), ones}, loc);
+    NodeId checked = program_.apply(library("checkedArrayIndex"), std::vector{i, at0(count)}, loc);
+    NodeId head = at0(apply1(node(Op::Split, 0, {}, {arith::Size(1)}, loc), a));
+    NodeId ids =
+        apply1(node(Op::Map, 0, {program_.lambda(std::vector{u}, checked, loc)}, {}, loc), head);
+    NodeId padded = apply1(padNode(fill, arith::Size(0), arith::Size(1), loc), a);
+    NodeId picked = program_.apply(node(Op::Filter, 0, {}, {}, loc), std::vector{padded, ids}, loc);
+    return funVal(program_.lambda(std::vector{a}, at0(picked), loc), loc);
+}
+
 std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                            const EnvPtr& env) {
     SourceLoc loc = locOf(site);
@@ -102,6 +141,10 @@ std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId sit
     if (name == "UnsafeArrayAccess") {
         expectArgs(site, args, 1, 1, "UnsafeArrayAccess(index)");
         return arrayAccess(eval(args[0], env), loc);
+    }
+    if (name == "CheckedArrayAccess") {
+        expectArgs(site, args, 2, 2, "CheckedArrayAccess(index, default)");
+        return checkedAccess(eval(args[0], env), args[1], env, loc);
     }
     if (name == "PrintType") {
         // PrintType() or PrintType("message"): Lift prints the argument's type while compiling
