@@ -580,6 +580,54 @@ def _(s, i):
     return [x * x for x in i["xs"]]
 
 
+def c_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+@case("uf_local_array", {"N": 16},
+      lambda s: {"xs": vec(16, 80), "ks": [3, 0, 1, 2, 7, 11, 4, 5, 6, 9, 13, 38, 15, 21, 26, 8]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for x, k in zip(i["xs"], i["ks"]):
+        acc = [w * x ** j for j, w in enumerate([0.5, -1.0, 2.0, 0.25])]
+        sel = k & 3
+        if sel == 0:
+            r = acc[0] + acc[1]
+        elif sel == 1:
+            r = acc[2] + acc[3]  # falls through into case 2
+        elif sel == 2:
+            r = acc[3]
+        else:
+            v = (k >> 1) ^ 0x5
+            r = float(v - 7 * c_div(v, 7))
+        out.append(r)
+    return out
+
+
+@case("layout_checked_access", {"N": 16},
+      lambda s: {"xs": vec(16, 81), "ids": [3, -1, 15, 16, 0, 100, 7, -7, 12, 1, 9, 4, 4, 14, 2,
+                                            -2147483648]},
+      pipeline=True)
+def _(s, i):
+    xs = i["xs"]
+
+    def at(k, default):
+        return xs[k] if 0 <= k < len(xs) else default
+    return [2.0 * at(k, 0.0) + at(k, -1.5) for k in i["ids"]]
+
+
+@case("lambda_braces", {"N": 16}, lambda s: {"xs": vec(16, 82)}, pipeline=True)
+def _(s, i):
+    return [(x + 1.0) ** 2 * 4.0 for x in i["xs"]]
+
+
+@case("printed_warp_maps", {"N": 256}, lambda s: {"xs": vec(256, 83)})
+def _(s, i):
+    return [x * x for x in i["xs"]]
+
+
 def main():
     names = sys.argv[1:] or sorted(CASES)
     for name in names:
