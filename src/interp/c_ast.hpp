@@ -17,7 +17,8 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 
 // Element kinds ordered by C conversion rank, so that max() gives the usual arithmetic
 // conversion of two promoted scalars.
-enum class Base : uint8_t { Bool, Char, Int, Long, Float, Double, Tuple, Void };
+// uint (32 bits) ranks between int and long: int and uint meet in uint, uint and long in long.
+enum class Base : uint8_t { Bool, Char, Int, UInt, Long, Float, Double, Tuple, Void };
 
 struct CType {
     Base base = Base::Void;

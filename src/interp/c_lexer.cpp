@@ -166,12 +166,19 @@ private:
             return;
         }
         bool isLong = suffix == "l" || suffix == "L";
-        if (overflow || (!suffix.empty() && !isLong)) {
+        bool isUnsigned = suffix == "u" || suffix == "U";
+        if (overflow || (!suffix.empty() && !isLong && !isUnsigned) ||
+            (isUnsigned && iv > UINT32_MAX)) {
             rep_.fail(t.line, "unsupported integer literal '" + t.text + "'");
         }
         t.kind = TokKind::Int;
         t.inum = iv;
-        t.longInt = isLong || iv > INT32_MAX;
+        // As in C: a decimal literal too large for int is a long, a hex or octal one a uint
+        // where that holds it.
+        bool decimal = begin[0] != '0' || t.text.size() == 1 ||
+                       (!digit(begin[1]) && begin[1] != 'x' && begin[1] != 'X');
+        t.unsignedInt = isUnsigned || (!isLong && !decimal && iv > INT32_MAX && iv <= UINT32_MAX);
+        t.longInt = !t.unsignedInt && (isLong || iv > INT32_MAX);
     }
 
     void floatSuffix(Token& t, double v, const std::string& suffix) {

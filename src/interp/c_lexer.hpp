@@ -20,6 +20,7 @@ struct Token {
     int64_t inum = 0;         // Int
     bool singleFloat = false; // Float with an f suffix
     bool longInt = false;     // Int with an l suffix or too large for int
+    bool unsignedInt = false; // Int with a u suffix, or a hex or octal one only uint holds
 };
 
 // The whole body as tokens ending with one End token. Function-like macros, other preprocessor

@@ -11,13 +11,13 @@ namespace {
 // Words of C that this subset does not implement; they get a clear message instead of being
 // taken for identifiers.
 const std::set<std::string, std::less<>> kUnsupported = {
-    "goto",    "typedef", "sizeof", "static",   "extern",    "register", "volatile",
-    "union",   "enum",    "inline", "restrict", "unsigned",  "signed",   "short",
-    "half",    "uint",    "uchar",  "ushort",   "ulong",     "size_t",   "__global",
-    "__local", "global",  "local",  "private",  "__private", "constant", "__constant"};
+    "goto",  "typedef", "sizeof",    "static",   "extern",    "register", "volatile",
+    "union", "enum",    "inline",    "restrict", "signed",    "short",    "half",
+    "uchar", "ushort",  "ulong",     "size_t",   "__global",  "__local",  "global",
+    "local", "private", "__private", "constant", "__constant"};
 
-const std::set<std::string, std::less<>> kUnsupportedTypes = {
-    "unsigned", "signed", "short", "half", "uint", "uchar", "ushort", "ulong", "size_t"};
+const std::set<std::string, std::less<>> kUnsupportedTypes = {"signed", "short", "half",  "uchar",
+                                                              "ushort", "ulong", "size_t"};
 
 bool isTupleName(const std::string& w) {
     return w.rfind("Tuple", 0) == 0;
@@ -27,8 +27,11 @@ bool isTupleName(const std::string& w) {
 
 std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep) {
     static const std::pair<const char*, Base> kBases[] = {
-        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},
+        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},  {"uint", Base::UInt},
         {"long", Base::Long},   {"char", Base::Char},     {"bool", Base::Bool}};
+    if (word == "unsigned") { // `unsigned int` (the parser reads the `int`) or `unsigned`
+        return scalarType(Base::UInt);
+    }
     if (kUnsupportedTypes.count(word)) {
         rep.fail(line, "type '" + word + "' is not supported");
     }
@@ -209,6 +212,13 @@ CType Parser::typeName() {
     }
     rejectKeyword(t);
     auto builtin = isStruct ? std::nullopt : builtinTypeName(t.text, t.line, rep_);
+    if (t.text == "unsigned" && peek().kind == TokKind::Ident) {
+        if (peek().text == "int") {
+            advance();
+        } else if (builtinTypeName(peek().text, peek().line, rep_) || peek().text == "short") {
+            rep_.fail(peek().line, "type 'unsigned " + peek().text + "' is not supported");
+        }
+    }
     // Any other type name stands for a struct; the only struct a user function can build is
     // its Tuple result, which the checker substitutes.
     CType type = builtin ? *builtin : CType{Base::Tuple, 1, lift::kNoType};

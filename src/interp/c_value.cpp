@@ -14,6 +14,8 @@ int64_t wrap(Base b, int64_t v) {
         return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v)));
     case Base::Int:
         return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    case Base::UInt: // kept as its value, 0 to 2^32-1: int64 comparison, / % and >> are unsigned
+        return static_cast<uint32_t>(static_cast<uint64_t>(v));
     default:
         return v;
     }
@@ -22,10 +24,14 @@ int64_t wrap(Base b, int64_t v) {
 // Float to integer is undefined in C outside the target's range; report it instead.
 int64_t truncate(double d, Base to, const Where& w) {
     double t = std::trunc(d);
-    double lo = to == Base::Char  ? -128.0
-                : to == Base::Int ? -2147483648.0
-                                  : -9.223372036854775808e18;
-    double hi = to == Base::Char ? 127.0 : to == Base::Int ? 2147483647.0 : 9.223372036854775e18;
+    double lo = to == Base::Char   ? -128.0
+                : to == Base::Int  ? -2147483648.0
+                : to == Base::UInt ? 0.0
+                                   : -9.223372036854775808e18;
+    double hi = to == Base::Char   ? 127.0
+                : to == Base::Int  ? 2147483647.0
+                : to == Base::UInt ? 4294967295.0
+                                   : 9.223372036854775e18;
     if (!(t >= lo && t <= hi)) {
         w.fail("converting " + std::to_string(d) + " to " + typeName(scalarType(to)) +
                " is out of range");

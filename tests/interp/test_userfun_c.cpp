@@ -112,3 +112,22 @@ TEST_CASE("errors of arrays and switches", "[interp]") {
     expect(third("switch ((int)a) a = 1.0f;"), "block in braces");
     expect(third("switch ((int)a) { case 1: continue; }"), "'continue' outside a loop");
 }
+
+TEST_CASE("unsigned int: wrapping, unsigned comparison, division and shifts", "[interp]") {
+    Fun fn;
+    CHECK(fn.i("{ unsigned int u = 0u; u -= 1; return u == 4294967295u; }", 0) == 1);
+    CHECK(fn.i("{ uint u = a; return u >> 28; }", -1) == 15); // logical shift
+    CHECK(fn.i("{ uint u = a; return u / 2u > 1000000000u; }", -2) == 1);
+    CHECK(fn.i("{ return a < 0u; }", -1) == 0); // -1 converts to 4294967295
+    CHECK(fn.i("{ unsigned h = 2166136261u; h ^= (uint)a; h *= 16777619u; return (int)(h >> 1); "
+               "}",
+               7) == static_cast<int32_t>(((2166136261u ^ 7u) * 16777619u) >> 1));
+    CHECK(fn.i("{ return 0xFFFFFFFF == 4294967295u; }", 0) == 1); // a hex literal is a uint
+    CHECK(fn.i("{ uint u = 0x80000000; return (int)(u >> 31); }", 0) == 1);
+    CHECK(fn.f("{ uint u = 3000000000u; return (float)u; }", 0) == 3.0e9f);
+    CHECK(fn.i("{ uint4 v = (uint4)(1u, 2u, 3u, 4u); v = v * 2u; return (int)(v.x + v.w); }", 0) ==
+          10);
+    CHECK_THAT(fError("{ unsigned long u = 1; return x; }"),
+               Catch::Contains("'unsigned long' is not supported"));
+    CHECK_THAT(fError("{ uint u = -1.0f * x; return x; }"), Catch::Contains("out of range"));
+}

@@ -108,6 +108,13 @@ const Case kCases[] = {
      "3:57", "the generator g must take 2 Int parameters"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(id, Float))",
      "2:62", "expected an array type of 1 dimensions"},
+    // CheckedArrayAccess's default is a literal of the element type; its index an Int.
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(0, xs) $ xs)",
+     "2:54", "expected a constant padding value"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => CheckedArrayAccess(1, 0.0f) $ xs)",
+     "2:48", "a padding value of type Float for elements of type Int"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(1) $ xs)", "2:50",
+     "expected 2 arguments for CheckedArrayAccess(index, default), found 1"},
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 // The .lift front end: every syntax form the Lift compiler's programs use, and printing back.
 #include "lift_test_util.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -272,4 +273,41 @@ TEST_CASE("patterns of Lift's early sources: ReorderStride(s) and Barrier()", "[
           show("Split(4) o Gather(ReorderWithStride(N / 4)) $ xs"));
     // A hand-placed barrier: the identity on data (the code generator places barriers itself).
     CHECK(show("Map(abs) o Barrier() $ xs") == show("Map(abs) o Id() $ xs"));
+}
+
+TEST_CASE("Scala's brace argument: f { x } is f(x)", "[lift]") {
+    std::string expected = "(ArrayType(Float, N)) -> ArrayType(Float, N)";
+    CHECK(signatureOf(vecProgram("Map { fun(x => add(x, x)) } $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun { x => add(x, x) }) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map { x => add(x, x) } $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map { (x) =>\n  val y = add(x, x)\n  mult(y, y)\n} $ xs")) ==
+          expected);
+    CHECK(signatureOf(vecProgram("Iterate(2) { fun(ys => Map(id) $ ys) } $ xs")) == expected);
+    // A block on a new line is not an argument: here it is the program after a binding.
+    CHECK(signatureOf(kN + "val f = Map(id)\n{ fun(ArrayType(Float, N), xs => f $ xs) }") ==
+          expected);
+}
+
+TEST_CASE("MapWarp and MapLane are local maps of dimensions 1 and 0", "[lift]") {
+    egopt::lift::Program p = egopt::lift::parseProgram(
+        vecProgram("Join() o MapWrg(Join() o MapWarp(MapLane(id)) o Split(32)) o Split(128) $ xs"),
+        "t.lift");
+    std::vector<int32_t> dims;
+    for (uint32_t i = 0; i < p.numNodes(); ++i) {
+        if (p.op(i) == egopt::lift::Op::MapLcl) {
+            dims.push_back(p.node(i).ival);
+        }
+    }
+    std::sort(dims.begin(), dims.end());
+    CHECK(dims == std::vector<int32_t>{0, 1});
+}
+
+TEST_CASE("CheckedArrayAccess reads the element or the default", "[lift]") {
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), ArrayType(Int, N), (xs, ids) => "
+                           "Map(fun(i => CheckedArrayAccess(i, 0.0f) $ xs)) $ ids)") ==
+          "(ArrayType(Float, N), ArrayType(Int, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(kN + "fun(ArrayType(Float4, N), ArrayType(Int, N), (xs, ids) => "
+                           "Map(fun(i => CheckedArrayAccess(i, Value(\"1.0f\", Float4)) $ xs)) "
+                           "$ ids)") ==
+          "(ArrayType(Float4, N), ArrayType(Int, N)) -> ArrayType(Float4, N)");
 }
