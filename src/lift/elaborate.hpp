@@ -90,6 +90,7 @@ private:
     using Args = std::vector<SyntaxId>;
     Val name(SyntaxId id, const EnvPtr& env);
     Val builtinName(SyntaxId id);
+    Val compose(Val outer, Val inner, SourceLoc loc); // outer o inner
     Val binary(SyntaxId id, const EnvPtr& env);
     Val field(SyntaxId id, const EnvPtr& env);
     Val negate(SyntaxId id, const EnvPtr& env);

@@ -10,16 +10,43 @@
 
 namespace egopt::lift::detail {
 
+// outer o inner, flattened into one composition.
+Val Elaborator::compose(Val outer, Val inner, SourceLoc loc) {
+    outer = asFunctionValue(outer);
+    inner = asFunctionValue(inner);
+    Callable c;
+    c.kind = Callable::Kind::Compose;
+    for (const Val* part : {&outer, &inner}) {
+        if (part->kind != Val::Kind::Fun) {
+            asFunction(*part, part->loc, "as an operand of 'o' (function composition)");
+        }
+        if (part->fun.kind == Callable::Kind::Compose) {
+            c.parts.insert(c.parts.end(), part->fun.parts.begin(), part->fun.parts.end());
+        } else {
+            c.parts.push_back(part->fun);
+        }
+    }
+    Val v = outer;
+    v.fun = std::move(c);
+    v.loc = loc;
+    return v;
+}
+
 Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
     const Syntax& s = file_.at(id);
     const std::string& op = s.text;
-    static constexpr std::string_view kOperators[] = {"o", "$", "<<:", ":>>", "+",
+    static constexpr std::string_view kOperators[] = {"o", "$", "<<:", ":>>", ">>>", "+",
                                                       "-", "*", "/",   "/^",  "%"};
     if (std::find(std::begin(kOperators), std::end(kOperators), op) == std::end(kOperators)) {
-        failAt(id, "unknown operator '" + op + "': expected o, $, :>>, <<:, +, -, *, /, /^ or %");
+        failAt(id,
+               "unknown operator '" + op + "': expected o, >>>, $, :>>, <<:, +, -, *, /, /^ or %");
     }
     Val lhs = eval(s.children[0], env);
     Val rhs = eval(s.children[1], env);
+    if (op == ">>>") { // Lift's reverse composition: f >>> g is g o f
+        std::swap(lhs, rhs);
+        return compose(lhs, rhs, s.loc);
+    }
     if (op == "o" || op == "$" || op == "<<:" || op == ":>>") {
         (op == ":>>" ? rhs : lhs) = asFunctionValue(op == ":>>" ? rhs : lhs);
         if (op == "o") {
@@ -35,24 +62,7 @@ Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
         return foldLiterals(id, lhs, rhs);
     }
     if (op == "o") {
-        NodeId f = kNoNode;
-        (void)f;
-        Callable c;
-        c.kind = Callable::Kind::Compose;
-        for (const Val* part : {&lhs, &rhs}) {
-            if (part->kind != Val::Kind::Fun) {
-                asFunction(*part, part->loc, "as an operand of 'o' (function composition)");
-            }
-            if (part->fun.kind == Callable::Kind::Compose) {
-                c.parts.insert(c.parts.end(), part->fun.parts.begin(), part->fun.parts.end());
-            } else {
-                c.parts.push_back(part->fun);
-            }
-        }
-        Val v = lhs;
-        v.fun = std::move(c);
-        v.loc = s.loc;
-        return v;
+        return compose(lhs, rhs, s.loc);
     }
     if (op == "$" || op == "<<:" || op == ":>>") {
         const Val& f = op == ":>>" ? rhs : lhs;

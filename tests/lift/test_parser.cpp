@@ -90,6 +90,9 @@ TEST_CASE("composition and application operators", "[lift]") {
     CHECK(signatureOf(vecProgram("(Reduce(add, 0.0f) o Map(abs))(xs)")) == expected);
     CHECK(signatureOf(vecProgram("FunCall(Reduce(add, 0.0f), FunCall(Map(abs), xs))")) == expected);
     CHECK(signatureOf(vecProgram("FunCall(ReduceSeq(add), 0.0f, xs)")) == expected);
+    CHECK(signatureOf(vecProgram("(Map(abs) >>> Reduce(add, 0.0f)) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("(Split(4) >>> Map(Reduce(add, 0.0f)) >>> Join() >>> "
+                                 "Reduce(add, 0.0f)) $ xs")) == expected);
 }
 
 TEST_CASE("helpers defined with val and def are inlined at each use", "[lift]") {
