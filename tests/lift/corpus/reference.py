@@ -575,7 +575,7 @@ def _(s, i):
     return [sum(ch[j:j + 3]) for ch in chunks for j in range(4)]
 
 
-@case("printed_atomic_maps", {"N": 32}, lambda s: {"xs": vec(32, 73)})
+@case("printed_atomic_maps", {"N": 32}, lambda s: {"xs": vec(32, 73)}, pipeline=True)
 def _(s, i):
     return [x * x for x in i["xs"]]
 
@@ -623,7 +623,7 @@ def _(s, i):
     return [(x + 1.0) ** 2 * 4.0 for x in i["xs"]]
 
 
-@case("printed_warp_maps", {"N": 256}, lambda s: {"xs": vec(256, 83)})
+@case("printed_warp_maps", {"N": 256}, lambda s: {"xs": vec(256, 83)}, pipeline=True)
 def _(s, i):
     return [x * x for x in i["xs"]]
 
