@@ -29,6 +29,9 @@ std::string typeName(const CType& t) {
     }
     if (t.isArray()) {
         out += "[" + std::to_string(t.count) + "]";
+        if (t.inner > 0) {
+            out += "[" + std::to_string(t.inner) + "]";
+        }
     }
     return out;
 }

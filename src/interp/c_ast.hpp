@@ -24,7 +24,10 @@ struct CType {
     Base base = Base::Void;
     uint8_t width = 1;                  // lanes of a vector; 1 for a scalar
     lift::TypeId tuple = lift::kNoType; // Tuple: the Lift tuple type (kNoType: "the result type")
-    uint16_t count = 0; // a local array of `count` elements of the type above; 0: not an array
+    // A local array of `count` elements of the type above (0: not an array); of two dimensions,
+    // `count` arrays of `inner` elements.
+    uint16_t count = 0;
+    uint16_t inner = 0;
 
     bool isNumeric() const { return base <= Base::Double && count == 0; }
     bool isArray() const { return count > 0; }
@@ -33,7 +36,7 @@ struct CType {
     bool isInteger() const { return base <= Base::Long; }
     bool isFloating() const { return base == Base::Float || base == Base::Double; }
     CType elem() const { return CType{base, 1, lift::kNoType}; }
-    CType element() const { return CType{base, width, tuple}; } // of an array
+    CType element() const { return CType{base, width, tuple, inner}; } // of an array
     friend bool operator==(const CType&, const CType&) = default;
 };
 

@@ -58,6 +58,7 @@ private:
             }
             CType r = result_;
             r.count = t.count;
+            r.inner = t.inner;
             return r;
         }
         if (t.base == Base::Void) {
@@ -289,7 +290,7 @@ private:
             }
             return ast_.slotTypes[e.aux];
         case ExprKind::Index:
-            return indexType(e);
+            return elementType(id);
         case ExprKind::Unary:
             return unaryType(e);
         case ExprKind::Binary:
@@ -318,23 +319,47 @@ private:
         fail(e.line, "unsupported expression");
     }
 
-    // a[i]: a is a local array, i an integer.
-    CType indexType(const Expr& e) {
+    // a[i] as a value: not a row of a two-dimensional array.
+    CType elementType(uint32_t id) {
+        CType t = indexType(id);
+        if (t.isArray()) {
+            fail(ast_.exprs[id].line, "a row of '" + arrayName(id) + "' can only be indexed");
+        }
+        return t;
+    }
+
+    // a[i] (or m[i][j]): a is a local array, i an integer; the type may be a row.
+    CType indexType(uint32_t id) {
+        Expr& e = ast_.exprs[id];
         Expr& a = ast_.exprs[e.a];
-        if (a.kind != ExprKind::Var) {
+        if (a.kind == ExprKind::Var) {
+            a.aux = lookup(a.name, a.line);
+            a.type = ast_.slotTypes[a.aux];
+        } else if (a.kind == ExprKind::Index) {
+            a.type = indexType(e.a);
+        } else {
             fail(e.line, "only local arrays can be indexed");
         }
-        a.aux = lookup(a.name, a.line);
-        a.type = ast_.slotTypes[a.aux];
         if (!a.type.isArray()) {
-            fail(e.line, "'" + a.name + "' is not an array (" + typeName(a.type) + ")");
+            fail(e.line, "'" + arrayName(id) + "' is not an array (" + typeName(a.type) + ")");
         }
         CType i = expr(e.b);
         if (!i.isScalar() || !i.isInteger()) {
             fail(e.line, "an array index must be an integer, not " + typeName(i));
         }
-        return a.type.element();
+        e.type = a.type.element();
+        return e.type;
     }
+
+    // The variable below a chain of indices.
+    const Expr& arrayVar(uint32_t id) const {
+        const Expr* e = &ast_.exprs[id];
+        while (e->kind == ExprKind::Index) {
+            e = &ast_.exprs[e->a];
+        }
+        return *e;
+    }
+    std::string arrayName(uint32_t id) const { return arrayVar(id).name; }
 
     CType unaryType(const Expr& e) {
         bool step = e.op >= Op::PreInc && e.op <= Op::PostDec;
@@ -470,8 +495,9 @@ private:
         }
         if (e.kind == ExprKind::Index) {
             CType t = expr(id);
-            if (constSlots_[ast_.exprs[e.a].aux]) {
-                fail(e.line, "cannot assign to an element of const '" + ast_.exprs[e.a].name + "'");
+            const Expr& var = arrayVar(id);
+            if (var.kind == ExprKind::Var && constSlots_[var.aux]) {
+                fail(e.line, "cannot assign to an element of const '" + var.name + "'");
             }
             return t;
         }

@@ -192,10 +192,11 @@ private:
         Ref inner = ref(e.a);
         if (e.kind == ExprKind::Index) {
             int64_t i = integer(e.b);
-            const CType& t = ast_.slotTypes[inner.slot];
+            const CType& t = ast_.exprs[e.a].type;
             if (i < 0 || i >= t.count) {
                 rep_.fail(e.line, "index " + std::to_string(i) + " is out of the bounds of '" +
-                                      ast_.slotNames[inner.slot] + "' (" + typeName(t) + ")");
+                                      ast_.slotNames[inner.slot] + "' (" +
+                                      typeName(ast_.slotTypes[inner.slot]) + ")");
             }
             return Ref{&inner.target->fields[static_cast<size_t>(i)], nullptr, inner.slot};
         }

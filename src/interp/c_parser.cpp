@@ -316,6 +316,15 @@ uint32_t Parser::declaration(bool needSemicolon) {
         if (isPunct("[")) {
             d.type.count = arrayLength();
         }
+        if (isPunct("[")) {
+            d.type.inner = arrayLength();
+            if (d.type.inner == 0) {
+                rep_.fail(name.line, "the inner length of '" + name.text + "' must be given");
+            }
+        }
+        if (isPunct("[")) {
+            failHere("arrays of more than two dimensions are not supported");
+        }
         if (isPunct("(")) {
             failHere("nested function declarations are not supported");
         }
@@ -353,9 +362,6 @@ uint16_t Parser::arrayLength() {
         n = checkedLength(*v, line);
     }
     expect("]");
-    if (isPunct("[")) {
-        failHere("arrays of arrays are not supported");
-    }
     return n;
 }
 

@@ -259,7 +259,7 @@ TEST_CASE("unsupported constructs name the function and the .lift line", "[inter
     expect(third("a = a +;"), "unexpected ';'");
     expect(third("a = a + 1"), "expected ';'");
     expect(third("a = foo(a);"), "unknown function 'foo'");
-    expect(third("float b[4][4];"), "arrays of arrays");
+    expect(third("float b[4][4][4];"), "more than two dimensions");
     expect(third("goto end;"), "'goto' is not supported");
     expect(third("break;"), "outside a loop or switch");
     expect(third("a = a % 2.0f;"), "'%' needs integer operands");

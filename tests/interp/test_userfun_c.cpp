@@ -34,6 +34,29 @@ TEST_CASE("local arrays: initialisers, element updates, loops", "[interp]") {
                3, 2) == 31.0f);
 }
 
+TEST_CASE("two-dimensional local arrays", "[interp]") {
+    Fun fn;
+    CHECK(fn.f("{ const float w[3][3] = {{0.0f, 1.0f, 0.0f}, {1.0f, -4.0f, 1.0f}, {0.0f, 1.0f}}; "
+               "float s = 0.0f; for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++) s += "
+               "w[i][j] * (x + i * 3 + j); return s; }",
+               1) == 1.0f * 2 + 1.0f * 4 - 4.0f * 5 + 1.0f * 6 + 1.0f * 8);
+    CHECK(fn.i("{ int m[][2] = {{a, 2}, {3, 4}, {5}}; m[2][1] += m[0][0] * 10; return m[2][1] * "
+               "100 + m[1][0]; }",
+               7) == 7003);
+    CHECK(fn.i("{ int m[2][3]; for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) m[i][j] = "
+               "i * j; return m[1][2]; }",
+               0) == 2);
+    CHECK_THAT(fError("{ float m[2][2] = {{x}}; return m[1][2]; }"),
+               Catch::Contains("index 2 is out of the bounds of 'm' (float[2][2])"));
+    CHECK_THAT(fError("{ float m[2][2] = {{x}}; return m[1]; }"),
+               Catch::Contains("a row of 'm' can only be indexed"));
+    CHECK_THAT(fError("{ const float m[1][1] = {{x}}; m[0][0] = 1.0f; return x; }"),
+               Catch::Contains("const 'm'"));
+    CHECK_THAT(fError("{ float m[2][]; return x; }"), Catch::Contains("inner length"));
+    CHECK_THAT(fError("{ float m[2][2][2]; return x; }"),
+               Catch::Contains("more than two dimensions"));
+}
+
 TEST_CASE("local arrays of tuples", "[interp]") {
     Fun fn;
     Value r = fn.run("{ Tuple t[2] = {{x, x}, {y, y}}; t[1]._0 += 1.0f; return t[1]; }", {"x", "y"},

@@ -594,7 +594,7 @@ def _(s, i):
         acc = [w * x ** j for j, w in enumerate([0.5, -1.0, 2.0, 0.25])]
         sel = k & 3
         if sel == 0:
-            r = acc[0] + acc[1]
+            r = acc[0] + acc[1] * 3.0
         elif sel == 1:
             r = acc[2] + acc[3]  # falls through into case 2
         elif sel == 2:
