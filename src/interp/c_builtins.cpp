@@ -3,6 +3,7 @@
 #include "small_vec.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace egopt::interp::c {
 
@@ -41,6 +42,26 @@ struct Builtin {
 template <class T>
 T sign(T x) {
     return x > 0 ? T(1) : x < 0 ? T(-1) : T(0) * x;
+}
+
+// OpenCL's rootn: the n-th root, negative for a negative x and an odd n.
+template <class T>
+T rootn(T x, T n) {
+    if (x < 0) {
+        return std::fmod(n, T(2)) != 0 ? -std::pow(-x, T(1) / n)
+                                       : std::numeric_limits<T>::quiet_NaN();
+    }
+    return std::pow(x, T(1) / n);
+}
+
+// maxmag and minmag: the argument of the larger (smaller) magnitude; fmax (fmin) on a tie.
+template <class T>
+T magnitude(T x, T y, bool larger) {
+    T ax = std::fabs(x), ay = std::fabs(y);
+    if (ax == ay) {
+        return larger ? std::fmax(x, y) : std::fmin(x, y);
+    }
+    return (ax > ay) == larger ? x : y;
 }
 
 const Builtin kBuiltins[] = {
@@ -91,6 +112,21 @@ const Builtin kBuiltins[] = {
          auto t = std::fmin(std::fmax((x - e0) / (e1 - e0), decltype(x)(0)), decltype(x)(1));
          return t * t * (decltype(x)(3) - decltype(x)(2) * t);
      }>},
+    {"asinh", 1, Kind::Math, u1<[](auto x) { return std::asinh(x); }>},
+    {"acosh", 1, Kind::Math, u1<[](auto x) { return std::acosh(x); }>},
+    {"atanh", 1, Kind::Math, u1<[](auto x) { return std::atanh(x); }>},
+    {"sinpi", 1, Kind::Math, u1<[](auto x) { return std::sin(x * decltype(x)(M_PI)); }>},
+    {"cospi", 1, Kind::Math, u1<[](auto x) { return std::cos(x * decltype(x)(M_PI)); }>},
+    {"tanpi", 1, Kind::Math, u1<[](auto x) { return std::tan(x * decltype(x)(M_PI)); }>},
+    {"tgamma", 1, Kind::Math, u1<[](auto x) { return std::tgamma(x); }>},
+    {"lgamma", 1, Kind::Math, u1<[](auto x) { return std::lgamma(x); }>},
+    // pown, rootn and ldexp take an int second argument; it arrives converted to float, exactly
+    // for the integers these functions are given.
+    {"pown", 2, Kind::Math, u2<[](auto x, auto n) { return std::pow(x, n); }>},
+    {"rootn", 2, Kind::Math, u2<[](auto x, auto n) { return rootn(x, n); }>},
+    {"ldexp", 2, Kind::Math, u2<[](auto x, auto n) { return std::ldexp(x, static_cast<int>(n)); }>},
+    {"maxmag", 2, Kind::Math, u2<[](auto x, auto y) { return magnitude(x, y, true); }>},
+    {"minmag", 2, Kind::Math, u2<[](auto x, auto y) { return magnitude(x, y, false); }>},
     {"radians", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(M_PI / 180.0); }>},
     {"degrees", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(180.0 / M_PI); }>},
     {"min", 2, Kind::MinMax, u2<[](auto x, auto y) { return std::fmin(x, y); }>},

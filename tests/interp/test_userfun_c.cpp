@@ -3,6 +3,7 @@
 #include "userfun_util.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace egopt;
 using namespace egopt::interp;
@@ -153,4 +154,18 @@ TEST_CASE("unsigned int: wrapping, unsigned comparison, division and shifts", "[
     CHECK_THAT(fError("{ unsigned long u = 1; return x; }"),
                Catch::Contains("'unsigned long' is not supported"));
     CHECK_THAT(fError("{ uint u = -1.0f * x; return x; }"), Catch::Contains("out of range"));
+}
+
+TEST_CASE("more math builtins", "[interp]") {
+    Fun fn;
+    CHECK(fn.f("{ return pown(x, 3); }", 2) == 8.0f);
+    CHECK(fn.f("{ return rootn(x, 3); }", -8) == Approx(-2.0f));
+    CHECK(std::isnan(fn.f("{ return rootn(x, 2); }", -4)));
+    CHECK(fn.f("{ return ldexp(x, 4); }", 1.5f) == 24.0f);
+    CHECK(fn.f("{ return maxmag(x, y); }", -3, 2) == -3.0f);
+    CHECK(fn.f("{ return minmag(x, y); }", -3, 2) == 2.0f);
+    CHECK(fn.f("{ return sinpi(x) + cospi(x); }", 0.5f) == Approx(1.0f).margin(1e-6));
+    CHECK(fn.f("{ return asinh(sinh(x)) + atanh(tanh(x)) + acosh(cosh(x)); }", 0.5f) ==
+          Approx(1.5f));
+    CHECK(fn.f("{ return tgamma(x) + lgamma(x); }", 4) == Approx(6.0f + std::log(6.0f)));
 }
