@@ -90,7 +90,8 @@ private:
     using Args = std::vector<SyntaxId>;
     Val name(SyntaxId id, const EnvPtr& env);
     Val builtinName(SyntaxId id);
-    Val compose(Val outer, Val inner, SourceLoc loc); // outer o inner
+    NodeId numberLiteral(std::string text, bool single, SourceLoc loc); // .toFloat
+    Val compose(Val outer, Val inner, SourceLoc loc);                   // outer o inner
     Val binary(SyntaxId id, const EnvPtr& env);
     Val field(SyntaxId id, const EnvPtr& env);
     Val negate(SyntaxId id, const EnvPtr& env);

@@ -3,12 +3,34 @@
 #include "elaborate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <string_view>
 
 namespace egopt::lift::detail {
+
+// A scalar literal's C text as a Float (`2.0f`) or a Double (`2.0`): Scala's .toFloat and
+// .toDouble. Named constants (FLT_MAX, INFINITY) keep their text.
+NodeId Elaborator::numberLiteral(std::string text, bool single, SourceLoc loc) {
+    size_t digits = text.find_first_not_of("+-");
+    bool numeric = digits < text.size() &&
+                   (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.');
+    if (numeric) {
+        if (text.back() == 'f' || text.back() == 'F') {
+            text.pop_back();
+        }
+        if (text.find_first_of(".eExX") == std::string::npos) {
+            text += ".0";
+        }
+        if (single) {
+            text += "f";
+        }
+    }
+    TypeId t = program_.types.scalar(single ? ScalarKind::Float : ScalarKind::Double);
+    return program_.addLiteral(t, text, loc);
+}
 
 // outer o inner, flattened into one composition.
 Val Elaborator::compose(Val outer, Val inner, SourceLoc loc) {
@@ -217,13 +239,17 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
     }
     if (s.text == "toFloat" || s.text == "toDouble") {
+        bool single = s.text == "toFloat";
         if (obj.kind == Val::Kind::Size && obj.size.constant()) {
-            return exprVal(program_.addLiteral(program_.types.floatType(),
-                                               std::to_string(*obj.size.constant()) + ".0f", s.loc),
+            return exprVal(numberLiteral(std::to_string(*obj.size.constant()), single, s.loc),
                            s.loc);
         }
         if (obj.kind == Val::Kind::Expr && program_.op(obj.node) == Op::Literal) {
-            return obj;
+            const LiteralDecl& lit =
+                program_.literals[static_cast<size_t>(program_.node(obj.node).ival)];
+            if (program_.types.kind(lit.type) == TypeKind::Scalar) {
+                return exprVal(numberLiteral(lit.text, single, s.loc), s.loc);
+            }
         }
         failAt(id, "expected a number before ." + s.text);
     }

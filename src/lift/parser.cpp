@@ -367,15 +367,37 @@ private:
             return ahead(i + 1).kind == Tok::Arrow;
         }
         while (ahead(i).kind == Tok::Ident) {
-            if (ahead(i + 1).kind == Tok::RParen) {
-                return ahead(i + 2).kind == Tok::Arrow;
+            i = afterAnnotation(i + 1);
+            if (ahead(i).kind == Tok::RParen) {
+                return ahead(i + 1).kind == Tok::Arrow;
             }
-            if (ahead(i + 1).kind != Tok::Comma) {
+            if (ahead(i).kind != Tok::Comma) {
                 return false;
             }
-            i += 2;
+            ++i;
         }
         return false;
+    }
+
+    // The token offset after a parameter's `: Type` annotation starting at offset i (i itself
+    // when there is none): up to a ',' or ')' outside brackets.
+    size_t afterAnnotation(size_t i) const {
+        if (ahead(i).kind != Tok::Colon) {
+            return i;
+        }
+        int depth = 0;
+        for (++i; ahead(i).kind != Tok::End; ++i) {
+            Tok k = ahead(i).kind;
+            if (depth == 0 && (k == Tok::Comma || k == Tok::RParen)) {
+                return i;
+            }
+            if (k == Tok::Arrow || k == Tok::Equals || k == Tok::LBrace) {
+                return i; // not an annotation of a lambda parameter
+            }
+            depth += (k == Tok::LParen || k == Tok::LBracket) ? 1 : 0;
+            depth -= (k == Tok::RParen || k == Tok::RBracket) ? 1 : 0;
+        }
+        return i;
     }
 
     SyntaxId argument() { return lambdaAhead() ? lambda() : expr(); }
@@ -398,6 +420,7 @@ private:
             while (cur().kind == Tok::Ident) {
                 params.push_back(cur().text);
                 bump();
+                skipTypeAnnotation(); // (x: Param, y: Param) => ...
                 if (cur().kind == Tok::Comma) {
                     bump();
                 }

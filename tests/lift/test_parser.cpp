@@ -78,6 +78,10 @@ TEST_CASE("lambda spellings", "[lift]") {
     CHECK(signatureOf(vecProgram("Map(fun(Float, x => add(x, x))) $ xs")) == expected);
     CHECK(signatureOf(kN + "λ(ArrayType(Float, N), xs => Map(id) $ xs)") == expected);
     CHECK(signatureOf(vecProgram("Map(abs)(xs)")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun((x: Param) => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), Float, (xs: Param, a: Expr) => "
+                           "Map(fun(x => mult(x, a))) $ xs)") ==
+          "(ArrayType(Float, N), Float) -> ArrayType(Float, N)");
     CHECK(signatureOf(vecProgram("Reduce(\\((acc, x) => add(acc, x)), 0.0f) $ xs")) ==
           "(ArrayType(Float, N)) -> ArrayType(Float, 1)");
 }
@@ -254,15 +258,25 @@ TEST_CASE("number literals are typed as Scala types them and written as C writes
         const char* text; // as kernels and the C-subset interpreter read it
         bool single;      // Float (else Double)
     };
-    const Case cases[] = {{"5f", "5.0f", true},  {"5.0F", "5.0f", true}, {"2.5e3f", "2.5e3f", true},
-                          {"1.5", "1.5", false}, {"5d", "5.0", false},   {"2.5e3", "2.5e3", false}};
+    const Case cases[] = {{"5f", "5.0f", true},
+                          {"5.0F", "5.0f", true},
+                          {"2.5e3f", "2.5e3f", true},
+                          {"1.5", "1.5", false},
+                          {"5d", "5.0", false},
+                          {"2.5e3", "2.5e3", false},
+                          // Scala's conversions
+                          {"2.5.toFloat", "2.5f", true},
+                          {"2.5f.toDouble", "2.5", false},
+                          {"3.toFloat", "3.0f", true},
+                          {"3.toDouble", "3.0", false},
+                          {"Float.MaxValue.toDouble", "FLT_MAX", false}};
     for (const Case& c : cases) {
         INFO(c.literal);
         egopt::lift::Program p = egopt::lift::parseProgram(
             kN + "fun(ArrayType(Float, N), xs => Map(fun(x => " + c.literal + ")) $ xs)", "t.lift");
-        REQUIRE(p.literals.size() == 1);
-        CHECK(p.literals[0].text == c.text);
-        CHECK(p.literals[0].type ==
+        REQUIRE(!p.literals.empty()); // the last one is the program's
+        CHECK(p.literals.back().text == c.text);
+        CHECK(p.literals.back().type ==
               (c.single ? p.types.floatType() : p.types.scalar(egopt::lift::ScalarKind::Double)));
     }
 }
