@@ -1,6 +1,8 @@
 // Statements, declarations and type names.
 #include "c_parser.hpp"
 
+#include "c_value.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -56,54 +58,27 @@ namespace {
 
 constexpr uint32_t kMaxDepth = 256;
 
-std::optional<int64_t> constantBinary(Op op, int64_t x, int64_t y) {
-    switch (op) {
-    case Op::Add:
-        return x + y;
-    case Op::Sub:
-        return x - y;
-    case Op::Mul:
-        return x * y;
-    case Op::Div:
-    case Op::Mod:
-        if (y == 0) {
-            return std::nullopt;
-        }
-        return op == Op::Div ? x / y : x % y;
-    case Op::Shl:
-        return y >= 0 && y < 32 ? std::optional(x << y) : std::nullopt;
-    case Op::Shr:
-        return y >= 0 && y < 32 ? std::optional(x >> y) : std::nullopt;
-    case Op::BitAnd:
-        return x & y;
-    case Op::BitOr:
-        return x | y;
-    case Op::BitXor:
-        return x ^ y;
-    default:
-        return std::nullopt;
-    }
-}
-
 } // namespace
 
-std::optional<int64_t> constantInt(const Ast& ast, uint32_t id) {
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t id, const Reporter& rep) {
     const Expr& e = ast.exprs[id];
-    // Bounded so that folding cannot overflow: lengths and labels are small in practice.
+    // Folded as C evaluates in long, by the interpreter's own operators (a division by zero or
+    // a shift out of range is reported); bounded so that a length or label stays small.
     constexpr int64_t kBound = int64_t{1} << 40;
+    CType t = scalarType(Base::Long);
+    Where w{rep, e.line};
     std::optional<int64_t> r;
     if (e.kind == ExprKind::IntLit) {
         r = e.inum;
     } else if (e.kind == ExprKind::Unary &&
                (e.op == Op::Neg || e.op == Op::Plus || e.op == Op::BitNot)) {
-        auto a = constantInt(ast, e.a);
-        if (a) {
-            r = e.op == Op::Neg ? -*a : e.op == Op::Plus ? *a : ~*a;
+        if (auto a = constantInt(ast, e.a, rep)) {
+            r = unaryLane(e.op, Lane{.i = *a}, t, w).i;
         }
-    } else if (e.kind == ExprKind::Binary) {
-        auto a = constantInt(ast, e.a), b = constantInt(ast, e.b);
+    } else if (e.kind == ExprKind::Binary && e.op >= Op::Add && e.op <= Op::BitXor) {
+        auto a = constantInt(ast, e.a, rep), b = constantInt(ast, e.b, rep);
         if (a && b) {
-            r = constantBinary(e.op, *a, *b);
+            r = binaryLane(e.op, Lane{.i = *a}, Lane{.i = *b}, t, w).i;
         }
     }
     return r && *r > -kBound && *r < kBound ? r : std::nullopt;
@@ -355,7 +330,7 @@ uint16_t Parser::arrayLength() {
     uint16_t n = 0;
     if (!isPunct("]")) {
         uint32_t e = conditional();
-        auto v = constantInt(ast_, e);
+        auto v = constantInt(ast_, e, rep_);
         if (!v) {
             rep_.fail(line, "an array length must be an integer constant");
         }
@@ -391,7 +366,7 @@ uint32_t Parser::caseLabel() {
     Stmt s{.kind = StmtKind::Case, .line = t.line};
     if (t.text == "case") {
         s.a = conditional();
-        auto v = constantInt(ast_, s.a);
+        auto v = constantInt(ast_, s.a, rep_);
         if (!v) {
             rep_.fail(t.line, "a 'case' label must be an integer constant");
         }

@@ -17,7 +17,7 @@ std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, con
 
 // The value of an integer constant expression (literals, macros expanded to them, and the
 // arithmetic and bitwise operators on them); nullopt for anything else.
-std::optional<int64_t> constantInt(const Ast& ast, uint32_t expr);
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t expr, const Reporter& rep);
 
 // The longest local array (elements).
 inline constexpr int64_t kMaxArrayLength = 65535;

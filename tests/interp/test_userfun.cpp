@@ -244,13 +244,8 @@ TEST_CASE("a runaway loop stops at the step limit", "[interp]") {
 
 TEST_CASE("unsupported constructs name the function and the .lift line", "[interp]") {
     // The body starts at line 10; errors on its third line are on line 12.
-    auto third = [](const std::string& stmt) {
-        return fError("{\n  float a = x;\n  " + stmt + "\n  return a;\n}");
-    };
-    auto expect = [](const std::string& msg, const std::string& what) {
-        CHECK_THAT(msg,
-                   Catch::Contains("'uf'") && Catch::Contains("line 12") && Catch::Contains(what));
-    };
+    auto third = thirdLineError;
+    auto expect = expectOnLine12;
     expect(third("a = b;"), "unknown identifier 'b'");
     expect(third("switch (a) { case 1: break; }"), "integer value");
     expect(third("float* p = &a;"), "pointers");

@@ -109,13 +109,8 @@ TEST_CASE("switch and arrays run on the evaluator their types choose", "[interp]
 }
 
 TEST_CASE("errors of arrays and switches", "[interp]") {
-    auto third = [](const std::string& stmt, float x = 1.0f) {
-        return fError("{\n  float a = x;\n  " + stmt + "\n  return a;\n}", x);
-    };
-    auto expect = [](const std::string& msg, const std::string& what) {
-        CHECK_THAT(msg,
-                   Catch::Contains("'uf'") && Catch::Contains("line 12") && Catch::Contains(what));
-    };
+    auto third = thirdLineError;
+    auto expect = expectOnLine12;
     expect(third("float b[2]; a = b[2];"), "index 2 is out of the bounds of 'b' (float[2])");
     expect(third("float b[2] = {a, a}; a = b[-1];"), "index -1");
     expect(third("float b[2]; a = b;"), "can only be indexed");

@@ -77,4 +77,13 @@ inline std::string fError(const std::string& body, float x = 1.0f) {
     return errorOf([&] { fn.f(body, x); });
 }
 
+// The error of statement `stmt` on the third line of a float function of x (line 12 of the
+// .lift file), and the check that a message names the function, that line and `what`.
+inline std::string thirdLineError(const std::string& stmt) {
+    return fError("{\n  float a = x;\n  " + stmt + "\n  return a;\n}");
+}
+inline void expectOnLine12(const std::string& msg, const std::string& what) {
+    CHECK_THAT(msg, Catch::Contains("'uf'") && Catch::Contains("line 12") && Catch::Contains(what));
+}
+
 } // namespace egopt::interp::test
