@@ -91,6 +91,9 @@ enum class ExprKind : uint8_t {
     Index // a[b]: an element of a local array
 };
 
+// Cast.inum of OpenCL's convert_T(x), which converts vectors lane by lane.
+inline constexpr int64_t kLaneConversion = 1;
+
 struct Expr {
     ExprKind kind = ExprKind::IntLit;
     Op op = Op::Assign;

@@ -476,6 +476,13 @@ private:
     CType castType(Expr& e) {
         e.type = resolve(e.type, e.line);
         CType from = expr(e.a);
+        if (e.inum == kLaneConversion) {
+            if (!from.isNumeric() || !e.type.isNumeric() || from.width != e.type.width) {
+                fail(e.line, "cannot convert " + typeName(from) + " to " + typeName(e.type) +
+                                 " (convert_T needs as many lanes)");
+            }
+            return e.type;
+        }
         if (!assignable(from, e.type)) {
             fail(e.line, "cannot cast " + typeName(from) + " to " + typeName(e.type));
         }

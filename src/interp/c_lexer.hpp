@@ -24,7 +24,8 @@ struct Token {
 };
 
 // The whole body as tokens ending with one End token. Function-like macros, other preprocessor
-// directives, string and character literals are rejected.
+// directives, string literals, and character constants other than one character or the escapes
+// \n \t \r \0 \\ \' \" are rejected.
 std::vector<Token> lex(std::string_view body, const Reporter& rep);
 
 } // namespace egopt::interp::c

@@ -55,6 +55,7 @@ private:
     uint32_t postfix(uint32_t e);
     uint32_t primary();
     uint32_t callArgs(Expr call);
+    uint32_t conversion(Expr call);
     uint32_t initList(CType type, uint32_t line, const char* close);
     bool atCast() const;
 

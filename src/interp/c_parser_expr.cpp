@@ -242,10 +242,31 @@ uint32_t Parser::primary() {
         }
     }
     e.name = t.text;
+    if (isPunct("(") && t.text.rfind("convert_", 0) == 0) {
+        return conversion(std::move(e));
+    }
     if (isPunct("(")) {
         return callArgs(std::move(e));
     }
     e.kind = ExprKind::Var;
+    return addExpr(std::move(e));
+}
+
+// OpenCL's convert_T(x): x converted to T lane by lane (also vector to vector, which a cast
+// cannot do). The rounding and saturating forms (convert_int_sat, convert_int_rte, ...) are not
+// in the subset.
+uint32_t Parser::conversion(Expr call) {
+    std::string target = call.name.substr(std::string_view("convert_").size());
+    auto type = builtinTypeName(target, call.line, rep_);
+    if (!type) {
+        rep_.fail(call.line, "'" + call.name +
+                                 "' is not supported (only convert_T without a "
+                                 "rounding or saturation suffix)");
+    }
+    Expr e{.kind = ExprKind::Cast, .line = call.line, .inum = kLaneConversion, .type = *type};
+    expect("(");
+    e.a = assignment();
+    expect(")");
     return addExpr(std::move(e));
 }
 

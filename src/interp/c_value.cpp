@@ -242,7 +242,8 @@ CVal convert(const CVal& v, CType to, const Where& w) {
     if (v.type == to) {
         return v;
     }
-    if (!assignable(v.type, to)) {
+    bool laneWise = v.type.isNumeric() && to.isNumeric() && v.type.width == to.width;
+    if (!assignable(v.type, to) && !laneWise) { // convert_T converts vectors lane by lane
         w.fail("cannot convert " + typeName(v.type) + " to " + typeName(to));
     }
     CVal r;

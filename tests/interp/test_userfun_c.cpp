@@ -164,3 +164,22 @@ TEST_CASE("more math builtins", "[interp]") {
           Approx(1.5f));
     CHECK(fn.f("{ return tgamma(x) + lgamma(x); }", 4) == Approx(6.0f + std::log(6.0f)));
 }
+
+TEST_CASE("convert_T and character constants", "[interp]") {
+    Fun fn;
+    CHECK(fn.f("{ return convert_float(convert_int(x)) + 0.5f; }", -2.7f) == -1.5f);
+    CHECK(fn.i("{ int4 v = convert_int4((float4)(1.5f, -2.5f, 3.9f, 0.0f)); return v.x * 100 + "
+               "v.y * 10 + v.z; }",
+               0) == 100 - 20 + 3);
+    CHECK(fn.f("{ float2 f = convert_float2((int2)((int)x, 4)); return f.x / f.y; }", 3.5f) ==
+          0.75f);
+    CHECK(fn.i("{ return 'a' + '\\n' + '\\0' + '\\''; }", 0) == 97 + 10 + 0 + 39);
+    CHECK_THAT(fError("{ int4 v = convert_int4(x); return x; }"),
+               Catch::Contains("convert_T needs as many lanes"));
+    CHECK_THAT(fError("{ int k = convert_int_sat(x); return x; }"),
+               Catch::Contains("'convert_int_sat' is not supported"));
+    CHECK_THAT(fError("{ int k = 'ab'; return x; }"), Catch::Contains("character constant"));
+    // A cast converts scalars only; convert_T is the vector conversion.
+    CHECK_THAT(fError("{ float4 f = (float4)((int4)(1)); return x; }"),
+               Catch::Contains("cannot build float4 from int4"));
+}
