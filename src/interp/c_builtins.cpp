@@ -10,8 +10,19 @@ namespace egopt::interp::c {
 namespace {
 
 // Math: float element-wise (integer arguments become float). MinMax: element-wise on integers or
-// floats. Abs: integers. The rest are OpenCL's geometric functions.
-enum class Kind : uint8_t { Math, MinMax, Abs, Dot, Length, Distance, Normalize, Cross };
+// floats. Abs: integers. Relational: a test of floats, giving an int (1 or 0, and -1 or 0 in
+// each lane of a vector). The rest are OpenCL's geometric functions.
+enum class Kind : uint8_t {
+    Math,
+    MinMax,
+    Abs,
+    Relational,
+    Dot,
+    Length,
+    Distance,
+    Normalize,
+    Cross
+};
 
 using LaneFn = double (*)(const double*, bool single);
 
@@ -137,6 +148,11 @@ const Builtin kBuiltins[] = {
     // scalars, -1 for vectors).
     {"select", 3, Kind::MinMax, u3<[](auto a, auto b, auto c) { return c != 0 ? b : a; }>},
     {"abs", 1, Kind::Abs, nullptr},
+    {"isnan", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isnan(x)); }>},
+    {"isinf", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isinf(x)); }>},
+    {"isfinite", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isfinite(x)); }>},
+    {"isnormal", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isnormal(x)); }>},
+    {"signbit", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::signbit(x)); }>},
     {"dot", 2, Kind::Dot, nullptr},
     {"length", 1, Kind::Length, nullptr},
     {"distance", 2, Kind::Distance, nullptr},
@@ -157,7 +173,7 @@ CType operandType(const Builtin& b, std::span<const CType> args, const Where& w)
     if (b.kind == Kind::Abs && !r.isInteger()) {
         w.fail("'abs' takes integers; use 'fabs' for floating-point values");
     }
-    if (r.isInteger() && (b.kind == Kind::Math || b.kind >= Kind::Dot)) {
+    if (r.isInteger() && (b.kind == Kind::Math || b.kind >= Kind::Relational)) {
         r.base = Base::Float; // OpenCL has float overloads only
     }
     return r;
@@ -292,6 +308,9 @@ CType builtinResult(uint32_t id, std::span<const CType> args, const Where& w) {
         w.fail("'cross' takes float3 or float4 arguments");
     }
     bool scalarResult = b.kind == Kind::Dot || b.kind == Kind::Length || b.kind == Kind::Distance;
+    if (b.kind == Kind::Relational) {
+        return CType{Base::Int, t.width, lift::kNoType};
+    }
     return scalarResult ? t.elem() : t;
 }
 
@@ -321,7 +340,13 @@ CVal callBuiltin(uint32_t id, std::span<const CVal> args, CType result, const Wh
     if (b.kind >= Kind::Dot) {
         return geometric(b, conv.span(), w);
     }
-    return convert(elementwise(b, conv.span(), t), result, w);
+    CVal r = convert(elementwise(b, conv.span(), t), result, w);
+    if (b.kind == Kind::Relational && t.width > 1) { // true is -1 in a vector's lane
+        for (int k = 0; k < t.width; ++k) {
+            r.lanes[k].i = -r.lanes[k].i;
+        }
+    }
+    return r;
 }
 
 } // namespace egopt::interp::c

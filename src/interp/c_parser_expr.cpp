@@ -59,6 +59,7 @@ constexpr Constant kConstants[] = {
     {"FLT_MIN", std::numeric_limits<float>::min(), Base::Float},
     {"FLT_EPSILON", std::numeric_limits<float>::epsilon(), Base::Float},
     {"INFINITY", std::numeric_limits<float>::infinity(), Base::Float},
+    {"NAN", std::numeric_limits<float>::quiet_NaN(), Base::Float},
     {"INT_MAX", INT32_MAX, Base::Int},
     {"INT_MIN", INT32_MIN, Base::Int}};
 
@@ -235,7 +236,7 @@ uint32_t Parser::primary() {
     for (const Constant& c : kConstants) {
         if (c.name == t.text) {
             e.kind = c.base == Base::Int ? ExprKind::IntLit : ExprKind::FloatLit;
-            e.inum = static_cast<int64_t>(c.value);
+            e.inum = c.base == Base::Int ? static_cast<int64_t>(c.value) : 0; // no UB on NAN
             e.fnum = c.base == Base::Float ? static_cast<float>(c.value) : c.value;
             e.type = scalarType(c.base);
             return addExpr(std::move(e));

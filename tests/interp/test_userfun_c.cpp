@@ -163,6 +163,13 @@ TEST_CASE("more math builtins", "[interp]") {
     CHECK(fn.f("{ return asinh(sinh(x)) + atanh(tanh(x)) + acosh(cosh(x)); }", 0.5f) ==
           Approx(1.5f));
     CHECK(fn.f("{ return tgamma(x) + lgamma(x); }", 4) == Approx(6.0f + std::log(6.0f)));
+    CHECK(fn.f("{ return isnan(x) ? 0.0f : x; }", std::nanf("")) == 0.0f);
+    CHECK(fn.i("{ float z = 0.0f; return isinf(1.0f / z) * 100 + isfinite(1.0f) * 10 + "
+               "signbit(-2.0f); }",
+               0) == 111);
+    CHECK(fn.i("{ int4 t = isnan((float4)(0.0f, NAN, 1.0f, NAN)); return t.x * 1000 + t.y * 100 "
+               "+ t.z * 10 + t.w; }",
+               0) == -101);
 }
 
 TEST_CASE("convert_T and character constants", "[interp]") {
