@@ -354,51 +354,8 @@ private:
         return add(SyntaxKind::Lambda, "", {body}, loc, std::move(params));
     }
 
-    // Does a lambda start `from` tokens ahead: `x =>` or `(a, b) =>` or `() =>`?
-    bool lambdaAhead(size_t from = 0) const {
-        if (ahead(from).kind == Tok::Ident && ahead(from + 1).kind == Tok::Arrow) {
-            return true;
-        }
-        if (ahead(from).kind != Tok::LParen) {
-            return false;
-        }
-        size_t i = from + 1;
-        if (ahead(i).kind == Tok::RParen) {
-            return ahead(i + 1).kind == Tok::Arrow;
-        }
-        while (ahead(i).kind == Tok::Ident) {
-            i = afterAnnotation(i + 1);
-            if (ahead(i).kind == Tok::RParen) {
-                return ahead(i + 1).kind == Tok::Arrow;
-            }
-            if (ahead(i).kind != Tok::Comma) {
-                return false;
-            }
-            ++i;
-        }
-        return false;
-    }
-
-    // The token offset after a parameter's `: Type` annotation starting at offset i (i itself
-    // when there is none): up to a ',' or ')' outside brackets.
-    size_t afterAnnotation(size_t i) const {
-        if (ahead(i).kind != Tok::Colon) {
-            return i;
-        }
-        int depth = 0;
-        for (++i; ahead(i).kind != Tok::End; ++i) {
-            Tok k = ahead(i).kind;
-            if (depth == 0 && (k == Tok::Comma || k == Tok::RParen)) {
-                return i;
-            }
-            if (k == Tok::Arrow || k == Tok::Equals || k == Tok::LBrace) {
-                return i; // not an annotation of a lambda parameter
-            }
-            depth += (k == Tok::LParen || k == Tok::LBracket) ? 1 : 0;
-            depth -= (k == Tok::RParen || k == Tok::RBracket) ? 1 : 0;
-        }
-        return i;
-    }
+    // Does a lambda start `from` tokens ahead (lexer.hpp)?
+    bool lambdaAhead(size_t from = 0) const { return lambdaStartsAt(toks_, pos_ + from); }
 
     SyntaxId argument() { return lambdaAhead() ? lambda() : expr(); }
 
