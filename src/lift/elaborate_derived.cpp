@@ -1,7 +1,8 @@
 // Lift patterns that are defined by others and need no meaning of their own: Head, Tail,
-// MapSeqSlide and UnsafeArrayAccess are expanded into the views and maps they stand for, and the
-// debugging pattern PrintType is the identity (Lift prints the type while compiling; the value
-// passes through). Scala's limits of the scalar types (Float.MaxValue, ...) are literals.
+// MapSeqSlide, UnsafeArrayAccess and CheckedArrayAccess are expanded into the views and maps they
+// stand for; of the debugging patterns, AssertType is a typed identity and PrintType the identity
+// (Lift prints the type while compiling; the value passes through). Scala's limits of the scalar
+// types (Float.MaxValue, ...) are literals.
 #include "elaborate.hpp"
 
 #include <array>
@@ -145,6 +146,15 @@ std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId sit
     if (name == "CheckedArrayAccess") {
         expectArgs(site, args, 2, 2, "CheckedArrayAccess(index, default)");
         return checkedAccess(eval(args[0], env), args[1], env, loc);
+    }
+    if (name == "AssertType") {
+        // AssertType(T) or AssertType(T, "message"): the identity on a value of type T, and a
+        // type error elsewhere: a lambda whose parameter is declared of type T.
+        expectArgs(site, args, 1, 2, "AssertType(type) or AssertType(type, \"message\")");
+        Val t = eval(args[0], env);
+        TypeId type = asType(t, t.loc, "as the type of AssertType");
+        NodeId x = program_.addParam("x" + std::to_string(program_.params.size()), type, loc);
+        return funVal(program_.lambda(std::vector{x}, x, loc), loc);
     }
     if (name == "PrintType") {
         // PrintType() or PrintType("message"): Lift prints the argument's type while compiling

@@ -328,3 +328,12 @@ TEST_CASE("CheckedArrayAccess reads the element or the default", "[lift]") {
                            "$ ids)") ==
           "(ArrayType(Float4, N), ArrayType(Int, N)) -> ArrayType(Float4, N)");
 }
+
+TEST_CASE("AssertType is the identity on its type and an error elsewhere", "[lift]") {
+    CHECK(signatureOf(vecProgram("Map(id) o AssertType(ArrayType(Float, N), \"input\") $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(vecProgram("Map(AssertType(ArrayType(Float, 4))) o Split(4) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(ArrayType(Float, 4), N/^4)");
+    CHECK_THROWS_WITH(signatureOf(vecProgram("AssertType(ArrayType(Float, 4)) $ xs")),
+                      Catch::Contains("expected ArrayType(Float, 4), found ArrayType(Float, N)"));
+}
