@@ -297,7 +297,11 @@ private:
                          describeToken(field));
                 }
                 bump();
-                e = add(SyntaxKind::Field, field.text, {e}, field.loc);
+                // IndexFunction.reverse is Lift's qualified name of reverse.
+                bool qualified =
+                    out_.at(e).kind == SyntaxKind::Name && out_.at(e).text == "IndexFunction";
+                e = qualified ? add(SyntaxKind::Name, field.text, {}, field.loc)
+                              : add(SyntaxKind::Field, field.text, {e}, field.loc);
             } else {
                 return e;
             }

@@ -337,3 +337,12 @@ TEST_CASE("AssertType is the identity on its type and an error elsewhere", "[lif
     CHECK_THROWS_WITH(signatureOf(vecProgram("AssertType(ArrayType(Float, 4)) $ xs")),
                       Catch::Contains("expected ArrayType(Float, 4), found ArrayType(Float, N)"));
 }
+
+TEST_CASE("index functions by their qualified names", "[lift]") {
+    for (const char* f :
+         {"IndexFunction.reverse", "IndexFunction.reorderStride(4)", "IndexFunction.shift(1)"}) {
+        INFO(f);
+        CHECK(signatureOf(vecProgram(std::string("Gather(") + f + ") $ xs")) ==
+              "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    }
+}
