@@ -6,9 +6,11 @@
 #include "egopt/lift/type.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace egopt::interp::c {
@@ -20,14 +22,16 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 // uint (32 bits) ranks between int and long: int and uint meet in uint, uint and long in long.
 enum class Base : uint8_t { Bool, Char, Int, UInt, Long, Float, Double, Tuple, Void };
 
+// Eight bytes, passed and compared in one register: the evaluators copy and compare types on
+// every operation.
 struct CType {
     Base base = Base::Void;
-    uint8_t width = 1;                  // lanes of a vector; 1 for a scalar
-    lift::TypeId tuple = lift::kNoType; // Tuple: the Lift tuple type (kNoType: "the result type")
-    // A local array of `count` elements of the type above (0: not an array); of two dimensions,
+    uint8_t width = 1; // lanes of a vector; 1 for a scalar
+    // A local array of `count` elements of the type below (0: not an array); of two dimensions,
     // `count` arrays of `inner` elements.
-    uint16_t count = 0;
-    uint16_t inner = 0;
+    uint8_t count = 0;
+    uint8_t inner = 0;
+    lift::TypeId tuple = lift::kNoType; // Tuple: the Lift tuple type (kNoType: "the result type")
 
     bool isNumeric() const { return base <= Base::Double && count == 0; }
     bool isArray() const { return count > 0; }
@@ -35,13 +39,19 @@ struct CType {
     bool isVector() const { return isNumeric() && width > 1; }
     bool isInteger() const { return base <= Base::Long; }
     bool isFloating() const { return base == Base::Float || base == Base::Double; }
-    CType elem() const { return CType{base, 1, lift::kNoType}; }
-    CType element() const { return CType{base, width, tuple, inner}; } // of an array
-    friend bool operator==(const CType&, const CType&) = default;
+    CType elem() const { return CType{.base = base, .width = 1, .tuple = lift::kNoType}; }
+    CType element() const {
+        return CType{.base = base, .width = width, .count = inner, .tuple = tuple};
+    } // of an array
+    // All eight bytes at once (the fields leave no padding).
+    friend bool operator==(const CType& a, const CType& b) {
+        return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+    }
 };
+static_assert(sizeof(CType) == 8 && std::has_unique_object_representations_v<CType>);
 
 inline CType scalarType(Base b) {
-    return CType{b, 1, lift::kNoType};
+    return CType{.base = b, .width = 1, .tuple = lift::kNoType};
 }
 std::string typeName(const CType& t);
 

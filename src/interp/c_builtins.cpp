@@ -309,7 +309,7 @@ CType builtinResult(uint32_t id, std::span<const CType> args, const Where& w) {
     }
     bool scalarResult = b.kind == Kind::Dot || b.kind == Kind::Length || b.kind == Kind::Distance;
     if (b.kind == Kind::Relational) {
-        return CType{Base::Int, t.width, lift::kNoType};
+        return CType{.base = Base::Int, .width = t.width, .tuple = lift::kNoType};
     }
     return scalarResult ? t.elem() : t;
 }

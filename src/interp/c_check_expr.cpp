@@ -139,7 +139,7 @@ CType Checker::binaryType(Op op, CType a, CType b, uint32_t line) const {
                                              : "bitwise operators need integer operands"));
     }
     if (op >= Op::Lt && op <= Op::Ne) {
-        return CType{Base::Int, ct->width, lift::kNoType};
+        return CType{.base = Base::Int, .width = ct->width, .tuple = lift::kNoType};
     }
     return *ct;
 }
@@ -203,7 +203,8 @@ CType Checker::memberType(Expr& e, CType base) {
     if (!acc) {
         fail(e.line, "'." + e.name + "' is not a component of " + typeName(base));
     }
-    return addAccess(e, *acc, CType{base.base, acc->count, lift::kNoType});
+    return addAccess(e, *acc,
+                     CType{.base = base.base, .width = acc->count, .tuple = lift::kNoType});
 }
 
 CType Checker::addAccess(Expr& e, const Access& acc, CType t) {

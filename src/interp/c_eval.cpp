@@ -143,7 +143,7 @@ private:
 
     static CVal pick(const CVal& v, const Access& acc) {
         CVal r;
-        r.type = CType{v.type.base, acc.count, lift::kNoType};
+        r.type = CType{.base = v.type.base, .width = acc.count, .tuple = lift::kNoType};
         for (int k = 0; k < acc.count; ++k) {
             r.lanes[k] = v.lanes[acc.lanes[k]];
         }
@@ -176,7 +176,9 @@ private:
         int lane = 0;
         for (uint32_t i = 0; i < e.listCount; ++i) {
             CVal part = eval(elems[i]);
-            part = convert(part, CType{e.type.base, part.type.width, lift::kNoType}, at(e.line));
+            part = convert(
+                part, CType{.base = e.type.base, .width = part.type.width, .tuple = lift::kNoType},
+                at(e.line));
             for (int k = 0; k < part.type.width; ++k) {
                 r.lanes[lane++] = part.lanes[k];
             }

@@ -48,7 +48,9 @@ std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, con
         }
         if (base != Base::Bool &&
             (rest == "2" || rest == "3" || rest == "4" || rest == "8" || rest == "16")) {
-            return CType{base, static_cast<uint8_t>(std::stoi(rest)), lift::kNoType};
+            return CType{.base = base,
+                         .width = static_cast<uint8_t>(std::stoi(rest)),
+                         .tuple = lift::kNoType};
         }
     }
     return std::nullopt;
@@ -196,7 +198,8 @@ CType Parser::typeName() {
     }
     // Any other type name stands for a struct; the only struct a user function can build is
     // its Tuple result, which the checker substitutes.
-    CType type = builtin ? *builtin : CType{Base::Tuple, 1, lift::kNoType};
+    CType type =
+        builtin ? *builtin : CType{.base = Base::Tuple, .width = 1, .tuple = lift::kNoType};
     while (peek().kind == TokKind::Ident && peek().text == "const") {
         advance();
     }
@@ -325,9 +328,9 @@ uint32_t Parser::declaration(bool needSemicolon) {
 
 // `[n]` after a declared name: n a constant expression; `[]` gets its length from the
 // initialiser (the caller's job, 0 meanwhile).
-uint16_t Parser::arrayLength() {
+uint8_t Parser::arrayLength() {
     uint32_t line = advance().line;
-    uint16_t n = 0;
+    uint8_t n = 0;
     if (!isPunct("]")) {
         uint32_t e = conditional();
         auto v = constantInt(ast_, e, rep_);
@@ -340,12 +343,12 @@ uint16_t Parser::arrayLength() {
     return n;
 }
 
-uint16_t Parser::checkedLength(int64_t n, uint32_t line) const {
+uint8_t Parser::checkedLength(int64_t n, uint32_t line) const {
     if (n < 1 || n > kMaxArrayLength) {
         rep_.fail(line, "an array length must be between 1 and " + std::to_string(kMaxArrayLength) +
                             ", not " + std::to_string(n));
     }
-    return static_cast<uint16_t>(n);
+    return static_cast<uint8_t>(n);
 }
 
 uint32_t Parser::switchStatement() {

@@ -19,8 +19,8 @@ std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, con
 // arithmetic and bitwise operators on them); nullopt for anything else.
 std::optional<int64_t> constantInt(const Ast& ast, uint32_t expr, const Reporter& rep);
 
-// The longest local array (elements).
-inline constexpr int64_t kMaxArrayLength = 65535;
+// The longest local array (elements per dimension; CType keeps lengths in a byte).
+inline constexpr int64_t kMaxArrayLength = 255;
 
 class Parser {
 public:
@@ -39,8 +39,8 @@ private:
     uint32_t jump(StmtKind kind);
     uint32_t switchStatement();
     uint32_t caseLabel();
-    uint16_t arrayLength();
-    uint16_t checkedLength(int64_t n, uint32_t line) const;
+    uint8_t arrayLength();
+    uint8_t checkedLength(int64_t n, uint32_t line) const;
     bool atTypeStart() const;
     CType typeName();
     void rejectKeyword(const Token& t) const;

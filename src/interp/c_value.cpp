@@ -277,7 +277,8 @@ Lane binaryLane(Op op, Lane x, Lane y, CType ct, const Where& w) {
 }
 
 CType binaryResult(Op op, CType ct) {
-    return isComparison(op) ? CType{Base::Int, ct.width, lift::kNoType} : ct;
+    return isComparison(op) ? CType{.base = Base::Int, .width = ct.width, .tuple = lift::kNoType}
+                            : ct;
 }
 
 Lane unaryLane(Op op, Lane l, CType t, const Where& w) {

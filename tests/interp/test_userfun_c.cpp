@@ -117,7 +117,7 @@ TEST_CASE("errors of arrays and switches", "[interp]") {
     expect(third("float b[2], c[2]; b = c;"), "can only be indexed");
     expect(third("float b[2] = {1.0f, 2.0f, 3.0f};"), "has 2 elements but the initialiser has 3");
     expect(third("float b[(int)a];"), "integer constant");
-    expect(third("float b[0];"), "between 1 and 65535");
+    expect(third("float b[0];"), "between 1 and 255");
     expect(third("float b[];"), "needs a length or an initialiser");
     expect(third("a = a[0];"), "not an array");
     expect(third("float b[2] = {a, a}; a = b[0.5f];"), "index must be an integer");
