@@ -70,9 +70,9 @@ Val Elaborator::arrayAccess(const Val& index, SourceLoc loc) {
 // CheckedArrayAccess(i, d): element i, or d where i is outside the array. The array gets d
 // appended (PadConstant(0, 1, d)), and an index out of range becomes that element's, n:
 // fun(a => At(0) $ Filter(PadConstant(0, 1, d) $ a,
-//     Map(fun(u => checkedArrayIndex(i, n))) $ Head(a)))
-// with n = At(0) $ Reduce(checkedArrayCount, 0) $ Map(fun(x => 1)) $ a. Lift has no length of
-// an array as a value, so it is counted: a loop adding constants, which OpenCL compilers fold.
+//     Map(fun(n => checkedArrayIndex(i, n))) $ Reduce(fun((k, x) => checkedArrayCount(k)), 0) $ a))
+// Lift has no length of an array as a value, so it is counted (the one-element result of the
+// Reduce is the Filter's array of indices): a loop adding ones, which OpenCL compilers fold.
 Val Elaborator::checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPtr& env,
                               SourceLoc loc) {
     NodeId i = asExpr(index, index.loc, "as the index of CheckedArrayAccess");
@@ -81,29 +81,24 @@ Val Elaborator::checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPt
         return program_.addParam(stem + std::to_string(program_.params.size()), kNoType, loc);
     };
     auto apply1 = [&](NodeId f, NodeId x) { return program_.apply(f, std::vector{x}, loc); };
-    auto at0 = [&](NodeId x) { return apply1(node(Op::At, 0, {}, {arith::Size(0)}, loc), x); };
     auto library = [&](const char* name) {
         Val f = *libraryName(name, loc);
         return asFunction(f, loc, "as a library function");
     };
-    TypeId intType = program_.types.scalar(ScalarKind::Int);
     NodeId a = fresh("a");
+    NodeId k = fresh("k");
     NodeId x = fresh("x");
-    NodeId u = fresh("u");
-    NodeId ones =
-        apply1(node(Op::Map, 0,
-                    {program_.lambda(std::vector{x}, program_.addLiteral(intType, "1", loc), loc)},
-                    {}, loc),
-               a);
-    NodeId count = program_.apply(node(Op::Reduce, 0, {library("checkedArrayCount")}, {}, loc),
-                                  std::vector{program_.addLiteral(intType, "0", loc), ones}, loc);
-    NodeId checked = program_.apply(library("checkedArrayIndex"), std::vector{i, at0(count)}, loc);
-    NodeId head = at0(apply1(node(Op::Split, 0, {}, {arith::Size(1)}, loc), a));
+    NodeId n = fresh("n");
+    NodeId step = program_.lambda(std::vector{k, x}, apply1(library("checkedArrayCount"), k), loc);
+    NodeId zero = program_.addLiteral(program_.types.scalar(ScalarKind::Int), "0", loc);
+    NodeId count = program_.apply(node(Op::Reduce, 0, {step}, {}, loc), std::vector{zero, a}, loc);
+    NodeId checked = program_.apply(library("checkedArrayIndex"), std::vector{i, n}, loc);
     NodeId ids =
-        apply1(node(Op::Map, 0, {program_.lambda(std::vector{u}, checked, loc)}, {}, loc), head);
+        apply1(node(Op::Map, 0, {program_.lambda(std::vector{n}, checked, loc)}, {}, loc), count);
     NodeId padded = apply1(padNode(fill, arith::Size(0), arith::Size(1), loc), a);
     NodeId picked = program_.apply(node(Op::Filter, 0, {}, {}, loc), std::vector{padded, ids}, loc);
-    return funVal(program_.lambda(std::vector{a}, at0(picked), loc), loc);
+    NodeId body = apply1(node(Op::At, 0, {}, {arith::Size(0)}, loc), picked);
+    return funVal(program_.lambda(std::vector{a}, body, loc), loc);
 }
 
 std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
