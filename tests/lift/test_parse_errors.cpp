@@ -108,6 +108,8 @@ const Case kCases[] = {
      "3:57", "the generator g must take 2 Int parameters"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(id, Float))",
      "2:62", "expected an array type of 1 dimensions"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ScanSeq(add, 0.0f) $ xs)", "2:32",
+     "Lift's ScanSeq (a sequential prefix scan) is not supported by egopt"},
     // CheckedArrayAccess's default is a literal of the element type; its index an Int.
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(0, xs) $ xs)",
      "2:54", "expected a constant padding value"},
