@@ -252,9 +252,7 @@ void Elaborator::failUnknownName(const Val& v) const {
         {"ScanSeq", "a sequential prefix scan"},
         {"ReduceWhileSeq", "a reduction that stops early"},
         {"InsertionSortSeq", "a sequential sort"},
-        {"FilterSeq", "a filter whose result length depends on the data"},
-        {"BSearch", "a binary search"},
-        {"LSearch", "a linear search"}};
+        {"FilterSeq", "a filter whose result length depends on the data"}};
     for (auto [name, what] : kLiftOnly) {
         if (v.text == name) {
             fail(v.loc, "Lift's " + v.text + " (" + what + ") is not supported by egopt");

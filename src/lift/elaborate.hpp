@@ -119,6 +119,9 @@ private:
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);
     Val arrayAccess(const Val& index, SourceLoc loc); // UnsafeArrayAccess(index)
+    // LSearch(f, init) and BSearch(f, init)
+    Val search(const std::string& name, SyntaxId site, const Args& args, const EnvPtr& env);
+    NodeId searchStep(TypeId element, SourceLoc loc);
     // CheckedArrayAccess(index, default)
     Val checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPtr& env, SourceLoc loc);
     // Scala's limits of a scalar type as literals: Float.MaxValue, Int.MinValue, ...

@@ -5,7 +5,9 @@
 // types (Float.MaxValue, ...) are literals.
 #include "elaborate.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace egopt::lift::detail {
 
@@ -101,6 +103,75 @@ Val Elaborator::checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPt
     return funVal(program_.lambda(std::vector{a}, body, loc), loc);
 }
 
+// LSearch(f, init) and BSearch(f, init) on an array sorted as the comparison f expects (f(x) is
+// 0 for the element sought, and greater than 0 before it): [T]1, the element x with f(x) == 0,
+// or init where there is none. Lift's searches stop at the first such element, linearly or by
+// bisection; on such an array that is the first x with f(x) == 0, which a left fold finds:
+// fun(a => Map(fun(p => p._0)) $
+//     Reduce(fun((acc, x) => searchStep_T(acc, x, f(x))), {init, 0}) $ a)
+// where the flag of the accumulator says whether the element was found.
+Val Elaborator::search(const std::string& name, SyntaxId site, const Args& args,
+                       const EnvPtr& env) {
+    SourceLoc loc = locOf(site);
+    expectArgs(site, args, 2, 2, name + "(f, init)");
+    Val f = eval(args[0], env);
+    asFunction(f, f.loc, ("as the comparison of " + name).c_str());
+    Val init = eval(args[1], env);
+    NodeId initNode = asExpr(init, init.loc, ("as the initial value of " + name).c_str());
+    TypeId t = program_.op(initNode) == Op::Literal
+                   ? program_.literals[static_cast<size_t>(program_.node(initNode).ival)].type
+                   : kNoType;
+    if (t == kNoType || program_.types.kind(t) != TypeKind::Scalar) {
+        failAt(args[1], "expected a scalar literal as the initial value of " + name);
+    }
+    auto fresh = [&](const char* stem) {
+        return program_.addParam(stem + std::to_string(program_.params.size()), kNoType, loc);
+    };
+    NodeId a = fresh("a");
+    NodeId acc = fresh("acc");
+    NodeId x = fresh("x");
+    NodeId p = fresh("p");
+    NodeId cmp = applyCallable(f.fun, {x}, loc);
+    NodeId step =
+        program_.lambda(std::vector{acc, x},
+                        program_.apply(searchStep(t, loc), std::vector{acc, x, cmp}, loc), loc);
+    const std::string& initText =
+        program_.literals[static_cast<size_t>(program_.node(initNode).ival)].text;
+    TypeId pair = program_.types.tuple(std::vector{t, program_.types.scalar(ScalarKind::Int)});
+    NodeId start = program_.addLiteral(pair, "{" + initText + ", 0}", loc);
+    NodeId folded =
+        program_.apply(node(Op::Reduce, 0, {step}, {}, loc), std::vector{start, a}, loc);
+    NodeId first = program_.apply(node(Op::Get, 0, {}, {}, loc), std::vector{p}, loc);
+    NodeId result =
+        program_.apply(node(Op::Map, 0, {program_.lambda(std::vector{p}, first, loc)}, {}, loc),
+                       std::vector{folded}, loc);
+    return funVal(program_.lambda(std::vector{a}, result, loc), loc);
+}
+
+// searchStep_T((T, int) acc, T x, int cmp): x, found, at the first x with cmp == 0.
+NodeId Elaborator::searchStep(TypeId element, SourceLoc loc) {
+    std::string c = program_.types.show(element);
+    std::transform(c.begin(), c.end(), c.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    std::string name = "searchStep_" + c;
+    for (size_t i = 0; i < program_.userFuns.size(); ++i) {
+        if (program_.userFuns[i].name == name) {
+            return program_.refUserFun(static_cast<uint32_t>(i), loc);
+        }
+    }
+    TypeId intType = program_.types.scalar(ScalarKind::Int);
+    TypeId pair = program_.types.tuple(std::vector{element, intType});
+    UserFunDecl decl;
+    decl.name = name;
+    decl.paramNames = {"acc", "x", "cmp"};
+    decl.paramTypes = {pair, element, intType};
+    decl.returnType = pair;
+    decl.body = "{ if (acc._1 == 0 && cmp == 0) { Tuple r = {x, 1}; return r; } return acc; }";
+    decl.loc = loc;
+    decl.builtin = true;
+    return program_.addUserFun(std::move(decl), loc);
+}
+
 std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                            const EnvPtr& env) {
     SourceLoc loc = locOf(site);
@@ -137,6 +208,9 @@ std::optional<Val> Elaborator::derivedForm(const std::string& name, SyntaxId sit
     if (name == "UnsafeArrayAccess") {
         expectArgs(site, args, 1, 1, "UnsafeArrayAccess(index)");
         return arrayAccess(eval(args[0], env), loc);
+    }
+    if (name == "LSearch" || name == "BSearch") {
+        return search(name, site, args, env);
     }
     if (name == "CheckedArrayAccess") {
         expectArgs(site, args, 2, 2, "CheckedArrayAccess(index, default)");

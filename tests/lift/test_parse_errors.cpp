@@ -110,6 +110,9 @@ const Case kCases[] = {
      "2:62", "expected an array type of 1 dimensions"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ScanSeq(add, 0.0f) $ xs)", "2:32",
      "Lift's ScanSeq (a sequential prefix scan) is not supported by egopt"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), Float, (xs, y) => LSearch(fun(x => "
+     "1), y) $ xs)",
+     "2:65", "expected a scalar literal as the initial value of LSearch"},
     // CheckedArrayAccess's default is a literal of the element type; its index an Int.
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(0, xs) $ xs)",
      "2:54", "expected a constant padding value"},

@@ -346,3 +346,13 @@ TEST_CASE("index functions by their qualified names", "[lift]") {
               "(ArrayType(Float, N)) -> ArrayType(Float, N)");
     }
 }
+
+TEST_CASE("LSearch and BSearch give a one-element array", "[lift]") {
+    for (const char* search : {"LSearch", "BSearch"}) {
+        INFO(search);
+        CHECK(signatureOf(kN +
+                          "val cmp = UserFun(\"cmp\", \"x\", \"{ return x < 2 ? 1 : (x > 2 ? "
+                          "-1 : 0); }\", Int, Int)\nfun(ArrayType(Int, N), xs => " +
+                          search + "(cmp, 0) $ xs)") == "(ArrayType(Int, N)) -> ArrayType(Int, 1)");
+    }
+}

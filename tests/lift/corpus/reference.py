@@ -628,6 +628,21 @@ def _(s, i):
     return [x * x for x in i["xs"]]
 
 
+@case("layout_search", {"N": 16, "M": 8},
+      lambda s: {"sorted": [-3.5, -2.0, -1.25, 0.0, 0.5, 1.25, 2.0, 3.5, 4.0, 5.75, 7.0, 9.5, 10.0,
+                            11.25, 12.5, 14.0],
+                 "qs": [2.0, 3.0, 9.5, -3.5, 14.0, 0.25, 11.25, 15.0],
+                 "keys": [5, 6, 0, 9, -4, 14, 12, -3]},
+      pipeline=True)
+def _(s, i):
+    xs = i["sorted"]
+
+    def first(pred, init):
+        return next((x for x in xs if pred(x)), init)
+    return [first(lambda x: x == q, -1.0) + first(lambda x: math.floor(x) == k, 100.0)
+            for q, k in zip(i["qs"], i["keys"])]
+
+
 def main():
     names = sys.argv[1:] or sorted(CASES)
     for name in names:
