@@ -106,7 +106,8 @@ Val Elaborator::checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPt
 // LSearch(f, init) and BSearch(f, init) on an array sorted as the comparison f expects (f(x) is
 // 0 for the element sought, and greater than 0 before it): [T]1, the element x with f(x) == 0,
 // or init where there is none. Lift's searches stop at the first such element, linearly or by
-// bisection; on such an array that is the first x with f(x) == 0, which a left fold finds:
+// bisection; on such an array that is the first x with f(x) == 0 (where several give 0, Lift's
+// BSearch may stop at another), which a left fold finds:
 // fun(a => Map(fun(p => p._0)) $
 //     Reduce(fun((acc, x) => searchStep_T(acc, x, f(x))), {init, 0}) $ a)
 // where the flag of the accumulator says whether the element was found.
