@@ -356,3 +356,14 @@ TEST_CASE("LSearch and BSearch give a one-element array", "[lift]") {
                           search + "(cmp, 0) $ xs)") == "(ArrayType(Int, N)) -> ArrayType(Int, 1)");
     }
 }
+
+TEST_CASE("setScalaFun's argument in parentheses or braces is read past", "[lift]") {
+    for (const char* arg : {"(xs => xs.head)", " { xs => xs.head }", " { xs => { xs(0) } }"}) {
+        INFO(arg);
+        CHECK(signatureOf(kN +
+                          "val f = UserFun(\"f\", \"x\", \"{ return x; }\", Float, "
+                          "Float).setScalaFun" +
+                          arg + "\nfun(ArrayType(Float, N), xs => Map(f) $ xs)") ==
+              "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    }
+}
