@@ -643,6 +643,26 @@ def _(s, i):
             for q, k in zip(i["qs"], i["keys"])]
 
 
+@case("lambda_scala_forms", {"N": 16}, lambda s: {"xs": vec(16, 84)}, pipeline=True)
+def _(s, i):
+    return [x * 2.0 + 0.5 for x in reversed(i["xs"])]
+
+
+@case("uf_c_forms", {"N": 16},
+      lambda s: {"xs": [0.25, -0.75, 0.5, 0.999, -0.001, 1.0, -1.0, 0.3, 0.6, -0.5, 0.0, 0.75,
+                        -0.25, 0.125, 0.9, -0.6],
+                 "is": [0, 1, 7, -1, 123456, -98765, 42, 2147483647, -2147483648, 15, 16, 255,
+                        1000, 3, 99, 65]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for x, n in zip(i["xs"], i["is"]):
+        h = ((0x811C9DC5 ^ (n & 0xFFFFFFFF)) * 16777619) & 0xFFFFFFFF
+        k = int(x * 4.0)  # truncates toward zero, as convert_int does
+        out.append(float(h >> 28) + float(k - 65 * c_div(k, 65)) + float(n & 0xF))
+    return out
+
+
 def main():
     names = sys.argv[1:] or sorted(CASES)
     for name in names:
