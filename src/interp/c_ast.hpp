@@ -101,8 +101,10 @@ enum class ExprKind : uint8_t {
     Index // a[b]: an element of a local array
 };
 
-// Cast.inum of OpenCL's convert_T(x), which converts vectors lane by lane.
+// Cast.inum of OpenCL's convert_T(x), which converts vectors lane by lane, and of as_T(x), which
+// reads the bits of each lane as the other type.
 inline constexpr int64_t kLaneConversion = 1;
+inline constexpr int64_t kReinterpret = 2;
 
 struct Expr {
     ExprKind kind = ExprKind::IntLit;

@@ -216,6 +216,15 @@ CType Checker::addAccess(Expr& e, const Access& acc, CType t) {
 CType Checker::castType(Expr& e) {
     e.type = resolve(e.type, e.line);
     CType from = expr(e.a);
+    if (e.inum == kReinterpret) {
+        if (!from.isNumeric() || !e.type.isNumeric() || from.width != e.type.width ||
+            laneBytes(from.base) != laneBytes(e.type.base) || from.base == Base::Bool ||
+            e.type.base == Base::Bool) {
+            fail(e.line, "cannot reinterpret " + typeName(from) + " as " + typeName(e.type) +
+                             " (as_T needs as many lanes of as many bytes)");
+        }
+        return e.type;
+    }
     if (e.inum == kLaneConversion) {
         if (!from.isNumeric() || !e.type.isNumeric() || from.width != e.type.width) {
             fail(e.line, "cannot convert " + typeName(from) + " to " + typeName(e.type) +

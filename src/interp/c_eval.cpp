@@ -76,6 +76,9 @@ private:
         case ExprKind::Member:
             return evalMember(e);
         case ExprKind::Cast:
+            if (e.inum == kReinterpret) {
+                return reinterpret(eval(e.a), e.type);
+            }
             return convert(eval(e.a), e.type, at(e.line));
         case ExprKind::InitList:
             return evalInitList(e);

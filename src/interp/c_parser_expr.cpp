@@ -243,7 +243,7 @@ uint32_t Parser::primary() {
         }
     }
     e.name = t.text;
-    if (isPunct("(") && t.text.rfind("convert_", 0) == 0) {
+    if (isPunct("(") && (t.text.rfind("convert_", 0) == 0 || t.text.rfind("as_", 0) == 0)) {
         return conversion(std::move(e));
     }
     if (isPunct("(")) {
@@ -254,17 +254,21 @@ uint32_t Parser::primary() {
 }
 
 // OpenCL's convert_T(x): x converted to T lane by lane (also vector to vector, which a cast
-// cannot do). The rounding and saturating forms (convert_int_sat, convert_int_rte, ...) are not
-// in the subset.
+// cannot do), and as_T(x): the bits of x read as T. The rounding and saturating forms
+// (convert_int_sat, convert_int_rte, ...) are not in the subset.
 uint32_t Parser::conversion(Expr call) {
-    std::string target = call.name.substr(std::string_view("convert_").size());
+    bool reinterpret = call.name.rfind("as_", 0) == 0;
+    std::string target = call.name.substr(reinterpret ? 3 : std::string_view("convert_").size());
     auto type = builtinTypeName(target, call.line, rep_);
     if (!type) {
         rep_.fail(call.line, "'" + call.name +
                                  "' is not supported (only convert_T without a "
-                                 "rounding or saturation suffix)");
+                                 "rounding or saturation suffix, and as_T)");
     }
-    Expr e{.kind = ExprKind::Cast, .line = call.line, .inum = kLaneConversion, .type = *type};
+    Expr e{.kind = ExprKind::Cast,
+           .line = call.line,
+           .inum = reinterpret ? kReinterpret : kLaneConversion,
+           .type = *type};
     expect("(");
     e.a = assignment();
     expect(")");

@@ -97,8 +97,8 @@ private:
             return typeOf(e.a) && typeOf(e.b) && typeOf(e.c) ? std::optional(e.type) : std::nullopt;
         case ExprKind::Call:
             return callType(id, e);
-        case ExprKind::Cast:
-            return typeOf(e.a) ? std::optional(e.type) : std::nullopt;
+        case ExprKind::Cast: // as_T reads bits: the general evaluator's reinterpret
+            return typeOf(e.a) && e.inum != kReinterpret ? std::optional(e.type) : std::nullopt;
         case ExprKind::InitList: {
             const uint32_t* elems = ast_.list(e.listBegin);
             bool broadcast = e.type.base != Base::Tuple && e.listCount == 1 &&

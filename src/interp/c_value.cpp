@@ -1,5 +1,6 @@
 #include "c_value.hpp"
 
+#include <bit>
 #include <cmath>
 
 namespace egopt::interp::c {
@@ -250,6 +251,62 @@ CVal convert(const CVal& v, CType to, const Where& w) {
     r.type = to;
     for (int k = 0; k < to.width; ++k) {
         r.lanes[k] = convertLane(v.lanes[v.type.width == 1 ? 0 : k], v.type.base, to.base, w);
+    }
+    return r;
+}
+
+int laneBytes(Base b) {
+    switch (b) {
+    case Base::Bool:
+    case Base::Char:
+        return 1;
+    case Base::Int:
+    case Base::UInt:
+    case Base::Float:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+namespace {
+
+// A lane's bits as an unsigned integer of its size, and back.
+uint64_t bitsOf(Lane l, Base b) {
+    switch (b) {
+    case Base::Float:
+        return std::bit_cast<uint32_t>(static_cast<float>(l.f));
+    case Base::Double:
+        return std::bit_cast<uint64_t>(l.f);
+    case Base::Char:
+        return static_cast<uint8_t>(l.i);
+    case Base::Int:
+    case Base::UInt:
+        return static_cast<uint32_t>(l.i);
+    default:
+        return static_cast<uint64_t>(l.i);
+    }
+}
+
+Lane fromBits(uint64_t bits, Base b) {
+    Lane l;
+    if (b == Base::Float) {
+        l.f = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    } else if (b == Base::Double) {
+        l.f = std::bit_cast<double>(bits);
+    } else {
+        l.i = wrap(b, static_cast<int64_t>(bits));
+    }
+    return l;
+}
+
+} // namespace
+
+CVal reinterpret(const CVal& v, CType to) {
+    CVal r;
+    r.type = to;
+    for (int k = 0; k < to.width; ++k) {
+        r.lanes[k] = fromBits(bitsOf(v.lanes[k], v.type.base), to.base);
     }
     return r;
 }

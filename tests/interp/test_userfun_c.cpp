@@ -172,7 +172,7 @@ TEST_CASE("more math builtins", "[interp]") {
                0) == -101);
 }
 
-TEST_CASE("convert_T and character constants", "[interp]") {
+TEST_CASE("convert_T, as_T and character constants", "[interp]") {
     Fun fn;
     CHECK(fn.f("{ return convert_float(convert_int(x)) + 0.5f; }", -2.7f) == -1.5f);
     CHECK(fn.i("{ int4 v = convert_int4((float4)(1.5f, -2.5f, 3.9f, 0.0f)); return v.x * 100 + "
@@ -186,6 +186,15 @@ TEST_CASE("convert_T and character constants", "[interp]") {
     CHECK_THAT(fError("{ int k = convert_int_sat(x); return x; }"),
                Catch::Contains("'convert_int_sat' is not supported"));
     CHECK_THAT(fError("{ int k = 'ab'; return x; }"), Catch::Contains("character constant"));
+    CHECK(fn.f("{ return as_int(x) == 0x3F800000; }", 1.0f) == 1.0f);
+    CHECK(fn.f("{ return as_float(0x40490FDB); }", 0) == 3.14159274f);
+    CHECK(fn.f("{ uint u = as_uint(-x); return u >> 31; }", 2.0f) == 1.0f);
+    CHECK(fn.f("{ int4 b = as_int4((float4)(x, 0.0f, -0.0f, 2.0f)); return b.x == 0x3F800000 && "
+               "b.y == 0 && b.z == (int)0x80000000 && b.w == 0x40000000; }",
+               1.0f) == 1.0f);
+    CHECK(fn.i("{ return as_int(as_float(a)); }", -123456789) == -123456789);
+    CHECK_THAT(fError("{ long l = as_long(x); return x; }"),
+               Catch::Contains("as_T needs as many lanes of as many bytes"));
     // A cast converts scalars only; convert_T is the vector conversion.
     CHECK_THAT(fError("{ float4 f = (float4)((int4)(1)); return x; }"),
                Catch::Contains("cannot build float4 from int4"));
