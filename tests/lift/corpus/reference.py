@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -659,7 +660,8 @@ def _(s, i):
     for x, n in zip(i["xs"], i["is"]):
         h = ((0x811C9DC5 ^ (n & 0xFFFFFFFF)) * 16777619) & 0xFFFFFFFF
         k = int(x * 4.0)  # truncates toward zero, as convert_int does
-        out.append(float(h >> 28) + float(k - 65 * c_div(k, 65)) + float(n & 0xF))
+        bits = struct.unpack("<I", struct.pack("<f", x))[0]
+        out.append(float(h >> 28) + float(k - 65 * c_div(k, 65)) + float(n & 0xF) + (bits & 0x7))
     return out
 
 
