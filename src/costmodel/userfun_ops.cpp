@@ -83,6 +83,8 @@ public:
             return kUnknownTrips * (expr(s.a) + stmt(s.b));
         case StmtKind::DoWhile:
             return kUnknownTrips * (stmt(s.a) + expr(s.b));
+        case StmtKind::Switch: // every branch, as if all fell through: an upper bound
+            return expr(s.a) + stmt(s.b);
         default:
             return 0;
         }

@@ -21,11 +21,17 @@ uint32_t Ast::addList(const std::vector<uint32_t>& ids) {
 }
 
 std::string typeName(const CType& t) {
-    static constexpr const char* kNames[] = {"bool",  "char",   "int",   "long",
+    static constexpr const char* kNames[] = {"bool",  "char",   "int",   "uint", "long",
                                              "float", "double", "Tuple", "void"};
     std::string out = kNames[static_cast<int>(t.base)];
     if (t.width > 1) {
         out += std::to_string(t.width);
+    }
+    if (t.isArray()) {
+        out += "[" + std::to_string(t.count) + "]";
+        if (t.inner > 0) {
+            out += "[" + std::to_string(t.inner) + "]";
+        }
     }
     return out;
 }

@@ -3,14 +3,26 @@
 #include "small_vec.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace egopt::interp::c {
 
 namespace {
 
 // Math: float element-wise (integer arguments become float). MinMax: element-wise on integers or
-// floats. Abs: integers. The rest are OpenCL's geometric functions.
-enum class Kind : uint8_t { Math, MinMax, Abs, Dot, Length, Distance, Normalize, Cross };
+// floats. Abs: integers. Relational: a test of floats, giving an int (1 or 0, and -1 or 0 in
+// each lane of a vector). The rest are OpenCL's geometric functions.
+enum class Kind : uint8_t {
+    Math,
+    MinMax,
+    Abs,
+    Relational,
+    Dot,
+    Length,
+    Distance,
+    Normalize,
+    Cross
+};
 
 using LaneFn = double (*)(const double*, bool single);
 
@@ -41,6 +53,26 @@ struct Builtin {
 template <class T>
 T sign(T x) {
     return x > 0 ? T(1) : x < 0 ? T(-1) : T(0) * x;
+}
+
+// OpenCL's rootn: the n-th root, negative for a negative x and an odd n.
+template <class T>
+T rootn(T x, T n) {
+    if (x < 0) {
+        return std::fmod(n, T(2)) != 0 ? -std::pow(-x, T(1) / n)
+                                       : std::numeric_limits<T>::quiet_NaN();
+    }
+    return std::pow(x, T(1) / n);
+}
+
+// maxmag and minmag: the argument of the larger (smaller) magnitude; fmax (fmin) on a tie.
+template <class T>
+T magnitude(T x, T y, bool larger) {
+    T ax = std::fabs(x), ay = std::fabs(y);
+    if (ax == ay) {
+        return larger ? std::fmax(x, y) : std::fmin(x, y);
+    }
+    return (ax > ay) == larger ? x : y;
 }
 
 const Builtin kBuiltins[] = {
@@ -91,6 +123,21 @@ const Builtin kBuiltins[] = {
          auto t = std::fmin(std::fmax((x - e0) / (e1 - e0), decltype(x)(0)), decltype(x)(1));
          return t * t * (decltype(x)(3) - decltype(x)(2) * t);
      }>},
+    {"asinh", 1, Kind::Math, u1<[](auto x) { return std::asinh(x); }>},
+    {"acosh", 1, Kind::Math, u1<[](auto x) { return std::acosh(x); }>},
+    {"atanh", 1, Kind::Math, u1<[](auto x) { return std::atanh(x); }>},
+    {"sinpi", 1, Kind::Math, u1<[](auto x) { return std::sin(x * decltype(x)(M_PI)); }>},
+    {"cospi", 1, Kind::Math, u1<[](auto x) { return std::cos(x * decltype(x)(M_PI)); }>},
+    {"tanpi", 1, Kind::Math, u1<[](auto x) { return std::tan(x * decltype(x)(M_PI)); }>},
+    {"tgamma", 1, Kind::Math, u1<[](auto x) { return std::tgamma(x); }>},
+    {"lgamma", 1, Kind::Math, u1<[](auto x) { return std::lgamma(x); }>},
+    // pown, rootn and ldexp take an int second argument; it arrives converted to float, exactly
+    // for the integers these functions are given.
+    {"pown", 2, Kind::Math, u2<[](auto x, auto n) { return std::pow(x, n); }>},
+    {"rootn", 2, Kind::Math, u2<[](auto x, auto n) { return rootn(x, n); }>},
+    {"ldexp", 2, Kind::Math, u2<[](auto x, auto n) { return std::ldexp(x, static_cast<int>(n)); }>},
+    {"maxmag", 2, Kind::Math, u2<[](auto x, auto y) { return magnitude(x, y, true); }>},
+    {"minmag", 2, Kind::Math, u2<[](auto x, auto y) { return magnitude(x, y, false); }>},
     {"radians", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(M_PI / 180.0); }>},
     {"degrees", 1, Kind::Math, u1<[](auto x) { return x * decltype(x)(180.0 / M_PI); }>},
     {"min", 2, Kind::MinMax, u2<[](auto x, auto y) { return std::fmin(x, y); }>},
@@ -101,6 +148,11 @@ const Builtin kBuiltins[] = {
     // scalars, -1 for vectors).
     {"select", 3, Kind::MinMax, u3<[](auto a, auto b, auto c) { return c != 0 ? b : a; }>},
     {"abs", 1, Kind::Abs, nullptr},
+    {"isnan", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isnan(x)); }>},
+    {"isinf", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isinf(x)); }>},
+    {"isfinite", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isfinite(x)); }>},
+    {"isnormal", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::isnormal(x)); }>},
+    {"signbit", 1, Kind::Relational, u1<[](auto x) { return decltype(x)(std::signbit(x)); }>},
     {"dot", 2, Kind::Dot, nullptr},
     {"length", 1, Kind::Length, nullptr},
     {"distance", 2, Kind::Distance, nullptr},
@@ -121,7 +173,7 @@ CType operandType(const Builtin& b, std::span<const CType> args, const Where& w)
     if (b.kind == Kind::Abs && !r.isInteger()) {
         w.fail("'abs' takes integers; use 'fabs' for floating-point values");
     }
-    if (r.isInteger() && (b.kind == Kind::Math || b.kind >= Kind::Dot)) {
+    if (r.isInteger() && (b.kind == Kind::Math || b.kind >= Kind::Relational)) {
         r.base = Base::Float; // OpenCL has float overloads only
     }
     return r;
@@ -256,6 +308,9 @@ CType builtinResult(uint32_t id, std::span<const CType> args, const Where& w) {
         w.fail("'cross' takes float3 or float4 arguments");
     }
     bool scalarResult = b.kind == Kind::Dot || b.kind == Kind::Length || b.kind == Kind::Distance;
+    if (b.kind == Kind::Relational) {
+        return CType{.base = Base::Int, .width = t.width, .tuple = lift::kNoType};
+    }
     return scalarResult ? t.elem() : t;
 }
 
@@ -285,7 +340,13 @@ CVal callBuiltin(uint32_t id, std::span<const CVal> args, CType result, const Wh
     if (b.kind >= Kind::Dot) {
         return geometric(b, conv.span(), w);
     }
-    return convert(elementwise(b, conv.span(), t), result, w);
+    CVal r = convert(elementwise(b, conv.span(), t), result, w);
+    if (b.kind == Kind::Relational && t.width > 1) { // true is -1 in a vector's lane
+        for (int k = 0; k < t.width; ++k) {
+            r.lanes[k].i = -r.lanes[k].i;
+        }
+    }
+    return r;
 }
 
 } // namespace egopt::interp::c

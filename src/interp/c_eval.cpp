@@ -43,6 +43,7 @@ public:
         assigned_[s.slot] = 1;
     }
     bool truth(uint32_t id) { return eval(id).truthy(); }
+    int64_t integer(uint32_t id) { return eval(id).lanes[0].i; }
 
 private:
     Where at(uint32_t line) const { return Where{rep_, line}; }
@@ -75,12 +76,17 @@ private:
         case ExprKind::Member:
             return evalMember(e);
         case ExprKind::Cast:
+            if (e.inum == kReinterpret) {
+                return reinterpret(eval(e.a), e.type);
+            }
             return convert(eval(e.a), e.type, at(e.line));
         case ExprKind::InitList:
             return evalInitList(e);
         case ExprKind::Comma:
             eval(e.a);
             return eval(e.b);
+        case ExprKind::Index:
+            return read(ref(id), e.line);
         }
         rep_.fail(e.line, "unsupported expression");
     }
@@ -140,7 +146,7 @@ private:
 
     static CVal pick(const CVal& v, const Access& acc) {
         CVal r;
-        r.type = CType{v.type.base, acc.count, lift::kNoType};
+        r.type = CType{.base = v.type.base, .width = acc.count, .tuple = lift::kNoType};
         for (int k = 0; k < acc.count; ++k) {
             r.lanes[k] = v.lanes[acc.lanes[k]];
         }
@@ -149,6 +155,13 @@ private:
 
     CVal evalInitList(const Expr& e) {
         const uint32_t* elems = ast_.list(e.listBegin);
+        if (e.type.isArray()) {
+            CVal r = zeroOf(e.type, ast_);
+            for (uint32_t i = 0; i < e.listCount; ++i) {
+                r.fields[i] = initValue(elems[i], e.type.element());
+            }
+            return r;
+        }
         if (e.type.base == Base::Tuple) {
             CVal r;
             r.type = e.type;
@@ -166,7 +179,9 @@ private:
         int lane = 0;
         for (uint32_t i = 0; i < e.listCount; ++i) {
             CVal part = eval(elems[i]);
-            part = convert(part, CType{e.type.base, part.type.width, lift::kNoType}, at(e.line));
+            part = convert(
+                part, CType{.base = e.type.base, .width = part.type.width, .tuple = lift::kNoType},
+                at(e.line));
             for (int k = 0; k < part.type.width; ++k) {
                 r.lanes[lane++] = part.lanes[k];
             }
@@ -180,6 +195,16 @@ private:
             return Ref{&slots_[e.aux], nullptr, e.aux};
         }
         Ref inner = ref(e.a);
+        if (e.kind == ExprKind::Index) {
+            int64_t i = integer(e.b);
+            const CType& t = ast_.exprs[e.a].type;
+            if (i < 0 || i >= t.count) {
+                rep_.fail(e.line, "index " + std::to_string(i) + " is out of the bounds of '" +
+                                      ast_.slotNames[inner.slot] + "' (" +
+                                      typeName(ast_.slotTypes[inner.slot]) + ")");
+            }
+            return Ref{&inner.target->fields[static_cast<size_t>(i)], nullptr, inner.slot};
+        }
         const Access& acc = ast_.accesses[e.aux];
         if (!acc.field) {
             return Ref{inner.target, &acc, inner.slot};

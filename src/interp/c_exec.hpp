@@ -1,8 +1,8 @@
 // Internal to the C interpreter: statements and loops of a checked body, shared by the general
 // evaluator (c_eval.cpp) and the one for scalar functions (c_scalar.cpp), so that both count
 // steps and take branches alike. Derived evaluates the expressions: discard(e) for an expression
-// statement or a for-loop step, truth(e) for a condition, declare(s) for a declaration and
-// setReturn(e) for the return statement.
+// statement or a for-loop step, truth(e) for a condition, integer(e) for a switch's value,
+// declare(s) for a declaration and setReturn(e) for the return statement.
 #pragma once
 
 #include "c_ast.hpp"
@@ -73,8 +73,36 @@ private:
         case StmtKind::Return:
             self().setReturn(s.a);
             return Flow::Return;
+        case StmtKind::Switch:
+            return execSwitch(s);
+        case StmtKind::Case:
         case StmtKind::Empty:
             return Flow::Normal;
+        }
+        return Flow::Normal;
+    }
+
+    // Jumps to the matching label of the block (else to `default`, else past the block) and
+    // runs on from there through later labels, as C falls through, until a break.
+    Flow execSwitch(const Stmt& s) {
+        int64_t v = self().integer(s.a);
+        const Stmt& body = ast_.stmts[s.b];
+        const uint32_t* list = ast_.list(body.listBegin);
+        uint32_t start = body.listCount;
+        for (uint32_t i = 0; i < body.listCount; ++i) {
+            const Stmt& c = ast_.stmts[list[i]];
+            if (c.kind == StmtKind::Case && c.a == kNone && start == body.listCount) {
+                start = i;
+            } else if (c.kind == StmtKind::Case && c.a != kNone && c.value == v) {
+                start = i;
+                break;
+            }
+        }
+        for (uint32_t i = start; i < body.listCount; ++i) {
+            Flow f = exec(list[i]);
+            if (f != Flow::Normal) {
+                return f == Flow::Break ? Flow::Normal : f;
+            }
         }
         return Flow::Normal;
     }

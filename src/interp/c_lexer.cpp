@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 namespace egopt::interp::c {
 
@@ -143,6 +144,8 @@ private:
             t.text = identifier();
         } else if (digit(c) || (c == '.' && pos_ + 1 < src_.size() && digit(src_[pos_ + 1]))) {
             number(t);
+        } else if (c == '\'') {
+            character(t);
         } else {
             punct(t);
         }
@@ -166,12 +169,43 @@ private:
             return;
         }
         bool isLong = suffix == "l" || suffix == "L";
-        if (overflow || (!suffix.empty() && !isLong)) {
+        bool isUnsigned = suffix == "u" || suffix == "U";
+        if (overflow || (!suffix.empty() && !isLong && !isUnsigned) ||
+            (isUnsigned && iv > UINT32_MAX)) {
             rep_.fail(t.line, "unsupported integer literal '" + t.text + "'");
         }
         t.kind = TokKind::Int;
         t.inum = iv;
-        t.longInt = isLong || iv > INT32_MAX;
+        // As in C: a decimal literal too large for int is a long, a hex or octal one a uint
+        // where that holds it.
+        bool decimal = begin[0] != '0' || t.text.size() == 1 ||
+                       (!digit(begin[1]) && begin[1] != 'x' && begin[1] != 'X');
+        t.unsignedInt = isUnsigned || (!isLong && !decimal && iv > INT32_MAX && iv <= UINT32_MAX);
+        t.longInt = !t.unsignedInt && (isLong || iv > INT32_MAX);
+    }
+
+    // 'a', '\n', '\0', '\'', '\\': an int, as C types a character constant.
+    void character(Token& t) {
+        static constexpr std::pair<char, char> kEscapes[] = {
+            {'n', '\n'},  {'t', '\t'},  {'r', '\r'}, {'0', '\0'},
+            {'\\', '\\'}, {'\'', '\''}, {'"', '"'}};
+        size_t start = pos_++;
+        std::optional<char> value;
+        if (pos_ < src_.size() && src_[pos_] == '\\' && pos_ + 1 < src_.size()) {
+            for (auto [name, v] : kEscapes) {
+                value = src_[pos_ + 1] == name ? std::optional(v) : value;
+            }
+            pos_ += 2;
+        } else if (pos_ < src_.size() && src_[pos_] != '\'' && src_[pos_] != '\n') {
+            value = src_[pos_++];
+        }
+        if (!value || pos_ >= src_.size() || src_[pos_] != '\'') {
+            rep_.fail(t.line, "unsupported character constant");
+        }
+        ++pos_;
+        t.kind = TokKind::Int;
+        t.text = std::string(src_.substr(start, pos_ - start));
+        t.inum = static_cast<signed char>(*value);
     }
 
     void floatSuffix(Token& t, double v, const std::string& suffix) {

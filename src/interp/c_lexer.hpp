@@ -20,10 +20,12 @@ struct Token {
     int64_t inum = 0;         // Int
     bool singleFloat = false; // Float with an f suffix
     bool longInt = false;     // Int with an l suffix or too large for int
+    bool unsignedInt = false; // Int with a u suffix, or a hex or octal one only uint holds
 };
 
 // The whole body as tokens ending with one End token. Function-like macros, other preprocessor
-// directives, string and character literals are rejected.
+// directives, string literals, and character constants other than one character or the escapes
+// \n \t \r \0 \\ \' \" are rejected.
 std::vector<Token> lex(std::string_view body, const Reporter& rep);
 
 } // namespace egopt::interp::c

@@ -1,6 +1,8 @@
 // Statements, declarations and type names.
 #include "c_parser.hpp"
 
+#include "c_value.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -11,13 +13,13 @@ namespace {
 // Words of C that this subset does not implement; they get a clear message instead of being
 // taken for identifiers.
 const std::set<std::string, std::less<>> kUnsupported = {
-    "switch",   "case",     "default", "goto",    "typedef",   "sizeof",   "static",    "extern",
-    "register", "volatile", "union",   "enum",    "inline",    "restrict", "unsigned",  "signed",
-    "short",    "half",     "uint",    "uchar",   "ushort",    "ulong",    "size_t",    "__global",
-    "__local",  "global",   "local",   "private", "__private", "constant", "__constant"};
+    "goto",  "typedef", "sizeof",    "static",   "extern",    "register", "volatile",
+    "union", "enum",    "inline",    "restrict", "signed",    "short",    "half",
+    "uchar", "ushort",  "ulong",     "size_t",   "__global",  "__local",  "global",
+    "local", "private", "__private", "constant", "__constant"};
 
-const std::set<std::string, std::less<>> kUnsupportedTypes = {
-    "unsigned", "signed", "short", "half", "uint", "uchar", "ushort", "ulong", "size_t"};
+const std::set<std::string, std::less<>> kUnsupportedTypes = {"signed", "short", "half",  "uchar",
+                                                              "ushort", "ulong", "size_t"};
 
 bool isTupleName(const std::string& w) {
     return w.rfind("Tuple", 0) == 0;
@@ -27,8 +29,11 @@ bool isTupleName(const std::string& w) {
 
 std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep) {
     static const std::pair<const char*, Base> kBases[] = {
-        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},
+        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},  {"uint", Base::UInt},
         {"long", Base::Long},   {"char", Base::Char},     {"bool", Base::Bool}};
+    if (word == "unsigned") { // `unsigned int` (the parser reads the `int`) or `unsigned`
+        return scalarType(Base::UInt);
+    }
     if (kUnsupportedTypes.count(word)) {
         rep.fail(line, "type '" + word + "' is not supported");
     }
@@ -43,7 +48,9 @@ std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, con
         }
         if (base != Base::Bool &&
             (rest == "2" || rest == "3" || rest == "4" || rest == "8" || rest == "16")) {
-            return CType{base, static_cast<uint8_t>(std::stoi(rest)), lift::kNoType};
+            return CType{.base = base,
+                         .width = static_cast<uint8_t>(std::stoi(rest)),
+                         .tuple = lift::kNoType};
         }
     }
     return std::nullopt;
@@ -54,6 +61,30 @@ namespace {
 constexpr uint32_t kMaxDepth = 256;
 
 } // namespace
+
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t id, const Reporter& rep) {
+    const Expr& e = ast.exprs[id];
+    // Folded as C evaluates in long, by the interpreter's own operators (a division by zero or
+    // a shift out of range is reported); bounded so that a length or label stays small.
+    constexpr int64_t kBound = int64_t{1} << 40;
+    CType t = scalarType(Base::Long);
+    Where w{rep, e.line};
+    std::optional<int64_t> r;
+    if (e.kind == ExprKind::IntLit) {
+        r = e.inum;
+    } else if (e.kind == ExprKind::Unary &&
+               (e.op == Op::Neg || e.op == Op::Plus || e.op == Op::BitNot)) {
+        if (auto a = constantInt(ast, e.a, rep)) {
+            r = unaryLane(e.op, Lane{.i = *a}, t, w).i;
+        }
+    } else if (e.kind == ExprKind::Binary && e.op >= Op::Add && e.op <= Op::BitXor) {
+        auto a = constantInt(ast, e.a, rep), b = constantInt(ast, e.b, rep);
+        if (a && b) {
+            r = binaryLane(e.op, Lane{.i = *a}, Lane{.i = *b}, t, w).i;
+        }
+    }
+    return r && *r > -kBound && *r < kBound ? r : std::nullopt;
+}
 
 uint32_t Parser::addExpr(Expr e) {
     uint32_t depth = 0;
@@ -158,9 +189,17 @@ CType Parser::typeName() {
     }
     rejectKeyword(t);
     auto builtin = isStruct ? std::nullopt : builtinTypeName(t.text, t.line, rep_);
+    if (t.text == "unsigned" && peek().kind == TokKind::Ident) {
+        if (peek().text == "int") {
+            advance();
+        } else if (builtinTypeName(peek().text, peek().line, rep_) || peek().text == "short") {
+            rep_.fail(peek().line, "type 'unsigned " + peek().text + "' is not supported");
+        }
+    }
     // Any other type name stands for a struct; the only struct a user function can build is
     // its Tuple result, which the checker substitutes.
-    CType type = builtin ? *builtin : CType{Base::Tuple, 1, lift::kNoType};
+    CType type =
+        builtin ? *builtin : CType{.base = Base::Tuple, .width = 1, .tuple = lift::kNoType};
     while (peek().kind == TokKind::Ident && peek().text == "const") {
         advance();
     }
@@ -192,6 +231,12 @@ uint32_t Parser::statement() {
         }
         if (t.text == "do") {
             return doStatement();
+        }
+        if (t.text == "switch") {
+            return switchStatement();
+        }
+        if (t.text == "case" || t.text == "default") {
+            return caseLabel();
         }
         if (t.text == "break") {
             return jump(StmtKind::Break);
@@ -245,14 +290,30 @@ uint32_t Parser::declaration(bool needSemicolon) {
                .name = name.text,
                .type = type,
                .isConst = isConst};
+        bool unsized = isPunct("[") && isPunct("]", 1);
         if (isPunct("[")) {
-            failHere("arrays are not supported");
+            d.type.count = arrayLength();
+        }
+        if (isPunct("[")) {
+            d.type.inner = arrayLength();
+            if (d.type.inner == 0) {
+                rep_.fail(name.line, "the inner length of '" + name.text + "' must be given");
+            }
+        }
+        if (isPunct("[")) {
+            failHere("arrays of more than two dimensions are not supported");
         }
         if (isPunct("(")) {
             failHere("nested function declarations are not supported");
         }
         if (accept("=")) {
-            d.a = isPunct("{") ? initList(type, peek().line, "}") : assignment();
+            d.a = isPunct("{") ? initList(d.type, peek().line, "}") : assignment();
+            if (unsized) {
+                d.type.count = checkedLength(ast_.exprs[d.a].listCount, name.line);
+                ast_.exprs[d.a].type = d.type;
+            }
+        } else if (unsized) {
+            rep_.fail(name.line, "the array '" + name.text + "' needs a length or an initialiser");
         }
         decls.push_back(ast_.addStmt(std::move(d)));
     } while (accept(","));
@@ -262,6 +323,59 @@ uint32_t Parser::declaration(bool needSemicolon) {
     Stmt s{.kind = StmtKind::Decls, .line = line};
     s.listBegin = ast_.addList(decls);
     s.listCount = static_cast<uint32_t>(decls.size());
+    return ast_.addStmt(std::move(s));
+}
+
+// `[n]` after a declared name: n a constant expression; `[]` gets its length from the
+// initialiser (the caller's job, 0 meanwhile).
+uint8_t Parser::arrayLength() {
+    uint32_t line = advance().line;
+    uint8_t n = 0;
+    if (!isPunct("]")) {
+        uint32_t e = conditional();
+        auto v = constantInt(ast_, e, rep_);
+        if (!v) {
+            rep_.fail(line, "an array length must be an integer constant");
+        }
+        n = checkedLength(*v, line);
+    }
+    expect("]");
+    return n;
+}
+
+uint8_t Parser::checkedLength(int64_t n, uint32_t line) const {
+    if (n < 1 || n > kMaxArrayLength) {
+        rep_.fail(line, "an array length must be between 1 and " + std::to_string(kMaxArrayLength) +
+                            ", not " + std::to_string(n));
+    }
+    return static_cast<uint8_t>(n);
+}
+
+uint32_t Parser::switchStatement() {
+    Stmt s{.kind = StmtKind::Switch, .line = advance().line};
+    expect("(");
+    s.a = expression();
+    expect(")");
+    if (!isPunct("{")) {
+        failHere("the body of 'switch' must be a block in braces");
+    }
+    s.b = block();
+    return ast_.addStmt(std::move(s));
+}
+
+// `case e:` with e a constant expression, or `default:`; the checker places them.
+uint32_t Parser::caseLabel() {
+    const Token& t = advance();
+    Stmt s{.kind = StmtKind::Case, .line = t.line};
+    if (t.text == "case") {
+        s.a = conditional();
+        auto v = constantInt(ast_, s.a, rep_);
+        if (!v) {
+            rep_.fail(t.line, "a 'case' label must be an integer constant");
+        }
+        s.value = *v;
+    }
+    expect(":");
     return ast_.addStmt(std::move(s));
 }
 

@@ -15,6 +15,13 @@ Ast parse(const std::vector<Token>& tokens, const Reporter& rep);
 // are reported through rep.
 std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep);
 
+// The value of an integer constant expression (literals, macros expanded to them, and the
+// arithmetic and bitwise operators on them); nullopt for anything else.
+std::optional<int64_t> constantInt(const Ast& ast, uint32_t expr, const Reporter& rep);
+
+// The longest local array (elements per dimension; CType keeps lengths in a byte).
+inline constexpr int64_t kMaxArrayLength = 255;
+
 class Parser {
 public:
     Parser(const std::vector<Token>& toks, const Reporter& rep) : toks_(toks), rep_(rep) {}
@@ -30,6 +37,10 @@ private:
     uint32_t whileStatement();
     uint32_t doStatement();
     uint32_t jump(StmtKind kind);
+    uint32_t switchStatement();
+    uint32_t caseLabel();
+    uint8_t arrayLength();
+    uint8_t checkedLength(int64_t n, uint32_t line) const;
     bool atTypeStart() const;
     CType typeName();
     void rejectKeyword(const Token& t) const;
@@ -44,6 +55,7 @@ private:
     uint32_t postfix(uint32_t e);
     uint32_t primary();
     uint32_t callArgs(Expr call);
+    uint32_t conversion(Expr call);
     uint32_t initList(CType type, uint32_t line, const char* close);
     bool atCast() const;
 

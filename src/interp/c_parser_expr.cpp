@@ -59,6 +59,7 @@ constexpr Constant kConstants[] = {
     {"FLT_MIN", std::numeric_limits<float>::min(), Base::Float},
     {"FLT_EPSILON", std::numeric_limits<float>::epsilon(), Base::Float},
     {"INFINITY", std::numeric_limits<float>::infinity(), Base::Float},
+    {"NAN", std::numeric_limits<float>::quiet_NaN(), Base::Float},
     {"INT_MAX", INT32_MAX, Base::Int},
     {"INT_MIN", INT32_MIN, Base::Int}};
 
@@ -198,8 +199,11 @@ uint32_t Parser::postfix(uint32_t e) {
             e = addExpr(Expr{.kind = ExprKind::Unary, .op = op, .line = line, .a = e});
         } else if (isPunct("->")) {
             failHere("pointers are not supported");
-        } else if (isPunct("[")) {
-            failHere("arrays and indexing are not supported");
+        } else if (accept("[")) {
+            Expr index{.kind = ExprKind::Index, .line = line, .a = e};
+            index.b = expression();
+            expect("]");
+            e = addExpr(std::move(index));
         } else if (isPunct("(")) {
             failHere("only named functions can be called");
         } else {
@@ -215,7 +219,7 @@ uint32_t Parser::primary() {
     case TokKind::Int:
         e.kind = ExprKind::IntLit;
         e.inum = t.inum;
-        e.type = scalarType(t.longInt ? Base::Long : Base::Int);
+        e.type = scalarType(t.longInt ? Base::Long : t.unsignedInt ? Base::UInt : Base::Int);
         return addExpr(std::move(e));
     case TokKind::Float:
         e.kind = ExprKind::FloatLit;
@@ -232,17 +236,42 @@ uint32_t Parser::primary() {
     for (const Constant& c : kConstants) {
         if (c.name == t.text) {
             e.kind = c.base == Base::Int ? ExprKind::IntLit : ExprKind::FloatLit;
-            e.inum = static_cast<int64_t>(c.value);
+            e.inum = c.base == Base::Int ? static_cast<int64_t>(c.value) : 0; // no UB on NAN
             e.fnum = c.base == Base::Float ? static_cast<float>(c.value) : c.value;
             e.type = scalarType(c.base);
             return addExpr(std::move(e));
         }
     }
     e.name = t.text;
+    if (isPunct("(") && (t.text.rfind("convert_", 0) == 0 || t.text.rfind("as_", 0) == 0)) {
+        return conversion(std::move(e));
+    }
     if (isPunct("(")) {
         return callArgs(std::move(e));
     }
     e.kind = ExprKind::Var;
+    return addExpr(std::move(e));
+}
+
+// OpenCL's convert_T(x): x converted to T lane by lane (also vector to vector, which a cast
+// cannot do), and as_T(x): the bits of x read as T. The rounding and saturating forms
+// (convert_int_sat, convert_int_rte, ...) are not in the subset.
+uint32_t Parser::conversion(Expr call) {
+    bool reinterpret = call.name.rfind("as_", 0) == 0;
+    std::string target = call.name.substr(reinterpret ? 3 : std::string_view("convert_").size());
+    auto type = builtinTypeName(target, call.line, rep_);
+    if (!type) {
+        rep_.fail(call.line, "'" + call.name +
+                                 "' is not supported (only convert_T without a "
+                                 "rounding or saturation suffix, and as_T)");
+    }
+    Expr e{.kind = ExprKind::Cast,
+           .line = call.line,
+           .inum = reinterpret ? kReinterpret : kLaneConversion,
+           .type = *type};
+    expect("(");
+    e.a = assignment();
+    expect(")");
     return addExpr(std::move(e));
 }
 

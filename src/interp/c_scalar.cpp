@@ -97,8 +97,8 @@ private:
             return typeOf(e.a) && typeOf(e.b) && typeOf(e.c) ? std::optional(e.type) : std::nullopt;
         case ExprKind::Call:
             return callType(id, e);
-        case ExprKind::Cast:
-            return typeOf(e.a) ? std::optional(e.type) : std::nullopt;
+        case ExprKind::Cast: // as_T reads bits: the general evaluator's reinterpret
+            return typeOf(e.a) && e.inum != kReinterpret ? std::optional(e.type) : std::nullopt;
         case ExprKind::InitList: {
             const uint32_t* elems = ast_.list(e.listBegin);
             bool broadcast = e.type.base != Base::Tuple && e.listCount == 1 &&
@@ -108,6 +108,7 @@ private:
         case ExprKind::Comma:
             return typeOf(e.a) ? typeOf(e.b) : std::nullopt;
         case ExprKind::Member:
+        case ExprKind::Index:
             break;
         }
         return std::nullopt;
@@ -181,6 +182,7 @@ public:
     // The statement runner's hooks.
     void discard(uint32_t e) { eval(e); }
     bool truth(uint32_t e) { return truthy(eval(e), types_[e]); }
+    int64_t integer(uint32_t e) { return eval(e).i; }
     void setReturn(uint32_t e) { returned_ = valueAs(e, result_); }
     void declare(const Stmt& s) {
         if (s.a == kNone) {
@@ -245,6 +247,7 @@ private:
             eval(e.a);
             return eval(e.b);
         case ExprKind::Member:
+        case ExprKind::Index:
             break;
         }
         rep_.fail(e.line, "unsupported expression");

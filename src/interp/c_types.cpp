@@ -75,7 +75,7 @@ CType fromLift(lift::TypeId id, const lift::TypeArena& types, Ast& ast, const Re
             fields.push_back(fromLift(f, types, ast, rep, what));
         }
         ast.tuples[id] = std::move(fields);
-        return CType{Base::Tuple, 1, id};
+        return CType{.base = Base::Tuple, .width = 1, .tuple = id};
     }
     Base b = Base::Float;
     switch (n.scalar) {
@@ -94,8 +94,9 @@ CType fromLift(lift::TypeId id, const lift::TypeArena& types, Ast& ast, const Re
     default:
         rep.fail(0, what + " has type " + types.show(id) + ", which is not supported");
     }
-    return CType{b, static_cast<uint8_t>(n.kind == lift::TypeKind::Vector ? n.width : 1),
-                 lift::kNoType};
+    return CType{.base = b,
+                 .width = static_cast<uint8_t>(n.kind == lift::TypeKind::Vector ? n.width : 1),
+                 .tuple = lift::kNoType};
 }
 
 } // namespace egopt::interp::c

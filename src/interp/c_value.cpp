@@ -1,5 +1,6 @@
 #include "c_value.hpp"
 
+#include <bit>
 #include <cmath>
 
 namespace egopt::interp::c {
@@ -14,6 +15,8 @@ int64_t wrap(Base b, int64_t v) {
         return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v)));
     case Base::Int:
         return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    case Base::UInt: // kept as its value, 0 to 2^32-1: int64 comparison, / % and >> are unsigned
+        return static_cast<uint32_t>(static_cast<uint64_t>(v));
     default:
         return v;
     }
@@ -22,10 +25,14 @@ int64_t wrap(Base b, int64_t v) {
 // Float to integer is undefined in C outside the target's range; report it instead.
 int64_t truncate(double d, Base to, const Where& w) {
     double t = std::trunc(d);
-    double lo = to == Base::Char  ? -128.0
-                : to == Base::Int ? -2147483648.0
-                                  : -9.223372036854775808e18;
-    double hi = to == Base::Char ? 127.0 : to == Base::Int ? 2147483647.0 : 9.223372036854775e18;
+    double lo = to == Base::Char   ? -128.0
+                : to == Base::Int  ? -2147483648.0
+                : to == Base::UInt ? 0.0
+                                   : -9.223372036854775808e18;
+    double hi = to == Base::Char   ? 127.0
+                : to == Base::Int  ? 2147483647.0
+                : to == Base::UInt ? 4294967295.0
+                                   : 9.223372036854775e18;
     if (!(t >= lo && t <= hi)) {
         w.fail("converting " + std::to_string(d) + " to " + typeName(scalarType(to)) +
                " is out of range");
@@ -172,7 +179,9 @@ CVal scalarFloat(double v, Base b) {
 CVal zeroOf(CType t, const Ast& ast) {
     CVal r;
     r.type = t;
-    if (t.base == Base::Tuple) {
+    if (t.isArray()) {
+        r.fields.assign(t.count, zeroOf(t.element(), ast));
+    } else if (t.base == Base::Tuple) {
         for (CType f : ast.tuples.at(t.tuple)) {
             r.fields.push_back(zeroOf(f, ast));
         }
@@ -220,7 +229,8 @@ std::optional<CType> commonType(CType a, CType b) {
 }
 
 bool assignable(CType from, CType to) {
-    if (from.base == Base::Tuple || to.base == Base::Tuple) {
+    // An array only from its brace initialiser (the checker rejects arrays anywhere else).
+    if (from.base == Base::Tuple || to.base == Base::Tuple || from.isArray() || to.isArray()) {
         return from == to;
     }
     if (!from.isNumeric() || !to.isNumeric()) {
@@ -233,13 +243,70 @@ CVal convert(const CVal& v, CType to, const Where& w) {
     if (v.type == to) {
         return v;
     }
-    if (!assignable(v.type, to)) {
+    bool laneWise = v.type.isNumeric() && to.isNumeric() && v.type.width == to.width;
+    if (!assignable(v.type, to) && !laneWise) { // convert_T converts vectors lane by lane
         w.fail("cannot convert " + typeName(v.type) + " to " + typeName(to));
     }
     CVal r;
     r.type = to;
     for (int k = 0; k < to.width; ++k) {
         r.lanes[k] = convertLane(v.lanes[v.type.width == 1 ? 0 : k], v.type.base, to.base, w);
+    }
+    return r;
+}
+
+int laneBytes(Base b) {
+    switch (b) {
+    case Base::Bool:
+    case Base::Char:
+        return 1;
+    case Base::Int:
+    case Base::UInt:
+    case Base::Float:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+namespace {
+
+// A lane's bits as an unsigned integer of its size, and back.
+uint64_t bitsOf(Lane l, Base b) {
+    switch (b) {
+    case Base::Float:
+        return std::bit_cast<uint32_t>(static_cast<float>(l.f));
+    case Base::Double:
+        return std::bit_cast<uint64_t>(l.f);
+    case Base::Char:
+        return static_cast<uint8_t>(l.i);
+    case Base::Int:
+    case Base::UInt:
+        return static_cast<uint32_t>(l.i);
+    default:
+        return static_cast<uint64_t>(l.i);
+    }
+}
+
+Lane fromBits(uint64_t bits, Base b) {
+    Lane l;
+    if (b == Base::Float) {
+        l.f = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    } else if (b == Base::Double) {
+        l.f = std::bit_cast<double>(bits);
+    } else {
+        l.i = wrap(b, static_cast<int64_t>(bits));
+    }
+    return l;
+}
+
+} // namespace
+
+CVal reinterpret(const CVal& v, CType to) {
+    CVal r;
+    r.type = to;
+    for (int k = 0; k < to.width; ++k) {
+        r.lanes[k] = fromBits(bitsOf(v.lanes[k], v.type.base), to.base);
     }
     return r;
 }
@@ -267,7 +334,8 @@ Lane binaryLane(Op op, Lane x, Lane y, CType ct, const Where& w) {
 }
 
 CType binaryResult(Op op, CType ct) {
-    return isComparison(op) ? CType{Base::Int, ct.width, lift::kNoType} : ct;
+    return isComparison(op) ? CType{.base = Base::Int, .width = ct.width, .tuple = lift::kNoType}
+                            : ct;
 }
 
 Lane unaryLane(Op op, Lane l, CType t, const Where& w) {

@@ -71,6 +71,11 @@ bool assignable(CType from, CType to);
 // out of the integer's range is a fault rather than a silent wrong number.
 CVal convert(const CVal& v, CType to, const Where& w);
 
+// The bytes of one lane of kind b (bool: 1).
+int laneBytes(Base b);
+// as_T(v): the bits of each lane of v read as a lane of `to` (of as many bytes).
+CVal reinterpret(const CVal& v, CType to);
+
 // a op b for arithmetic, bitwise and comparison operators (not && ||).
 CVal binary(Op op, const CVal& a, const CVal& b, const Where& w);
 // -a, +a, ~a, !a.

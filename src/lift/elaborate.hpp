@@ -90,6 +90,8 @@ private:
     using Args = std::vector<SyntaxId>;
     Val name(SyntaxId id, const EnvPtr& env);
     Val builtinName(SyntaxId id);
+    NodeId numberLiteral(std::string text, bool single, SourceLoc loc); // .toFloat
+    Val compose(Val outer, Val inner, SourceLoc loc);                   // outer o inner
     Val binary(SyntaxId id, const EnvPtr& env);
     Val field(SyntaxId id, const EnvPtr& env);
     Val negate(SyntaxId id, const EnvPtr& env);
@@ -117,6 +119,11 @@ private:
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);
     Val arrayAccess(const Val& index, SourceLoc loc); // UnsafeArrayAccess(index)
+    // LSearch(f, init) and BSearch(f, init)
+    Val search(const std::string& name, SyntaxId site, const Args& args, const EnvPtr& env);
+    NodeId searchStep(TypeId element, SourceLoc loc);
+    // CheckedArrayAccess(index, default)
+    Val checkedAccess(const Val& index, SyntaxId defaultArg, const EnvPtr& env, SourceLoc loc);
     // Scala's limits of a scalar type as literals: Float.MaxValue, Int.MinValue, ...
     std::optional<Val> scalarLimit(TypeId type, const std::string& name, SourceLoc loc);
     Val userFunForm(SyntaxId site, const Args& args, const EnvPtr& env);

@@ -11,6 +11,7 @@ struct MapOp {
     const char* name;
     Op op;
     bool hasDimension;
+    int32_t dimension = 0; // of the forms that fix it
 };
 
 constexpr std::array kMaps = {
@@ -25,6 +26,12 @@ constexpr std::array kMaps = {
     // the static distribution of MapWrg and MapLcl.
     MapOp{"MapAtomWrg", Op::MapWrg, true},
     MapOp{"MapAtomLcl", Op::MapLcl, true},
+    // Lift's warp-level maps split local dimension 0 into warps and their lanes: MapWarp hands
+    // elements to the warps of a work-group, MapLane to the lanes of a warp. Both mean Map; as
+    // a schedule, MapWarp(MapLane(f)) is the two-level local distribution MapLcl(1)(MapLcl(0)(f))
+    // (the warp index as local dimension 1, the lane as dimension 0).
+    MapOp{"MapWarp", Op::MapLcl, false, 1},
+    MapOp{"MapLane", Op::MapLcl, false, 0},
     MapOp{"toGlobal", Op::ToGlobal, false},
     MapOp{"toLocal", Op::ToLocal, false},
     MapOp{"toPrivate", Op::ToPrivate, false},
@@ -302,8 +309,8 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         }
         expectArgs(site, args, 1, 1, name + "(f)");
         NodeId f = asFunction(first, first.loc, ("as the argument of " + name).c_str());
-        int32_t unroll = name == "MapSeqUnroll" ? kUnrolled : 0;
-        return funVal(node(m.op, unroll, {f}, {}, loc), loc);
+        int32_t ival = name == "MapSeqUnroll" ? kUnrolled : m.dimension;
+        return funVal(node(m.op, ival, {f}, {}, loc), loc);
     }
     if (name == "Reduce" || name == "ReduceSeq" || name == "ReduceSeqUnroll" || name == "PartRed") {
         Op op = name == "Reduce" ? Op::Reduce : name == "PartRed" ? Op::PartRed : Op::ReduceSeq;

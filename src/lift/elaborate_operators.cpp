@@ -3,6 +3,7 @@
 #include "elaborate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -10,16 +11,64 @@
 
 namespace egopt::lift::detail {
 
+// A scalar literal's C text as a Float (`2.0f`) or a Double (`2.0`): Scala's .toFloat and
+// .toDouble. Named constants (FLT_MAX, INFINITY) keep their text.
+NodeId Elaborator::numberLiteral(std::string text, bool single, SourceLoc loc) {
+    size_t digits = text.find_first_not_of("+-");
+    bool numeric = digits < text.size() &&
+                   (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.');
+    if (numeric) {
+        if (text.back() == 'f' || text.back() == 'F') {
+            text.pop_back();
+        }
+        if (text.find_first_of(".eExX") == std::string::npos) {
+            text += ".0";
+        }
+        if (single) {
+            text += "f";
+        }
+    }
+    TypeId t = program_.types.scalar(single ? ScalarKind::Float : ScalarKind::Double);
+    return program_.addLiteral(t, text, loc);
+}
+
+// outer o inner, flattened into one composition.
+Val Elaborator::compose(Val outer, Val inner, SourceLoc loc) {
+    outer = asFunctionValue(outer);
+    inner = asFunctionValue(inner);
+    Callable c;
+    c.kind = Callable::Kind::Compose;
+    for (const Val* part : {&outer, &inner}) {
+        if (part->kind != Val::Kind::Fun) {
+            asFunction(*part, part->loc, "as an operand of 'o' (function composition)");
+        }
+        if (part->fun.kind == Callable::Kind::Compose) {
+            c.parts.insert(c.parts.end(), part->fun.parts.begin(), part->fun.parts.end());
+        } else {
+            c.parts.push_back(part->fun);
+        }
+    }
+    Val v = outer;
+    v.fun = std::move(c);
+    v.loc = loc;
+    return v;
+}
+
 Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
     const Syntax& s = file_.at(id);
     const std::string& op = s.text;
-    static constexpr std::string_view kOperators[] = {"o", "$", "<<:", ":>>", "+",
+    static constexpr std::string_view kOperators[] = {"o", "$", "<<:", ":>>", ">>>", "+",
                                                       "-", "*", "/",   "/^",  "%"};
     if (std::find(std::begin(kOperators), std::end(kOperators), op) == std::end(kOperators)) {
-        failAt(id, "unknown operator '" + op + "': expected o, $, :>>, <<:, +, -, *, /, /^ or %");
+        failAt(id,
+               "unknown operator '" + op + "': expected o, >>>, $, :>>, <<:, +, -, *, /, /^ or %");
     }
     Val lhs = eval(s.children[0], env);
     Val rhs = eval(s.children[1], env);
+    if (op == ">>>") { // Lift's reverse composition: f >>> g is g o f
+        std::swap(lhs, rhs);
+        return compose(lhs, rhs, s.loc);
+    }
     if (op == "o" || op == "$" || op == "<<:" || op == ":>>") {
         (op == ":>>" ? rhs : lhs) = asFunctionValue(op == ":>>" ? rhs : lhs);
         if (op == "o") {
@@ -35,24 +84,7 @@ Val Elaborator::binary(SyntaxId id, const EnvPtr& env) {
         return foldLiterals(id, lhs, rhs);
     }
     if (op == "o") {
-        NodeId f = kNoNode;
-        (void)f;
-        Callable c;
-        c.kind = Callable::Kind::Compose;
-        for (const Val* part : {&lhs, &rhs}) {
-            if (part->kind != Val::Kind::Fun) {
-                asFunction(*part, part->loc, "as an operand of 'o' (function composition)");
-            }
-            if (part->fun.kind == Callable::Kind::Compose) {
-                c.parts.insert(c.parts.end(), part->fun.parts.begin(), part->fun.parts.end());
-            } else {
-                c.parts.push_back(part->fun);
-            }
-        }
-        Val v = lhs;
-        v.fun = std::move(c);
-        v.loc = s.loc;
-        return v;
+        return compose(lhs, rhs, s.loc);
     }
     if (op == "$" || op == "<<:" || op == ":>>") {
         const Val& f = op == ":>>" ? rhs : lhs;
@@ -207,13 +239,17 @@ Val Elaborator::field(SyntaxId id, const EnvPtr& env) {
         }
     }
     if (s.text == "toFloat" || s.text == "toDouble") {
+        bool single = s.text == "toFloat";
         if (obj.kind == Val::Kind::Size && obj.size.constant()) {
-            return exprVal(program_.addLiteral(program_.types.floatType(),
-                                               std::to_string(*obj.size.constant()) + ".0f", s.loc),
+            return exprVal(numberLiteral(std::to_string(*obj.size.constant()), single, s.loc),
                            s.loc);
         }
         if (obj.kind == Val::Kind::Expr && program_.op(obj.node) == Op::Literal) {
-            return obj;
+            const LiteralDecl& lit =
+                program_.literals[static_cast<size_t>(program_.node(obj.node).ival)];
+            if (program_.types.kind(lit.type) == TypeKind::Scalar) {
+                return exprVal(numberLiteral(lit.text, single, s.loc), s.loc);
+            }
         }
         failAt(id, "expected a number before ." + s.text);
     }

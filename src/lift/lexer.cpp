@@ -314,25 +314,29 @@ std::string describeToken(const Token& token) {
 
 namespace {
 
-// UserFun(...).setScalaFun(xs => ...): Scala code for Lift's own interpreter, not Lift; egopt
-// runs the C body, so `.setScalaFun` and its parenthesised argument are dropped as balanced
-// tokens.
+// UserFun(...).setScalaFun(xs => ...) or .setScalaFun { xs => ... }: Scala code for Lift's own
+// interpreter, not Lift; egopt runs the C body, so `.setScalaFun` and its argument are dropped as
+// balanced tokens.
 std::vector<Token> withoutScalaFunctions(std::vector<Token> toks, const std::string& fileName) {
     std::vector<Token> out;
     for (size_t i = 0; i < toks.size(); ++i) {
         if (toks[i].kind != Tok::Dot || i + 2 >= toks.size() || toks[i + 1].kind != Tok::Ident ||
-            toks[i + 1].text != "setScalaFun" || toks[i + 2].kind != Tok::LParen) {
+            toks[i + 1].text != "setScalaFun" ||
+            (toks[i + 2].kind != Tok::LParen && toks[i + 2].kind != Tok::LBrace)) {
             out.push_back(std::move(toks[i]));
             continue;
         }
         SourceLoc open = toks[i + 2].loc;
+        Tok opening = toks[i + 2].kind;
+        Tok closing = opening == Tok::LParen ? Tok::RParen : Tok::RBrace;
         int depth = 0;
         for (i += 2;; ++i) {
             if (toks[i].kind == Tok::End) {
-                badInput("expected ')' closing setScalaFun's argument, found end of file", fileName,
-                         open);
+                badInput(std::string("expected '") + (opening == Tok::LParen ? ')' : '}') +
+                             "' closing setScalaFun's argument, found end of file",
+                         fileName, open);
             }
-            depth += toks[i].kind == Tok::LParen ? 1 : toks[i].kind == Tok::RParen ? -1 : 0;
+            depth += toks[i].kind == opening ? 1 : toks[i].kind == closing ? -1 : 0;
             if (depth == 0) {
                 break;
             }

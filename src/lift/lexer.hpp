@@ -44,4 +44,8 @@ std::string describeToken(const Token& token);
 // unterminated string or comment, a stray character) throw egopt::Error with the location.
 std::vector<Token> tokenize(std::string_view source, const std::string& fileName);
 
+// Whether a lambda starts at token `pos`: `x =>`, `() =>`, `(a, b) =>` or, with Scala's
+// parameter annotations, `(a: Param, b: Expr) =>` (lookahead.cpp).
+bool lambdaStartsAt(const std::vector<Token>& toks, size_t pos);
+
 } // namespace egopt::lift::detail

@@ -212,6 +212,11 @@ private:
         SourceLoc loc = cur().loc;
         NewlineScope scope(*this, true);
         bump(); // {
+        return blockRest(loc);
+    }
+
+    // A block after its '{', up to and including its '}'.
+    SyntaxId blockRest(SourceLoc loc) {
         std::vector<std::string> names;
         std::vector<SyntaxId> values;
         skipSemicolons();
@@ -280,6 +285,10 @@ private:
                 arguments(parts);
                 noteSizeVar(parts);
                 e = add(SyntaxKind::Call, "", std::move(parts), loc);
+            } else if (cur().kind == Tok::LBrace && !newlineBefore()) {
+                // Scala's `f { x }` for `f(x)`: Map { fun(x => e) }, fun { x => e }.
+                SourceLoc loc = cur().loc;
+                e = add(SyntaxKind::Call, "", {e, braceArgument()}, loc);
             } else if (cur().kind == Tok::Dot) {
                 bump();
                 Token field = cur();
@@ -288,7 +297,11 @@ private:
                          describeToken(field));
                 }
                 bump();
-                e = add(SyntaxKind::Field, field.text, {e}, field.loc);
+                // IndexFunction.reverse is Lift's qualified name of reverse.
+                bool qualified =
+                    out_.at(e).kind == SyntaxKind::Name && out_.at(e).text == "IndexFunction";
+                e = qualified ? add(SyntaxKind::Name, field.text, {}, field.loc)
+                              : add(SyntaxKind::Field, field.text, {e}, field.loc);
             } else {
                 return e;
             }
@@ -331,34 +344,34 @@ private:
         bump();
     }
 
-    // Does a lambda start here: `x =>` or `(a, b) =>` or `() =>`?
-    bool lambdaAhead() const {
-        if (cur().kind == Tok::Ident && ahead(1).kind == Tok::Arrow) {
-            return true;
+    // A brace argument: a block, or a lambda whose body is the rest of the block, as in
+    // `{ x => val y = f(x); g(y) }`.
+    SyntaxId braceArgument() {
+        if (!lambdaAhead(1)) {
+            return block();
         }
-        if (cur().kind != Tok::LParen) {
-            return false;
-        }
-        size_t i = 1;
-        if (ahead(i).kind == Tok::RParen) {
-            return ahead(i + 1).kind == Tok::Arrow;
-        }
-        while (ahead(i).kind == Tok::Ident) {
-            if (ahead(i + 1).kind == Tok::RParen) {
-                return ahead(i + 2).kind == Tok::Arrow;
-            }
-            if (ahead(i + 1).kind != Tok::Comma) {
-                return false;
-            }
-            i += 2;
-        }
-        return false;
+        NewlineScope scope(*this, true);
+        bump(); // {
+        SourceLoc loc = cur().loc;
+        std::vector<std::string> params = lambdaParams();
+        SyntaxId body = blockRest(cur().loc);
+        return add(SyntaxKind::Lambda, "", {body}, loc, std::move(params));
     }
+
+    // Does a lambda start `from` tokens ahead (lexer.hpp)?
+    bool lambdaAhead(size_t from = 0) const { return lambdaStartsAt(toks_, pos_ + from); }
 
     SyntaxId argument() { return lambdaAhead() ? lambda() : expr(); }
 
     SyntaxId lambda() {
         SourceLoc loc = cur().loc;
+        std::vector<std::string> params = lambdaParams();
+        SyntaxId body = expr();
+        return add(SyntaxKind::Lambda, "", {body}, loc, std::move(params));
+    }
+
+    // `x =>`, `(a, b) =>` or `() =>`: the parameter names.
+    std::vector<std::string> lambdaParams() {
         std::vector<std::string> params;
         if (cur().kind == Tok::Ident) {
             params.push_back(cur().text);
@@ -368,6 +381,7 @@ private:
             while (cur().kind == Tok::Ident) {
                 params.push_back(cur().text);
                 bump();
+                skipTypeAnnotation(); // (x: Param, y: Param) => ...
                 if (cur().kind == Tok::Comma) {
                     bump();
                 }
@@ -375,8 +389,7 @@ private:
             expect(Tok::RParen, "after the lambda's parameters");
         }
         expect(Tok::Arrow, "after the lambda's parameters");
-        SyntaxId body = expr();
-        return add(SyntaxKind::Lambda, "", {body}, loc, std::move(params));
+        return params;
     }
 
     SyntaxId primary() {

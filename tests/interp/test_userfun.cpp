@@ -1,6 +1,6 @@
 // C user functions: float32 semantics, control flow, vectors, tuples, builtins, and the errors
 // for constructs outside the subset (named function, .lift line).
-#include "egopt/interp/userfun.hpp"
+#include "userfun_util.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -8,77 +8,7 @@
 
 using namespace egopt;
 using namespace egopt::interp;
-using lift::TypeId;
-
-namespace {
-
-struct Fun {
-    lift::TypeArena types;
-    TypeId f32 = types.floatType();
-    TypeId i32 = types.intType();
-    TypeId f4 = types.vector(lift::ScalarKind::Float, 4);
-    TypeId f8 = types.vector(lift::ScalarKind::Float, 8);
-    TypeId ff = types.tuple(std::vector<TypeId>{f32, f32});
-
-    // The body starts at line 10, column 5 of the imagined .lift file.
-    lift::UserFunDecl decl(std::string body, std::vector<std::string> names,
-                           std::vector<TypeId> params, TypeId ret) {
-        lift::UserFunDecl d;
-        d.name = "uf";
-        d.paramNames = std::move(names);
-        d.paramTypes = std::move(params);
-        d.returnType = ret;
-        d.body = std::move(body);
-        d.loc = SourceLoc{10, 5};
-        return d;
-    }
-    Value run(const std::string& body, std::vector<std::string> names, std::vector<TypeId> params,
-              TypeId ret, std::vector<Value> args) {
-        auto f =
-            CompiledUserFun::compile(decl(body, std::move(names), std::move(params), ret), types);
-        return f.call(args);
-    }
-    // A float function of x (and y).
-    float f(const std::string& body, float x, float y = 0) {
-        return run(body, {"x", "y"}, {f32, f32}, f32, {Value::ofFloat(x), Value::ofFloat(y)})
-            .asFloat();
-    }
-    int32_t i(const std::string& body, int32_t a, int32_t b = 0) {
-        return run(body, {"a", "b"}, {i32, i32}, i32, {Value::ofInt(a), Value::ofInt(b)}).asInt();
-    }
-};
-
-Value vec4(float a, float b, float c, float d) {
-    return Value::vector(
-        {Value::ofFloat(a), Value::ofFloat(b), Value::ofFloat(c), Value::ofFloat(d)});
-}
-
-std::vector<float> lanes(const Value& v) {
-    std::vector<float> out;
-    for (const Value& l : v.elems()) {
-        out.push_back(l.asFloat());
-    }
-    return out;
-}
-
-// The BadInput message of a failing action ("" when it does not fail).
-std::string errorOf(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::BadInput);
-        return e.message();
-    }
-    return "";
-}
-
-// Compiles and calls a float function of x; returns the error message.
-std::string fError(const std::string& body, float x = 1.0f) {
-    Fun fn;
-    return errorOf([&] { fn.f(body, x); });
-}
-
-} // namespace
+using namespace egopt::interp::test;
 
 TEST_CASE("arithmetic and C conversions", "[interp]") {
     Fun fn;
@@ -314,24 +244,19 @@ TEST_CASE("a runaway loop stops at the step limit", "[interp]") {
 
 TEST_CASE("unsupported constructs name the function and the .lift line", "[interp]") {
     // The body starts at line 10; errors on its third line are on line 12.
-    auto third = [](const std::string& stmt) {
-        return fError("{\n  float a = x;\n  " + stmt + "\n  return a;\n}");
-    };
-    auto expect = [](const std::string& msg, const std::string& what) {
-        CHECK_THAT(msg,
-                   Catch::Contains("'uf'") && Catch::Contains("line 12") && Catch::Contains(what));
-    };
+    auto third = thirdLineError;
+    auto expect = expectOnLine12;
     expect(third("a = b;"), "unknown identifier 'b'");
-    expect(third("switch (a) { case 1: break; }"), "'switch' is not supported");
+    expect(third("switch (a) { case 1: break; }"), "integer value");
     expect(third("float* p = &a;"), "pointers");
     expect(third("a = *a;"), "pointers");
     expect(third("a = sqrt(a, a);"), "takes 1 argument");
     expect(third("a = a +;"), "unexpected ';'");
     expect(third("a = a + 1"), "expected ';'");
     expect(third("a = foo(a);"), "unknown function 'foo'");
-    expect(third("float b[4];"), "arrays");
+    expect(third("float b[4][4][4];"), "more than two dimensions");
     expect(third("goto end;"), "'goto' is not supported");
-    expect(third("break;"), "outside a loop");
+    expect(third("break;"), "outside a loop or switch");
     expect(third("a = a % 2.0f;"), "'%' needs integer operands");
     expect(third("a = a.x;"), "'.x' is not a component of float");
     expect(third("#include <math.h>"), "#include");

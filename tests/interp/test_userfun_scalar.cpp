@@ -135,6 +135,10 @@ TEST_CASE("scalar user functions agree with the general evaluator on integers", 
         "return s; }",
         "{ int s = 0; do { s += 3; } while (s < x && s < 60); return s > y ? s : -s; }",
         "{ return min(x, y) * 2 - max(x, y) + abs(x) + (x != 0 ? 1 : 0); }",
+        "{ uint u = x; unsigned int v = y; return (u * 2654435761u) / (v | 1u) + (u >> 3) + (u "
+        "< v); }",
+        "{ switch (x & 3) { case 0: return y; case 1: y++; case 2: return y * 2; default: "
+        "break; } return -1; }",
     };
     for (const char* body : intBodies) {
         agreeOn(types, body, {i, i}, i, intPairs());

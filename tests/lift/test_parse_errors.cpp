@@ -108,6 +108,18 @@ const Case kCases[] = {
      "3:57", "the generator g must take 2 Int parameters"},
     {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ArrayFromUserFunGenerator(id, Float))",
      "2:62", "expected an array type of 1 dimensions"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => ScanSeq(add, 0.0f) $ xs)", "2:32",
+     "Lift's ScanSeq (a sequential prefix scan) is not supported by egopt"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), Float, (xs, y) => LSearch(fun(x => "
+     "1), y) $ xs)",
+     "2:65", "expected a scalar literal as the initial value of LSearch"},
+    // CheckedArrayAccess's default is a literal of the element type; its index an Int.
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(0, xs) $ xs)",
+     "2:54", "expected a constant padding value"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Int, N), xs => CheckedArrayAccess(1, 0.0f) $ xs)",
+     "2:48", "a padding value of type Float for elements of type Int"},
+    {"val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => CheckedArrayAccess(1) $ xs)", "2:50",
+     "expected 2 arguments for CheckedArrayAccess(index, default), found 1"},
 };
 
 } // namespace

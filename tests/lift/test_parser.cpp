@@ -1,6 +1,7 @@
 // The .lift front end: every syntax form the Lift compiler's programs use, and printing back.
 #include "lift_test_util.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,10 @@ TEST_CASE("lambda spellings", "[lift]") {
     CHECK(signatureOf(vecProgram("Map(fun(Float, x => add(x, x))) $ xs")) == expected);
     CHECK(signatureOf(kN + "λ(ArrayType(Float, N), xs => Map(id) $ xs)") == expected);
     CHECK(signatureOf(vecProgram("Map(abs)(xs)")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun((x: Param) => add(x, x))) $ xs")) == expected);
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), Float, (xs: Param, a: Expr) => "
+                           "Map(fun(x => mult(x, a))) $ xs)") ==
+          "(ArrayType(Float, N), Float) -> ArrayType(Float, N)");
     CHECK(signatureOf(vecProgram("Reduce(\\((acc, x) => add(acc, x)), 0.0f) $ xs")) ==
           "(ArrayType(Float, N)) -> ArrayType(Float, 1)");
 }
@@ -89,6 +94,9 @@ TEST_CASE("composition and application operators", "[lift]") {
     CHECK(signatureOf(vecProgram("(Reduce(add, 0.0f) o Map(abs))(xs)")) == expected);
     CHECK(signatureOf(vecProgram("FunCall(Reduce(add, 0.0f), FunCall(Map(abs), xs))")) == expected);
     CHECK(signatureOf(vecProgram("FunCall(ReduceSeq(add), 0.0f, xs)")) == expected);
+    CHECK(signatureOf(vecProgram("(Map(abs) >>> Reduce(add, 0.0f)) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("(Split(4) >>> Map(Reduce(add, 0.0f)) >>> Join() >>> "
+                                 "Reduce(add, 0.0f)) $ xs")) == expected);
 }
 
 TEST_CASE("helpers defined with val and def are inlined at each use", "[lift]") {
@@ -250,15 +258,25 @@ TEST_CASE("number literals are typed as Scala types them and written as C writes
         const char* text; // as kernels and the C-subset interpreter read it
         bool single;      // Float (else Double)
     };
-    const Case cases[] = {{"5f", "5.0f", true},  {"5.0F", "5.0f", true}, {"2.5e3f", "2.5e3f", true},
-                          {"1.5", "1.5", false}, {"5d", "5.0", false},   {"2.5e3", "2.5e3", false}};
+    const Case cases[] = {{"5f", "5.0f", true},
+                          {"5.0F", "5.0f", true},
+                          {"2.5e3f", "2.5e3f", true},
+                          {"1.5", "1.5", false},
+                          {"5d", "5.0", false},
+                          {"2.5e3", "2.5e3", false},
+                          // Scala's conversions
+                          {"2.5.toFloat", "2.5f", true},
+                          {"2.5f.toDouble", "2.5", false},
+                          {"3.toFloat", "3.0f", true},
+                          {"3.toDouble", "3.0", false},
+                          {"Float.MaxValue.toDouble", "FLT_MAX", false}};
     for (const Case& c : cases) {
         INFO(c.literal);
         egopt::lift::Program p = egopt::lift::parseProgram(
             kN + "fun(ArrayType(Float, N), xs => Map(fun(x => " + c.literal + ")) $ xs)", "t.lift");
-        REQUIRE(p.literals.size() == 1);
-        CHECK(p.literals[0].text == c.text);
-        CHECK(p.literals[0].type ==
+        REQUIRE(!p.literals.empty()); // the last one is the program's
+        CHECK(p.literals.back().text == c.text);
+        CHECK(p.literals.back().type ==
               (c.single ? p.types.floatType() : p.types.scalar(egopt::lift::ScalarKind::Double)));
     }
 }
@@ -272,4 +290,80 @@ TEST_CASE("patterns of Lift's early sources: ReorderStride(s) and Barrier()", "[
           show("Split(4) o Gather(ReorderWithStride(N / 4)) $ xs"));
     // A hand-placed barrier: the identity on data (the code generator places barriers itself).
     CHECK(show("Map(abs) o Barrier() $ xs") == show("Map(abs) o Id() $ xs"));
+}
+
+TEST_CASE("Scala's brace argument: f { x } is f(x)", "[lift]") {
+    std::string expected = "(ArrayType(Float, N)) -> ArrayType(Float, N)";
+    CHECK(signatureOf(vecProgram("Map { fun(x => add(x, x)) } $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map(fun { x => add(x, x) }) $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map { x => add(x, x) } $ xs")) == expected);
+    CHECK(signatureOf(vecProgram("Map { (x) =>\n  val y = add(x, x)\n  mult(y, y)\n} $ xs")) ==
+          expected);
+    CHECK(signatureOf(vecProgram("Iterate(2) { fun(ys => Map(id) $ ys) } $ xs")) == expected);
+    // A block on a new line is not an argument: here it is the program after a binding.
+    CHECK(signatureOf(kN + "val f = Map(id)\n{ fun(ArrayType(Float, N), xs => f $ xs) }") ==
+          expected);
+}
+
+TEST_CASE("MapWarp and MapLane are local maps of dimensions 1 and 0", "[lift]") {
+    egopt::lift::Program p = egopt::lift::parseProgram(
+        vecProgram("Join() o MapWrg(Join() o MapWarp(MapLane(id)) o Split(32)) o Split(128) $ xs"),
+        "t.lift");
+    std::vector<int32_t> dims;
+    for (uint32_t i = 0; i < p.numNodes(); ++i) {
+        if (p.op(i) == egopt::lift::Op::MapLcl) {
+            dims.push_back(p.node(i).ival);
+        }
+    }
+    std::sort(dims.begin(), dims.end());
+    CHECK(dims == std::vector<int32_t>{0, 1});
+}
+
+TEST_CASE("CheckedArrayAccess reads the element or the default", "[lift]") {
+    CHECK(signatureOf(kN + "fun(ArrayType(Float, N), ArrayType(Int, N), (xs, ids) => "
+                           "Map(fun(i => CheckedArrayAccess(i, 0.0f) $ xs)) $ ids)") ==
+          "(ArrayType(Float, N), ArrayType(Int, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(kN + "fun(ArrayType(Float4, N), ArrayType(Int, N), (xs, ids) => "
+                           "Map(fun(i => CheckedArrayAccess(i, Value(\"1.0f\", Float4)) $ xs)) "
+                           "$ ids)") ==
+          "(ArrayType(Float4, N), ArrayType(Int, N)) -> ArrayType(Float4, N)");
+}
+
+TEST_CASE("AssertType is the identity on its type and an error elsewhere", "[lift]") {
+    CHECK(signatureOf(vecProgram("Map(id) o AssertType(ArrayType(Float, N), \"input\") $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    CHECK(signatureOf(vecProgram("Map(AssertType(ArrayType(Float, 4))) o Split(4) $ xs")) ==
+          "(ArrayType(Float, N)) -> ArrayType(ArrayType(Float, 4), N/^4)");
+    CHECK_THROWS_WITH(signatureOf(vecProgram("AssertType(ArrayType(Float, 4)) $ xs")),
+                      Catch::Contains("expected ArrayType(Float, 4), found ArrayType(Float, N)"));
+}
+
+TEST_CASE("index functions by their qualified names", "[lift]") {
+    for (const char* f :
+         {"IndexFunction.reverse", "IndexFunction.reorderStride(4)", "IndexFunction.shift(1)"}) {
+        INFO(f);
+        CHECK(signatureOf(vecProgram(std::string("Gather(") + f + ") $ xs")) ==
+              "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    }
+}
+
+TEST_CASE("LSearch and BSearch give a one-element array", "[lift]") {
+    for (const char* search : {"LSearch", "BSearch"}) {
+        INFO(search);
+        CHECK(signatureOf(kN +
+                          "val cmp = UserFun(\"cmp\", \"x\", \"{ return x < 2 ? 1 : (x > 2 ? "
+                          "-1 : 0); }\", Int, Int)\nfun(ArrayType(Int, N), xs => " +
+                          search + "(cmp, 0) $ xs)") == "(ArrayType(Int, N)) -> ArrayType(Int, 1)");
+    }
+}
+
+TEST_CASE("setScalaFun's argument in parentheses or braces is read past", "[lift]") {
+    for (const char* arg : {"(xs => xs.head)", " { xs => xs.head }", " { xs => { xs(0) } }"}) {
+        INFO(arg);
+        CHECK(signatureOf(kN +
+                          "val f = UserFun(\"f\", \"x\", \"{ return x; }\", Float, "
+                          "Float).setScalaFun" +
+                          arg + "\nfun(ArrayType(Float, N), xs => Map(f) $ xs)") ==
+              "(ArrayType(Float, N)) -> ArrayType(Float, N)");
+    }
 }

@@ -1,5 +1,6 @@
-// The whole pipeline on the high-level programs of the .lift corpus (tests/lift/corpus/, those
-// whose NAME.case.json says "pipeline": true): each must end with a kernel validated against
+// The whole pipeline on the high-level programs of the .lift corpus and its hand-lowered ones
+// with Lift's atomic and warp-level maps (tests/lift/corpus/, those whose NAME.case.json says
+// "pipeline": true): each must end with a kernel validated against
 // the interpreter on PoCL. Small settings keep a program to seconds. With
 // EGOPT_CORPUS_PIPELINE_SMOKE set (the sanitizer run, where a 3-D stencil takes minutes) only the
 // programs marked "smoke" run: one small program per group.
@@ -90,4 +91,8 @@ TEST_CASE("corpus end to end: 2-D stencils and Zip2D", "[pipeline][corpus]") {
 
 TEST_CASE("corpus end to end: 3-D stencils and Zip3D", "[pipeline][corpus]") {
     runGroup({"stencil3d_", "zip3d"});
+}
+
+TEST_CASE("corpus end to end: Lift's atomic and warp-level maps", "[pipeline][corpus]") {
+    runGroup({"printed_atomic_", "printed_warp_"});
 }

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -575,9 +576,93 @@ def _(s, i):
     return [sum(ch[j:j + 3]) for ch in chunks for j in range(4)]
 
 
-@case("printed_atomic_maps", {"N": 32}, lambda s: {"xs": vec(32, 73)})
+@case("printed_atomic_maps", {"N": 32}, lambda s: {"xs": vec(32, 73)}, pipeline=True)
 def _(s, i):
     return [x * x for x in i["xs"]]
+
+
+def c_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+@case("uf_local_array", {"N": 16},
+      lambda s: {"xs": vec(16, 80), "ks": [3, 0, 1, 2, 7, 11, 4, 5, 6, 9, 13, 38, 15, 21, 26, 8]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for x, k in zip(i["xs"], i["ks"]):
+        acc = [w * x ** j for j, w in enumerate([0.5, -1.0, 2.0, 0.25])]
+        sel = k & 3
+        if sel == 0:
+            r = acc[0] + acc[1] * 3.0
+        elif sel == 1:
+            r = acc[2] + acc[3]  # falls through into case 2
+        elif sel == 2:
+            r = acc[3]
+        else:
+            v = (k >> 1) ^ 0x5
+            r = float(v - 7 * c_div(v, 7))
+        out.append(r)
+    return out
+
+
+@case("layout_checked_access", {"N": 16},
+      lambda s: {"xs": vec(16, 81), "ids": [3, -1, 15, 16, 0, 100, 7, -7, 12, 1, 9, 4, 4, 14, 2,
+                                            -2147483648]},
+      pipeline=True)
+def _(s, i):
+    xs = i["xs"]
+
+    def at(k, default):
+        return xs[k] if 0 <= k < len(xs) else default
+    return [2.0 * at(k, 0.0) + at(k, -1.5) for k in i["ids"]]
+
+
+@case("lambda_braces", {"N": 16}, lambda s: {"xs": vec(16, 82)}, pipeline=True)
+def _(s, i):
+    return [(x + 1.0) ** 2 * 4.0 for x in i["xs"]]
+
+
+@case("printed_warp_maps", {"N": 256}, lambda s: {"xs": vec(256, 83)}, pipeline=True)
+def _(s, i):
+    return [x * x for x in i["xs"]]
+
+
+@case("layout_search", {"N": 16, "M": 8},
+      lambda s: {"sorted": [-3.5, -2.0, -1.25, 0.0, 0.5, 1.25, 2.0, 3.5, 4.0, 5.75, 7.0, 9.5, 10.0,
+                            11.25, 12.5, 14.0],
+                 "qs": [2.0, 3.0, 9.5, -3.5, 14.0, 0.25, 11.25, 15.0],
+                 "keys": [5, 6, 0, 9, -4, 14, 12, -3]},
+      pipeline=True)
+def _(s, i):
+    xs = i["sorted"]
+
+    def first(pred, init):
+        return next((x for x in xs if pred(x)), init)
+    return [first(lambda x: x == q, -1.0) + first(lambda x: math.floor(x) == k, 100.0)
+            for q, k in zip(i["qs"], i["keys"])]
+
+
+@case("lambda_scala_forms", {"N": 16}, lambda s: {"xs": vec(16, 84)}, pipeline=True)
+def _(s, i):
+    return [x * 2.0 + 0.5 for x in reversed(i["xs"])]
+
+
+@case("uf_c_forms", {"N": 16},
+      lambda s: {"xs": [0.25, -0.75, 0.5, 0.999, -0.001, 1.0, -1.0, 0.3, 0.6, -0.5, 0.0, 0.75,
+                        -0.25, 0.125, 0.9, -0.6],
+                 "is": [0, 1, 7, -1, 123456, -98765, 42, 2147483647, -2147483648, 15, 16, 255,
+                        1000, 3, 99, 65]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for x, n in zip(i["xs"], i["is"]):
+        h = ((0x811C9DC5 ^ (n & 0xFFFFFFFF)) * 16777619) & 0xFFFFFFFF
+        k = int(x * 4.0)  # truncates toward zero, as convert_int does
+        bits = struct.unpack("<I", struct.pack("<f", x))[0]
+        out.append(float(h >> 28) + float(k - 65 * c_div(k, 65)) + float(n & 0xF) + (bits & 0x7))
+    return out
 
 
 def main():
