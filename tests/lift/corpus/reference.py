@@ -20,7 +20,7 @@ CASES = {}
 
 # The programs the sanitizer run takes end to end (one small program per group of
 # tests/pipeline/test_corpus.cpp; the normal run takes every "pipeline" program).
-SMOKE = {"def_typed_params", "value_forms", "stencil1d_wrap", "zip2d", "zip3d"}
+SMOKE = {"def_typed_params", "value_forms", "stencil1d_wrap", "zip2d", "zip3d", "printed_warp_maps"}
 
 
 def case(name, sizes, inputs, pipeline=False, tolerance=1e-4):
