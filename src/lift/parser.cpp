@@ -312,14 +312,7 @@ private:
         const Syntax& callee = out_.at(call[0]);
         if (callee.kind == SyntaxKind::Name && (callee.text == "SizeVar" || callee.text == "Var") &&
             call.size() >= 2 && out_.at(call[1]).kind == SyntaxKind::String) {
-            noteSizeVarName(out_.at(call[1]).text, out_.at(call[1]).loc);
-        }
-    }
-    void noteSizeVarName(const std::string& name, SourceLoc loc) {
-        auto& order = out_.sizeVarOrder;
-        if (std::find(order.begin(), order.end(), name) == order.end()) {
-            order.push_back(name);
-            out_.sizeVarLocs.push_back(loc);
+            out_.noteSizeVar(out_.at(call[1]).text, out_.at(call[1]).loc);
         }
     }
 
@@ -399,7 +392,7 @@ private:
             rejectScalaKeyword();
             bump();
             if (std::string v = printedSizeVariable(t.text); !v.empty()) {
-                noteSizeVarName(v, t.loc);
+                out_.noteSizeVar(v, t.loc);
             }
             return add(SyntaxKind::Name, t.text, {}, t.loc);
         case Tok::Int:

@@ -7,6 +7,7 @@
 
 #include "egopt/support/diagnostic.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +49,14 @@ struct SyntaxFile {
     // Size variable names in order of first textual appearance (SizeVar("N"), v_N_0, ...).
     std::vector<std::string> sizeVarOrder;
     std::vector<SourceLoc> sizeVarLocs; // where each first appears
+
+    // Records a size variable's first appearance (later ones change nothing).
+    void noteSizeVar(const std::string& name, SourceLoc loc) {
+        if (std::find(sizeVarOrder.begin(), sizeVarOrder.end(), name) == sizeVarOrder.end()) {
+            sizeVarOrder.push_back(name);
+            sizeVarLocs.push_back(loc);
+        }
+    }
 
     const Syntax& at(SyntaxId id) const { return nodes.at(id); }
 };
