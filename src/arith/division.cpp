@@ -12,18 +12,9 @@ namespace {
 
 using detail::i128;
 
-Size opaque(AtomKind kind, const Size& a, const Size& b) {
-    return atomSize(makeAtom(kind, a, b));
-}
-
-struct Split {
-    Size quotient;  // integer-valued: integer coefficients, positive exponents
-    Size remainder; // a - divisor * quotient
-};
-
 // Splits a into the terms that the single-term divisor c*m divides with an integer-valued
 // quotient, and the rest.
-Split splitDivisible(const Size& a, const Rational& c, Monomial m) {
+DivisorSplit splitDivisible(const Size& a, const Rational& c, Monomial m) {
     const Node& n = a.node();
     PolyBuilder quotient;
     PolyBuilder remainder;
@@ -72,7 +63,7 @@ Size floorDivByConstant(const Size& a, int64_t c) {
     if (int64_t g = content(a, c); g > 1) {
         return floorDiv(scaleDown(a, g), Size(c / g));
     }
-    Split s = splitDivisible(a, Rational(c), {});
+    DivisorSplit s = splitDivisible(a, Rational(c), {});
     if (auto r = integerConstant(s.remainder)) {
         return s.quotient + Size(detail::narrow(detail::floorDiv128(*r, c)));
     }
@@ -80,14 +71,14 @@ Size floorDivByConstant(const Size& a, int64_t c) {
     if (const Atom* inner = soleAtom(a); inner && inner->kind == AtomKind::FloorDiv) {
         return floorDiv(inner->lhs, inner->rhs * Size(c));
     }
-    return opaque(AtomKind::FloorDiv, a, Size(c));
+    return opaqueSize(AtomKind::FloorDiv, a, Size(c));
 }
 
 Size modByConstant(const Size& a, int64_t c) {
     if (int64_t g = content(a, c); g > 1) {
         return Size(g) * mod(scaleDown(a, g), Size(c / g));
     }
-    Split s = splitDivisible(a, Rational(c), {});
+    DivisorSplit s = splitDivisible(a, Rational(c), {});
     if (auto r = integerConstant(s.remainder)) {
         return Size(detail::narrow(detail::floorMod128(*r, c)));
     }
@@ -98,14 +89,14 @@ Size modByConstant(const Size& a, int64_t c) {
             return mod(inner->lhs, Size(c));
         }
     }
-    return opaque(AtomKind::Mod, a, Size(c));
+    return opaqueSize(AtomKind::Mod, a, Size(c));
 }
 
 } // namespace
 
 Size floorDiv(const Size& a, const Size& b) {
     if (isZero(b)) {
-        return opaque(AtomKind::FloorDiv, a, b);
+        return opaqueSize(AtomKind::FloorDiv, a, b);
     }
     auto ca = integerConstant(a);
     auto cb = integerConstant(b);
@@ -127,22 +118,22 @@ Size floorDiv(const Size& a, const Size& b) {
         if (cb) {
             return floorDivByConstant(a, *cb);
         }
-        Split s = splitDivisible(a, c, m);
+        DivisorSplit s = splitDivisible(a, c, m);
         if (isZero(s.remainder)) {
             return s.quotient;
         }
-        return opaque(AtomKind::FloorDiv, a, b);
+        return opaqueSize(AtomKind::FloorDiv, a, b);
     }
     auto q = exactDiv(a, b);
     if (integerPolynomial(q) && q * b == a) {
         return q;
     }
-    return opaque(AtomKind::FloorDiv, a, b);
+    return opaqueSize(AtomKind::FloorDiv, a, b);
 }
 
 Size mod(const Size& a, const Size& b) {
     if (isZero(b)) {
-        return opaque(AtomKind::Mod, a, b);
+        return opaqueSize(AtomKind::Mod, a, b);
     }
     auto ca = integerConstant(a);
     auto cb = integerConstant(b);
@@ -161,13 +152,13 @@ Size mod(const Size& a, const Size& b) {
         if (isZero(splitDivisible(a, c, m).remainder)) {
             return Size();
         }
-        return opaque(AtomKind::Mod, a, b);
+        return opaqueSize(AtomKind::Mod, a, b);
     }
     auto q = exactDiv(a, b);
     if (integerPolynomial(q) && q * b == a) {
         return Size();
     }
-    return opaque(AtomKind::Mod, a, b);
+    return opaqueSize(AtomKind::Mod, a, b);
 }
 
 } // namespace egopt::arith

@@ -10,21 +10,21 @@ namespace {
 
 constexpr size_t kShards = 64;
 
-struct Key {
-    Size e;
-    std::shared_ptr<const RangeEnv::Facts> facts;
-    bool operator==(const Key& o) const {
-        return e == o.e && (facts == o.facts || *facts == *o.facts);
-    }
-};
-
-struct KeyHash {
-    size_t operator()(const Key& k) const { return hashMix(k.e.hash(), k.facts->hash); }
-};
-
 } // namespace
 
 struct SimplifyMemo::Shard {
+    struct Key {
+        Size e;
+        std::shared_ptr<const RangeEnv::Facts> facts;
+        bool operator==(const Key& o) const {
+            return e == o.e && (facts == o.facts || *facts == *o.facts);
+        }
+    };
+
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return hashMix(k.e.hash(), k.facts->hash); }
+    };
+
     mutable std::mutex mutex;
     std::unordered_map<Key, Size, KeyHash> results;
 };
@@ -35,8 +35,8 @@ SimplifyMemo::SimplifyMemo(size_t capacity)
 SimplifyMemo::~SimplifyMemo() = default;
 
 std::optional<Size> SimplifyMemo::find(const Size& e, const RangeEnv& env) const {
-    Key key{e, env.facts()};
-    size_t h = KeyHash{}(key);
+    Shard::Key key{e, env.facts()};
+    size_t h = Shard::KeyHash{}(key);
     const Shard& s = shards_[h % kShards];
     std::lock_guard lock(s.mutex);
     if (auto it = s.results.find(key); it != s.results.end()) {
@@ -46,8 +46,8 @@ std::optional<Size> SimplifyMemo::find(const Size& e, const RangeEnv& env) const
 }
 
 void SimplifyMemo::insert(const Size& e, const RangeEnv& env, const Size& simplified) {
-    Key key{e, env.facts()};
-    size_t h = KeyHash{}(key);
+    Shard::Key key{e, env.facts()};
+    size_t h = Shard::KeyHash{}(key);
     Shard& s = shards_[h % kShards];
     std::lock_guard lock(s.mutex);
     if (s.results.size() < capacity_ / kShards) {

@@ -79,6 +79,14 @@ struct SizeBuilder {
 
 // A size that is the single atom.
 Size atomSize(AtomPtr atom);
+// The atom kind(lhs, rhs) as a size: what division and powers leave when they cannot simplify.
+Size opaqueSize(AtomKind kind, const Size& lhs, const Size& rhs);
+
+// a split by a divisor d into a == d * quotient + remainder (quotient integer-valued).
+struct DivisorSplit {
+    Size quotient;
+    Size remainder;
+};
 AtomPtr makeAtom(AtomKind kind, Size lhs, Size rhs);
 // The size c * m.
 Size termSize(const Rational& c, Monomial m);

@@ -46,10 +46,6 @@ Size powTerm(const Rational& c, Monomial m, int64_t k) {
     return termSize(powRational(c, k), fs);
 }
 
-Size opaque(AtomKind kind, const Size& a, const Size& b) {
-    return atomSize(makeAtom(kind, a, b));
-}
-
 // q with a == q * b exactly as polynomials, found by long division on leading terms.
 std::optional<Size> divideExactly(const Size& a, const Size& b) {
     const Node& bn = b.node();
@@ -72,6 +68,10 @@ std::optional<Size> divideExactly(const Size& a, const Size& b) {
 }
 
 } // namespace
+
+Size opaqueSize(AtomKind kind, const Size& a, const Size& b) {
+    return atomSize(makeAtom(kind, a, b));
+}
 
 Size operator+(const Size& a, const Size& b) {
     if (isZero(a)) {
@@ -125,7 +125,7 @@ Size operator*(const Size& a, const Size& b) {
 
 Size exactDiv(const Size& a, const Size& b) {
     if (isZero(b)) {
-        return opaque(AtomKind::ExactDiv, a, b);
+        return opaqueSize(AtomKind::ExactDiv, a, b);
     }
     if (isZero(a)) {
         return a;
@@ -145,9 +145,9 @@ Size exactDiv(const Size& a, const Size& b) {
     }
     // Normalise the sign so that a /^ b and (-a) /^ (-b) are the same atom.
     if (b.node().terms.front().coeff.isNegative()) {
-        return opaque(AtomKind::ExactDiv, -a, -b);
+        return opaqueSize(AtomKind::ExactDiv, -a, -b);
     }
-    return opaque(AtomKind::ExactDiv, a, b);
+    return opaqueSize(AtomKind::ExactDiv, a, b);
 }
 
 Size pow(const Size& base, const Size& exponent) {
@@ -156,7 +156,7 @@ Size pow(const Size& base, const Size& exponent) {
         if (base.constant() == 1) {
             return base;
         }
-        return opaque(AtomKind::Pow, base, exponent);
+        return opaqueSize(AtomKind::Pow, base, exponent);
     }
     if (*k == 0) {
         return Size(1); // including pow(0, 0), as in the Lift compiler
@@ -182,7 +182,7 @@ Size pow(const Size& base, const Size& exponent) {
         }
         return r;
     }
-    return opaque(AtomKind::Pow, base, exponent);
+    return opaqueSize(AtomKind::Pow, base, exponent);
 }
 
 } // namespace egopt::arith

@@ -76,12 +76,7 @@ bool dividesTerm(const Size& d, const Rational& c, Monomial m, const RangeEnv& e
                        [&](const Factor& f) { return env.knownDivides(d, atomSize(f.atom)); });
 }
 
-struct Split {
-    Size quotient;  // x, integer-valued
-    Size remainder; // y, with a == x*b + y
-};
-
-Split splitByDivisor(const Size& a, const Size& b, const RangeEnv& env) {
+DivisorSplit splitByDivisor(const Size& a, const Size& b, const RangeEnv& env) {
     const Node& n = a.node();
     Size quotient;
     PolyBuilder remainder;
@@ -100,8 +95,8 @@ bool positive(const Size& b, const RangeEnv& env) {
 }
 
 // The split is allowed when it keeps non-negative operands non-negative (see the file comment).
-std::optional<Split> usableSplit(const Size& a, const Size& b, const RangeEnv& env) {
-    Split s = splitByDivisor(a, b, env);
+std::optional<DivisorSplit> usableSplit(const Size& a, const Size& b, const RangeEnv& env) {
+    DivisorSplit s = splitByDivisor(a, b, env);
     if (isZero(s.quotient)) {
         return std::nullopt;
     }

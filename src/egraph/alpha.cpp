@@ -12,8 +12,6 @@ namespace egopt::egraph {
 
 namespace {
 
-constexpr size_t kMaxDepth = 20000;
-
 // A node of a normalised term: the e-node's operator, integer and attribute over normalised
 // children.
 struct NormNode {
@@ -99,7 +97,7 @@ public:
 
 private:
     static void guard(size_t depth) {
-        if (depth > kMaxDepth) {
+        if (depth > kMaxTermDepth) {
             throw std::runtime_error("measureShiftDuplication: smallest term nested too deeply");
         }
     }

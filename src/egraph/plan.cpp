@@ -13,8 +13,6 @@ namespace egopt::egraph {
 
 namespace {
 
-constexpr size_t kMaxDepth = 20000; // as addTerm
-
 bool isStep(EClassId ref) {
     return (ref & TermPlan::kStep) != 0;
 }
@@ -63,7 +61,7 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
 uint32_t EGraph::planRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                          std::vector<TypeId>& env, PlanState& st) {
     const TermNode& n = t.at(id);
-    if (env.size() > kMaxDepth) {
+    if (env.size() > kMaxTermDepth) {
         throw NotPlanned{};
     }
     if (n.eclass != kNoClass) {

@@ -7,11 +7,7 @@
 
 namespace egopt::egraph {
 
-namespace {
-
-constexpr size_t kMaxDepth = 20000;
-
-} // namespace
+namespace {} // namespace
 
 TermId shiftTerm(const TermArena& in, TermId id, int32_t by, int32_t cutoff, TermArena& out) {
     TermNode n = in.at(id);
@@ -34,7 +30,7 @@ EClassId EGraph::addTerm(const TermArena& terms, TermId root, std::span<const Ty
 EClassId EGraph::addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                             std::vector<TypeId>& env) {
     const TermNode& n = t.at(id);
-    if (env.size() > kMaxDepth) {
+    if (env.size() > kMaxTermDepth) {
         throw TypeError("term nested too deeply");
     }
     if (n.eclass != kNoClass) {
@@ -130,7 +126,7 @@ R foldSmallest(EClassId root, Best best, Make make) {
         if (auto it = done.find(canonical); it != done.end()) {
             return it->second;
         }
-        if (depth > kMaxDepth) {
+        if (depth > kMaxTermDepth) {
             throw TypeError("extraction nested too deeply");
         }
         std::vector<R> kids;

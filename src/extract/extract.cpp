@@ -2,6 +2,7 @@
 // generator filter.
 #include "egopt/extract/extract.hpp"
 
+#include "egopt/lift/patterns.hpp"
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "search.hpp"
@@ -85,14 +86,10 @@ std::optional<std::string> codegenCheck(Candidate& c, const ExtractOptions& opt,
     }
 }
 
-bool isThreadMap(lift::Op op) {
-    return op == lift::Op::MapGlb || op == lift::Op::MapWrg || op == lift::Op::MapLcl;
-}
-
 void collectDims(const egraph::TermArena& t, egraph::TermId id,
                  std::map<lift::Op, std::set<int32_t>>& dims) {
     const egraph::TermNode& n = t.at(id);
-    if (isThreadMap(n.op)) {
+    if (lift::isThreadMap(n.op)) {
         dims[n.op].insert(n.ival);
     }
     for (egraph::TermId c : n.children) {
@@ -103,7 +100,7 @@ void collectDims(const egraph::TermArena& t, egraph::TermId id,
 egraph::TermId renumber(const egraph::TermArena& in, egraph::TermId id,
                         const std::map<lift::Op, std::set<int32_t>>& dims, egraph::TermArena& out) {
     egraph::TermNode n = in.at(id);
-    if (isThreadMap(n.op) && dims.at(n.op).size() == 1) {
+    if (lift::isThreadMap(n.op) && dims.at(n.op).size() == 1) {
         n.ival = 0;
     }
     for (egraph::TermId& c : n.children) {

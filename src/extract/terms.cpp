@@ -1,6 +1,8 @@
 // Hash-consed candidate terms with an id-independent structural order.
 #include "terms.hpp"
 
+#include "egopt/lift/patterns.hpp"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -126,10 +128,6 @@ bool isView(lift::Op op) {
     }
 }
 
-bool isThreadMap(lift::Op op) {
-    return op == lift::Op::MapGlb || op == lift::Op::MapWrg || op == lift::Op::MapLcl;
-}
-
 } // namespace
 
 bool TermStore::appliesView(TermRef function) const {
@@ -154,8 +152,8 @@ uint32_t TermStore::shapeOf(egraph::ENodeId node, std::span<const TermRef> child
     }
     // A thread map's dimension aside: which dimension a 1-D kernel uses changes nothing, and
     // the cost function ranks a 2-D nest's dimension choices in their context.
-    uint64_t h =
-        isThreadMap(n.op) ? mix(static_cast<uint64_t>(n.op), n.children.size()) : nodeHash(node);
+    uint64_t h = lift::isThreadMap(n.op) ? mix(static_cast<uint64_t>(n.op), n.children.size())
+                                         : nodeHash(node);
     for (TermRef c : children) {
         h = mix(h, shapes_[c]);
     }

@@ -2,6 +2,7 @@
 // are typed by the shared rule (pattern_typing.hpp), to which this checker is a TypingSite.
 #include "egopt/lift/pattern_typing.hpp"
 #include "egopt/lift/patterns.hpp"
+#include "pattern_checks.hpp"
 #include "typecheck_impl.hpp"
 
 #include <vector>
@@ -14,22 +15,18 @@ namespace {
 
 // Each level of nesting costs a few stack frames; deeper programs are rejected with an error
 // instead of overflowing the stack (generated or fuzzed inputs can nest arbitrarily).
-constexpr int kMaxDepth = 2000;
+constexpr int kMaxTypingDepth = 2000;
 // Shared subterms are re-typed at every use (their types can depend on the enclosing bindings);
 // a DAG built to share heavily could make that exponential, so the total work is bounded.
 constexpr int64_t kMaxSteps = 10'000'000;
-
-std::string plural(size_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
 
 } // namespace
 
 struct TypeChecker::DepthGuard {
     DepthGuard(TypeChecker& checker, NodeId at) : checker_(checker) {
-        if (++checker_.depth_ > kMaxDepth) {
+        if (++checker_.depth_ > kMaxTypingDepth) {
             checker_.failAt(at, "program nested too deeply to type-check (more than " +
-                                    std::to_string(kMaxDepth) + " levels)");
+                                    std::to_string(kMaxTypingDepth) + " levels)");
         }
         if (++checker_.steps_ > kMaxSteps) {
             checker_.failAt(at, "program too large to type-check (more than " +

@@ -13,6 +13,10 @@ std::string_view stageName(Stage s) {
 
 Budget::Budget(double seconds, Clock::time_point start) : start_(start), seconds_(seconds) {}
 
+double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 double Budget::elapsed() const {
     return std::chrono::duration<double>(Clock::now() - start_).count();
 }

@@ -20,10 +20,6 @@ constexpr double kTolerance = 1e-3;      // as codegen::RunOptions::tolerance
 constexpr const char* kNoSmallSizes =
     "no sizes small enough for the interpreter at which this configuration generates";
 
-std::string firstLine(const std::string& s) {
-    return s.substr(0, s.find('\n'));
-}
-
 // The successful measurements of candidate c, fastest first.
 std::vector<std::pair<double, arith::Bindings>> fastest(const Work& w, size_t c) {
     std::vector<std::pair<double, arith::Bindings>> out;
@@ -250,8 +246,7 @@ const Validation& Work::validate(size_t c, const arith::Bindings& values) {
     if (options.remote) {
         ++rankJobs[0];
     }
-    validateSeconds = std::max(
-        validateSeconds, std::chrono::duration<double>(Budget::Clock::now() - started).count());
+    validateSeconds = std::max(validateSeconds, secondsSince(started));
     return validated[key] = std::move(v);
 }
 
@@ -308,7 +303,7 @@ void Work::validate(const std::vector<Key>& configs) {
             }
             auto started = Budget::Clock::now();
             done[k] = validateAt(*this, todo[k].first, todo[k].second, timeout, *benches[device]);
-            seconds[k] = std::chrono::duration<double>(Budget::Clock::now() - started).count();
+            seconds[k] = secondsSince(started);
             ranOn[k] = 0;
         },
         remote ? &*remote : nullptr);

@@ -9,17 +9,9 @@
 
 namespace egopt::pipeline {
 
-namespace {
-
 std::string firstLine(const std::string& s) {
     return s.substr(0, s.find('\n'));
 }
-
-double secondsSince(Budget::Clock::time_point start) {
-    return std::chrono::duration<double>(Budget::Clock::now() - start).count();
-}
-
-} // namespace
 
 void runTiming(Bench& bench, Built& built, int runs, const RunLimits& limits, Work::Run& run) {
     run.device = bench.device().index;

@@ -11,6 +11,9 @@
 
 namespace egopt::pipeline {
 
+// The first line of a message (error texts can carry a build log after it).
+std::string firstLine(const std::string& s);
+
 // The limits of one timing (measure.cpp): the first run stops the timing when it exceeds `slow`
 // seconds, the timed runs stop once they add up to `budget`, and a run longer than `timeout` is
 // abandoned.

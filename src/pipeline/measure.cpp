@@ -214,8 +214,7 @@ struct Job {
         run.device = bench.device().index;
         if (std::optional<RunLimits> l = begin(w, shared)) {
             runTiming(bench, *built, w.options.tune.runs, *l, run);
-            account(w, shared,
-                    std::chrono::duration<double>(Budget::Clock::now() - started).count());
+            account(w, shared, secondsSince(started));
         }
     }
 

@@ -13,8 +13,6 @@ namespace egopt::pipeline {
 
 namespace {
 
-constexpr double kUnknown = std::numeric_limits<double>::infinity();
-
 // The variable in which `to` differs from `from` and in which direction (+1 larger, -1
 // smaller), if exactly the first differing variable in the space's order moved.
 std::optional<std::pair<std::string, int>> moveOf(const Space& space, const arith::Bindings& from,
@@ -36,16 +34,16 @@ struct Predictions {
     bool left() const { return used < limit; }
     double at(const arith::Bindings& v) {
         ++used;
-        return predict(v).value_or(kUnknown);
+        return predict(v).value_or(kUnknownSeconds);
     }
     // The predictions of `vs` that a sequential run would make (as many as the limit leaves, in
     // order), made in parallel: each generates a kernel, and a descent's neighbourhood is
     // independent. Fewer than given when the limit ends it.
     std::vector<double> atAll(const std::vector<arith::Bindings>& vs) {
         size_t n = std::min(vs.size(), limit - std::min(limit, used));
-        std::vector<double> out(n, kUnknown);
+        std::vector<double> out(n, kUnknownSeconds);
         tbb::parallel_for(size_t{0}, n,
-                          [&](size_t i) { out[i] = predict(vs[i]).value_or(kUnknown); });
+                          [&](size_t i) { out[i] = predict(vs[i]).value_or(kUnknownSeconds); });
         used += n;
         return out;
     }
@@ -57,7 +55,7 @@ struct Predictions {
 // large for the device (registers spilled, local memory exceeded): the best-predicted start
 // wins.
 std::pair<arith::Bindings, double> bestStart(const Space& space, Predictions& p, int64_t target) {
-    std::pair<arith::Bindings, double> best{space.initial(target), kUnknown};
+    std::pair<arith::Bindings, double> best{space.initial(target), kUnknownSeconds};
     std::set<arith::Bindings> seen;
     std::vector<arith::Bindings> starts;
     for (int64_t t = target; t >= 1; t /= 2) {
@@ -117,7 +115,7 @@ modelDescent(const Space& space,
         x = next;
         px = best;
     }
-    return {x, px == kUnknown ? std::nullopt : std::optional<double>(px)};
+    return {x, px == kUnknownSeconds ? std::nullopt : std::optional<double>(px)};
 }
 
 } // namespace egopt::pipeline

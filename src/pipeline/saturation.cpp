@@ -62,10 +62,6 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
     return out;
 }
 
-double secondsSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 } // namespace
 
 std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx,

@@ -13,8 +13,6 @@ namespace egopt::pipeline {
 
 namespace {
 
-constexpr double kUnknown = std::numeric_limits<double>::infinity();
-
 // The budgeted, cached measuring of configurations shared by both searches.
 class Runner {
 public:
@@ -98,7 +96,7 @@ public:
                 return it->second;
             }
         }
-        double p = (o_.predict ? o_.predict(c, v) : std::nullopt).value_or(kUnknown);
+        double p = (o_.predict ? o_.predict(c, v) : std::nullopt).value_or(kUnknownSeconds);
         std::lock_guard lock(mutex_);
         cache_.emplace(std::move(key), p);
         return p;
@@ -116,11 +114,11 @@ public:
                 }
             }
         }
-        std::vector<double> times(missing.size(), kUnknown);
+        std::vector<double> times(missing.size(), kUnknownSeconds);
         tbb::parallel_for(size_t{0}, missing.size(), [&](size_t i) {
             std::optional<double> p =
                 o_.predict ? o_.predict(missing[i].first, missing[i].second) : std::nullopt;
-            times[i] = p.value_or(kUnknown);
+            times[i] = p.value_or(kUnknownSeconds);
         });
         std::lock_guard lock(mutex_);
         for (size_t i = 0; i < missing.size(); ++i) {
@@ -144,7 +142,7 @@ arith::Bindings modelSeed(const Space& space, size_t c, Predictor& predict, size
                           int64_t target) {
     auto p = [&](const arith::Bindings& v) -> std::optional<double> {
         double t = predict(c, v);
-        return t == kUnknown ? std::nullopt : std::optional<double>(t);
+        return t == kUnknownSeconds ? std::nullopt : std::optional<double>(t);
     };
     return modelDescent(space, p, limit, target).first;
 }
@@ -152,7 +150,7 @@ arith::Bindings modelSeed(const Space& space, size_t c, Predictor& predict, size
 struct Arm {
     size_t candidate = 0;
     arith::Bindings incumbent;
-    double time = kUnknown;
+    double time = kUnknownSeconds;
     bool converged = false;
 };
 
@@ -311,15 +309,15 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
         predict.absorb(std::move(m));
     }
     // The seeds predicted far slower than the best wait until none of the others measures.
-    double bestPredicted = kUnknown;
+    double bestPredicted = kUnknownSeconds;
     for (const auto& [c, v] : seeds) {
         bestPredicted = std::min(bestPredicted, predict(c, v));
     }
     std::vector<Objective::Config> near, far;
     for (const Objective::Config& seed : seeds) {
         double p = predict(seed.first, seed.second);
-        bool isFar = options.farRatio > 0 && bestPredicted != kUnknown && p != kUnknown &&
-                     p > options.farRatio * bestPredicted;
+        bool isFar = options.farRatio > 0 && bestPredicted != kUnknownSeconds &&
+                     p != kUnknownSeconds && p > options.farRatio * bestPredicted;
         (isFar ? far : near).push_back(seed);
     }
     seeds = near;

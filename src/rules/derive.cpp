@@ -42,7 +42,7 @@ std::string fmt(const char* format, ...) {
     return buf;
 }
 
-uint64_t ruleSeed(uint64_t seed, const std::string& name) {
+uint64_t derivationSeed(uint64_t seed, const std::string& name) {
     uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
     for (char c : name) {
         h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
@@ -304,7 +304,7 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
             return d;
         }
     }
-    detail::Rng rng(ruleSeed(options.seed, rule.name));
+    detail::Rng rng(derivationSeed(options.seed, rule.name));
     std::optional<Setup> setup;
     const int64_t shortest = shortestLength(rule);
     for (size_t a = 0; a < options.attempts && !setup; ++a) {

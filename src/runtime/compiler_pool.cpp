@@ -87,12 +87,6 @@ std::optional<std::string> readFrame(int fd) {
     return bytes;
 }
 
-// One request of the queue, with the promise its caller waits on.
-struct Job {
-    std::string source, options;
-    std::promise<std::string> binary;
-};
-
 Error workerFailed(const std::string& why) {
     return Error(ErrorKind::Internal, "compile worker: " + why);
 }
@@ -100,6 +94,12 @@ Error workerFailed(const std::string& why) {
 } // namespace
 
 struct CompilerPool::State {
+    // One request of the queue, with the promise its caller waits on.
+    struct Job {
+        std::string source, options;
+        std::promise<std::string> binary;
+    };
+
     std::mutex mutex;
     std::condition_variable ready;
     std::deque<std::shared_ptr<Job>> queue;
@@ -235,7 +235,7 @@ CompilerPool::~CompilerPool() {
 
 std::shared_future<std::string> CompilerPool::compile(const std::string& source,
                                                       const std::string& options) {
-    auto job = std::make_shared<Job>();
+    auto job = std::make_shared<State::Job>();
     job->source = source;
     job->options = options;
     std::shared_future<std::string> binary = job->binary.get_future().share();

@@ -1,18 +1,15 @@
 // Canonical form: sizes equal by the ring laws compare equal, and the basic accessors.
 #include "egopt/arith/size.hpp"
+#include "sizes.hpp"
 
 #include <catch2/catch.hpp>
 #include <unordered_set>
 
+using namespace egopt::testenv::arith_sizes;
+
 using egopt::arith::Size;
 
-namespace {
-
-const Size N = Size::var("N");
-const Size M = Size::var("M");
-const Size i = Size::var("i");
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("commutative ring laws give equal sizes", "[arith]") {
     CHECK(2 * N == N * 2);

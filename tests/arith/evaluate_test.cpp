@@ -1,19 +1,16 @@
 // Evaluation under concrete bindings, and substitution.
 #include "egopt/arith/size.hpp"
+#include "sizes.hpp"
 
 #include <catch2/catch.hpp>
 #include <limits>
 
+using namespace egopt::testenv::arith_sizes;
+
 using egopt::arith::Bindings;
 using egopt::arith::Size;
 
-namespace {
-
-const Size N = Size::var("N");
-const Size M = Size::var("M");
-const Size i = Size::var("i");
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("evaluate computes values with floor semantics", "[arith]") {
     Bindings b{{"N", 256}, {"M", 3}, {"i", 7}};

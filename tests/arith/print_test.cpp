@@ -1,17 +1,14 @@
 // toString (Lift syntax) and toC.
 #include "egopt/arith/size.hpp"
+#include "sizes.hpp"
 
 #include <catch2/catch.hpp>
 
+using namespace egopt::testenv::arith_sizes;
+
 using egopt::arith::Size;
 
-namespace {
-
-const Size N = Size::var("N");
-const Size M = Size::var("M");
-const Size i = Size::var("i");
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("toString prints Lift syntax", "[arith]") {
     CHECK(N.toString() == "N");

@@ -1,15 +1,15 @@
 // Ranges, bounds, proofs and the simplification rules of CGO'17 §5.3.
 #include "egopt/arith/size.hpp"
+#include "sizes.hpp"
 
 #include <catch2/catch.hpp>
+
+using namespace egopt::testenv::arith_sizes;
 
 using namespace egopt::arith;
 
 namespace {
 
-const Size N = Size::var("N");
-const Size M = Size::var("M");
-const Size i = Size::var("i");
 const Size j = Size::var("j");
 const Size x = Size::var("x");
 

@@ -1,19 +1,16 @@
 // End-to-end tests of the egopt command line: exit codes, output formats, diagnostics.
 #include "run_cli.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
 
+using egopt::testenv::kExamples;
+
 using egopt::test::runCli;
 using egopt::test::writeTempFile;
-
-namespace {
-
-const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
-
-} // namespace
 
 TEST_CASE("check accepts every shared example", "[cli]") {
     for (const char* name : {"asum", "blackscholes", "dot", "gemv", "gesummv", "jacobi3", "mm",

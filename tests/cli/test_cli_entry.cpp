@@ -1,6 +1,7 @@
 // The command line's entry points as a new user meets them: --help lists every subcommand,
 // --version, a program file under any name, and diagnostics of a binary file.
 #include "run_cli.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -9,12 +10,12 @@
 #include <sstream>
 #include <string>
 
+using egopt::testenv::kExamples;
+
 using egopt::test::runCli;
 using egopt::test::writeTempFile;
 
 namespace {
-
-const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
 
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

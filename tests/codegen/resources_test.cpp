@@ -4,8 +4,11 @@
 // global memory. Also iterate loops: one-element private arrays and huge iteration counts.
 #include "codegen_support.hpp"
 #include "egopt/interp/interpreter.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::codegen;
@@ -18,10 +21,6 @@ std::string privateChunk(int c) {
     return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs =>\n"
            "  Join() o MapGlb(0)(toGlobal(MapSeq(id)) o toPrivate(MapSeq(id))) o Split(" +
            std::to_string(c) + ") $ xs)";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace

@@ -11,7 +11,7 @@ using namespace egopt::egraph;
 
 namespace {
 
-lift::Program program(const std::string& body) {
+lift::Program halvingProgram(const std::string& body) {
     return lift::parseProgram("val N = SizeVar(\"N\")\n"
                               "val halve = Join() o Map(Reduce(add, 0.0f)) o Split(2)\n"
                               "fun(ArrayType(Float, N), xs => " +
@@ -33,8 +33,8 @@ bool hasIterate(const EGraph& g) {
 } // namespace
 
 TEST_CASE("a length-changing Iterate is inserted as its steps", "[egraph]") {
-    lift::Program iterated = program("Reduce(add, 0.0f) o Iterate(3)(halve) $ xs");
-    lift::Program written = program("Reduce(add, 0.0f) o halve o halve o halve $ xs");
+    lift::Program iterated = halvingProgram("Reduce(add, 0.0f) o Iterate(3)(halve) $ xs");
+    lift::Program written = halvingProgram("Reduce(add, 0.0f) o halve o halve o halve $ xs");
     EGraph g;
     EClassId a = insertProgram(g, iterated).root;
     CHECK_FALSE(hasIterate(g));
@@ -56,7 +56,7 @@ TEST_CASE("a length-changing Iterate is inserted as its steps", "[egraph]") {
 }
 
 TEST_CASE("an Iterate that keeps the length stays one e-node", "[egraph]") {
-    lift::Program p = program("Iterate(3)(Map(abs)) $ xs");
+    lift::Program p = halvingProgram("Iterate(3)(Map(abs)) $ xs");
     EGraph g;
     insertProgram(g, p);
     CHECK(hasIterate(g));

@@ -30,21 +30,21 @@ std::vector<Rule> load(const Library& lib, const std::string& files) {
     return all;
 }
 
-struct Run {
+struct DirectRun {
     std::vector<std::string> graphs; // after each iteration
     RunReport report;
     size_t fromDirect = 0;
 };
 
-struct Options {
+struct DirectOptions {
     bool direct = true;
     size_t threads = 1;
     size_t nodes = 200'000;
     size_t matchLimit = 0; // 0: no backoff
 };
 
-Run saturate(const std::string& program, const std::vector<Rule>& rules, const Library& lib,
-             const Options& o) {
+DirectRun saturateWith(const std::string& program, const std::vector<Rule>& rules,
+                       const Library& lib, const DirectOptions& o) {
     EGraph g;
     lift::Program p = lift::parseProgram(program, "direct.lift");
     insertProgram(g, p);
@@ -56,7 +56,7 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     runner.planWindowSize = 64; // several windows per rule on 2 threads
     runner.limits.iterations = 100;
     runner.limits.nodes = o.nodes;
-    Run run;
+    DirectRun run;
     run.report =
         runner.run([&](const IterationReport&) { run.graphs.push_back(test::structure(g)); });
     for (const RuleStats& st : run.report.rules) {
@@ -65,7 +65,7 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     return run;
 }
 
-void checkSame(const Run& generic, const Run& direct) {
+void checkSameAsGeneric(const DirectRun& generic, const DirectRun& direct) {
     CHECK(generic.fromDirect == 0);
     CHECK(direct.report.stop == generic.report.stop);
     REQUIRE(direct.graphs.size() == generic.graphs.size());
@@ -108,11 +108,11 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
     for (size_t threads : {1u, 2u}) {
         for (size_t matchLimit : {0u, 1000u}) {
             INFO("arith-" << terms << ", " << threads << " threads, match limit " << matchLimit);
-            Options o{true, threads, 200'000, matchLimit};
-            Run direct = saturate(test::arithSumText(terms), sum, lib, o);
+            DirectOptions o{true, threads, 200'000, matchLimit};
+            DirectRun direct = saturateWith(test::arithSumText(terms), sum, lib, o);
             o.direct = false;
-            Run generic = saturate(test::arithSumText(terms), sum, lib, o);
-            checkSame(generic, direct);
+            DirectRun generic = saturateWith(test::arithSumText(terms), sum, lib, o);
+            checkSameAsGeneric(generic, direct);
             CHECK(direct.fromDirect > 0);
         }
     }
@@ -125,9 +125,9 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
     const size_t limit = testenv::unlessSanitized(6000, 2500);
     for (size_t threads : {1u, 2u}) {
         INFO("arith.rules, " << threads << " threads");
-        Run direct = saturate(program, arith, lib, {true, threads, limit, 0});
-        Run generic = saturate(program, arith, lib, {false, threads, limit, 0});
-        checkSame(generic, direct);
+        DirectRun direct = saturateWith(program, arith, lib, {true, threads, limit, 0});
+        DirectRun generic = saturateWith(program, arith, lib, {false, threads, limit, 0});
+        checkSameAsGeneric(generic, direct);
         CHECK(direct.fromDirect > 0);
     }
 }
@@ -139,7 +139,7 @@ TEST_CASE("direct right-hand sides beside the Lift rules", "[egraph]") {
     std::ifstream in(test::example("mm.lift"));
     std::string mm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const size_t limit = testenv::unlessSanitized(4000, 1500);
-    Run direct = saturate(mm, rules, lib, {true, 1, limit, 1000});
-    Run generic = saturate(mm, rules, lib, {false, 1, limit, 1000});
-    checkSame(generic, direct);
+    DirectRun direct = saturateWith(mm, rules, lib, {true, 1, limit, 1000});
+    DirectRun generic = saturateWith(mm, rules, lib, {false, 1, limit, 1000});
+    checkSameAsGeneric(generic, direct);
 }

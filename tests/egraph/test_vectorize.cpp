@@ -12,8 +12,9 @@ using namespace egopt::egraph;
 
 namespace {
 
-lift::Program program(const std::string& body, const std::string& params = "ArrayType(Float, N)",
-                      const std::string& names = "xs") {
+lift::Program vectorProgram(const std::string& body,
+                            const std::string& params = "ArrayType(Float, N)",
+                            const std::string& names = "xs") {
     return lift::parseProgram(
         "val N = SizeVar(\"N\")\nfun(" + params + ", " + names + " => " + body + ")", "t.lift");
 }
@@ -69,7 +70,7 @@ bool rewritesOnceTo(const std::vector<Rule>& rules, const Library& lib, lift::Pr
 TEST_CASE("divides proves a symbolic length only under an assumption", "[egraph]") {
     Library lib = Library::standard();
     auto rules = rules::parseRules(kVectorizeMap, "v.rules", lib);
-    lift::Program p = program("Map(abs) $ xs");
+    lift::Program p = vectorProgram("Map(abs) $ xs");
     {
         EGraph g;
         insertProgram(g, p);
@@ -128,10 +129,11 @@ TEST_CASE("a where clause computes a class: the broadcast vector literal", "[egr
         "r.rules", lib);
     REQUIRE(rules.size() == 1);
     CHECK(rules[0].computed.size() == 1);
-    lift::Program a = program("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
-    lift::Program b = program("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(4, add), "
-                              "Value(\"0.0f\", Float4)) o asVector(4) $ xs",
-                              "ArrayType(Float, 8)");
+    lift::Program a = vectorProgram("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
+    lift::Program b =
+        vectorProgram("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(4, add), "
+                      "Value(\"0.0f\", Float4)) o asVector(4) $ xs",
+                      "ArrayType(Float, 8)");
     CHECK(rewritesOnceTo(rules, lib, a, b));
 
     // A right-hand-side variable that neither side nor a where clause binds is an error.
@@ -151,58 +153,60 @@ TEST_CASE("a where clause computes the identity user function of a class's type"
                                    "    where ?id = @identityOf(?z)\n",
                                    "r.rules", lib);
     REQUIRE(rules.size() == 1);
-    lift::Program a = program("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
+    lift::Program a = vectorProgram("Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
     lift::Program b =
-        program("toGlobal(MapSeq(id)) o Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
+        vectorProgram("toGlobal(MapSeq(id)) o Reduce(add, 0.0f) $ xs", "ArrayType(Float, 8)");
     CHECK(rewritesOnceTo(rules, lib, a, b));
 
     // No identity for a type without one (a tuple): the rule does not apply.
-    lift::Program t =
-        program("Reduce(fun((a, p) => a), Tuple(0.0f, 0.0f)) $ Zip(xs, xs)", "ArrayType(Float, 8)");
+    lift::Program t = vectorProgram("Reduce(fun((a, p) => a), Tuple(0.0f, 0.0f)) $ Zip(xs, xs)",
+                                    "ArrayType(Float, 8)");
     EGraph h;
     insertProgram(h, t);
     CHECK(applications(h, rules, lib) == 0);
 }
 
 TEST_CASE("asum reaches the vectorised fused partial reduction", "[egraph]") {
-    lift::Program a = program("Reduce(add, 0.0f) o Map(abs) $ xs");
-    lift::Program b = program("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(8, add), "
-                              "Value(\"0.0f\", Float8)) o Map(MapVec(abs)) o asVector(8) $ xs");
+    lift::Program a = vectorProgram("Reduce(add, 0.0f) o Map(abs) $ xs");
+    lift::Program b =
+        vectorProgram("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(8, add), "
+                      "Value(\"0.0f\", Float8)) o Map(MapVec(abs)) o asVector(8) $ xs");
     CHECK(reaches(a, b, 3));
 }
 
 TEST_CASE("dot reaches the vectorised element-wise product", "[egraph]") {
     const char* params = "ArrayType(Float, N), ArrayType(Float, N)";
     lift::Program a =
-        program("Reduce(add, 0.0f) o Map(fun(p => mult(Get(p, 0), Get(p, 1)))) $ Zip(xs, ys)",
-                params, "(xs, ys)");
-    lift::Program b = program("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(8, add), "
-                              "Value(\"0.0f\", Float8)) o Map(fun(p => VectorizeUserFun(8, "
-                              "mult)(Get(p, 0), Get(p, 1)))) $ Zip(asVector(8)(xs), "
-                              "asVector(8)(ys))",
-                              params, "(xs, ys)");
+        vectorProgram("Reduce(add, 0.0f) o Map(fun(p => mult(Get(p, 0), Get(p, 1)))) $ Zip(xs, ys)",
+                      params, "(xs, ys)");
+    lift::Program b =
+        vectorProgram("Reduce(add, 0.0f) o asScalar() o Reduce(VectorizeUserFun(8, add), "
+                      "Value(\"0.0f\", Float8)) o Map(fun(p => VectorizeUserFun(8, "
+                      "mult)(Get(p, 0), Get(p, 1)))) $ Zip(asVector(8)(xs), "
+                      "asVector(8)(ys))",
+                      params, "(xs, ys)");
     CHECK(reaches(a, b, 3));
 }
 
 TEST_CASE("scal reaches the vectorised map with alpha broadcast", "[egraph]") {
     const char* params = "ArrayType(Float, N), Float";
-    lift::Program a = program("Map(fun(x => mult(alpha, x))) $ xs", params, "(xs, alpha)");
+    lift::Program a = vectorProgram("Map(fun(x => mult(alpha, x))) $ xs", params, "(xs, alpha)");
     for (int w : {4, 8, 16}) {
         INFO(w);
         std::string v = std::to_string(w);
-        lift::Program b = program("asScalar() o Map(fun(x => VectorizeUserFun(" + v +
-                                      ", mult)(alpha, x))) o asVector(" + v + ") $ xs",
-                                  params, "(xs, alpha)");
+        lift::Program b = vectorProgram("asScalar() o Map(fun(x => VectorizeUserFun(" + v +
+                                            ", mult)(alpha, x))) o asVector(" + v + ") $ xs",
+                                        params, "(xs, alpha)");
         CHECK(reaches(a, b, 1));
     }
     // The captured value on the other side, and a literal.
-    lift::Program c = program("Map(fun(x => mult(x, 2.0f))) $ xs");
-    lift::Program d = program(
+    lift::Program c = vectorProgram("Map(fun(x => mult(x, 2.0f))) $ xs");
+    lift::Program d = vectorProgram(
         "asScalar() o Map(fun(x => VectorizeUserFun(4, mult)(x, 2.0f))) o asVector(4) $ xs");
     CHECK(reaches(c, d, 1));
     // Not when the "captured" argument is the element itself (notFree: x * x captures nothing).
-    lift::Program e = program("Map(fun(x => mult(x, x))) $ xs");
-    lift::Program f =
-        program("asScalar() o Map(fun(x => VectorizeUserFun(4, mult)(x, x))) o asVector(4) $ xs");
+    lift::Program e = vectorProgram("Map(fun(x => mult(x, x))) $ xs");
+    lift::Program f = vectorProgram(
+        "asScalar() o Map(fun(x => VectorizeUserFun(4, mult)(x, x))) o asVector(4) $ xs");
     CHECK_FALSE(reaches(e, f, 1));
 }

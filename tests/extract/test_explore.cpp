@@ -2,9 +2,12 @@
 // explored candidate is fully lowered with a valid hierarchy, is accepted by the code generator,
 // repeats no candidate's kernel, and computes what the interpreter computes on PoCL.
 #include "support.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <set>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::extract;
@@ -29,10 +32,6 @@ std::vector<std::string> texts(const std::vector<Candidate>& cs) {
         out.push_back(c.text);
     }
     return out;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 } // namespace

@@ -4,18 +4,17 @@
 // counts how many of the guide's it took. Each replayed kernel is validated on PoCL.
 #include "egopt/lift/frontend.hpp"
 #include "support.hpp"
+#include "test_common.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::extract;
 
 namespace {
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 // A shared example saturated with one macro rule of rules/FILE and the test lowering rules; the
 // guides are the macro's first application.

@@ -5,10 +5,13 @@
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/rules/loader.hpp"
 #include "support.hpp"
+#include "test_common.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::extract;
@@ -43,10 +46,6 @@ void checkAll(const ExtractResult& r, const arith::Bindings& sizes, size_t k) {
         INFO(run.summary());
         CHECK(run.ok);
     }
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 } // namespace

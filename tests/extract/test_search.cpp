@@ -2,8 +2,11 @@
 // variables, and pluggable cost functions.
 #include "egopt/lift/typecheck.hpp"
 #include "support.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::extract;
@@ -27,10 +30,6 @@ std::string ranked(const ExtractResult& r) {
         s += std::to_string(c.cost) + " " + c.text + " " + std::to_string(c.tuning.size()) + "\n";
     }
     return s;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 } // namespace

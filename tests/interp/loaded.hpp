@@ -3,6 +3,7 @@
 
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
+#include "test_common.hpp"
 
 #include <string>
 
@@ -15,6 +16,13 @@ struct Loaded {
 
 inline Loaded loadSource(const std::string& src) {
     Loaded l{lift::parseProgram(src, "t.lift"), {}};
+    l.info = lift::typecheck(l.program);
+    return l;
+}
+
+// One of the example programs (examples/NAME.lift), parsed and type-checked.
+inline Loaded loadExample(const std::string& name) {
+    Loaded l{lift::parseFile(testenv::kExamples + name + ".lift"), {}};
     l.info = lift::typecheck(l.program);
     return l;
 }

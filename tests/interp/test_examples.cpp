@@ -2,16 +2,17 @@
 #include "egopt/interp/flatten.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
+using egopt::testenv::kExamples;
+
 using egopt::interp::Value;
 
 namespace {
-
-const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
 
 struct Run {
     std::vector<std::vector<double>> inputs; // flattened, per parameter

@@ -11,10 +11,6 @@ namespace {
 
 using egopt::test::Loaded;
 
-Loaded load(const std::string& src) {
-    return egopt::test::loadSource(src);
-}
-
 const std::string kSplit = "val N = SizeVar(\"N\")\n"
                            "fun(ArrayType(Float, N), xs => Join() o Map(Reduce(add, 0.0f)) o "
                            "Split(4) $ xs)";
@@ -22,7 +18,7 @@ const std::string kSplit = "val N = SizeVar(\"N\")\n"
 } // namespace
 
 TEST_CASE("inputs from JSON are checked against the declared types", "[interp]") {
-    Loaded l = load(kSplit);
+    Loaded l = egopt::test::loadSource(kSplit);
     egopt::arith::Bindings sizes{{"N", 8}};
     auto in = egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [1,2,3,4,5,6,7,8]})", 1);
     egopt::interp::Interpreter interp(l.program, l.info, sizes);
@@ -37,7 +33,7 @@ TEST_CASE("inputs from JSON are checked against the declared types", "[interp]")
 }
 
 TEST_CASE("random inputs are reproducible from the seed", "[interp]") {
-    Loaded l = load(kSplit);
+    Loaded l = egopt::test::loadSource(kSplit);
     egopt::arith::Bindings sizes{{"N", 16}};
     auto a = egopt::interp::randomInputs(l.program, sizes, 5);
     auto b = egopt::interp::randomInputs(l.program, sizes, 5);
@@ -51,7 +47,7 @@ TEST_CASE("random inputs are reproducible from the seed", "[interp]") {
 }
 
 TEST_CASE("faults are reported, never a wrong value", "[interp]") {
-    Loaded l = load(kSplit);
+    Loaded l = egopt::test::loadSource(kSplit);
     CHECK_THROWS_WITH(egopt::interp::Interpreter(l.program, l.info, {}),
                       Catch::Contains("no value for the size variable N"));
     // Split(4) of a length-6 input: the type says N/^4, the data does not divide.
@@ -61,14 +57,16 @@ TEST_CASE("faults are reported, never a wrong value", "[interp]") {
     CHECK_THROWS_WITH(interp.run(std::vector{Value::array(xs)}),
                       Catch::Contains("split factor 4 does not divide the length 6"));
     // An index beyond a window is caught by the type checker before anything runs.
-    CHECK_THROWS_WITH(load("val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => "
-                           "Map(fun(w => w.at(2))) o Slide(2, 1) $ xs)"),
-                      Catch::Contains("index out of bounds"));
+    CHECK_THROWS_WITH(
+        egopt::test::loadSource("val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => "
+                                "Map(fun(w => w.at(2))) o Slide(2, 1) $ xs)"),
+        Catch::Contains("index out of bounds"));
 }
 
 TEST_CASE("literals broadcast to vectors and tuples", "[interp]") {
-    Loaded l = load("val N = SizeVar(\"N\")\nfun(ArrayType(Float4, N), xs => "
-                    "Reduce(VectorizeUserFun(4, add), Value(\"1.0f\", Float4)) $ xs)");
+    Loaded l =
+        egopt::test::loadSource("val N = SizeVar(\"N\")\nfun(ArrayType(Float4, N), xs => "
+                                "Reduce(VectorizeUserFun(4, add), Value(\"1.0f\", Float4)) $ xs)");
     egopt::arith::Bindings sizes{{"N", 2}};
     auto in =
         egopt::interp::inputsFromJson(l.program, sizes, R"({"xs": [[1,2,3,4],[10,20,30,40]]})", 1);

@@ -3,16 +3,17 @@
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "loaded.hpp"
+#include "test_common.hpp"
 
 #include <bit>
 #include <catch2/catch.hpp>
+
+using egopt::testenv::kExamples;
 
 using egopt::interp::InterpreterOptions;
 using egopt::interp::Value;
 
 namespace {
-
-const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
 
 InterpreterOptions sequential() {
     InterpreterOptions o;
@@ -32,12 +33,6 @@ using egopt::test::Loaded;
 
 Loaded parse(const std::string& src) {
     return egopt::test::loadSource(src);
-}
-
-Loaded load(const std::string& name) {
-    Loaded l{egopt::lift::parseFile(kExamples + name + ".lift"), {}};
-    l.info = egopt::lift::typecheck(l.program);
-    return l;
 }
 
 std::vector<double> scalarsOf(Loaded& l, const egopt::arith::Bindings& sizes,
@@ -90,7 +85,7 @@ TEST_CASE("a Map on several threads gives the sequential result bit for bit", "[
     };
     for (const Case& c : cases) {
         INFO(c.example);
-        Loaded l = load(c.example);
+        Loaded l = egopt::test::loadExample(c.example);
         std::vector<Value> inputs = egopt::interp::randomInputs(l.program, c.sizes, 3);
         std::vector<double> want = scalarsOf(l, c.sizes, inputs, sequential());
         REQUIRE_FALSE(want.empty());

@@ -3,12 +3,13 @@
 
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
+#include "test_common.hpp"
 
 #include <string>
 
 namespace egopt::test {
 
-inline const std::string kExamples = std::string(EGOPT_SOURCE_DIR) + "/examples/";
+using testenv::kExamples;
 
 // Parses, type-checks and returns the signature ("(A, B) -> C").
 inline std::string signatureOf(const std::string& source) {

@@ -2,6 +2,7 @@
 // generate, bounded by an estimate of the interpreter's work.
 #include "../../src/pipeline/bench.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -9,16 +10,8 @@
 using namespace egopt;
 using namespace egopt::pipeline;
 
-namespace {
-
-std::string lowered(const std::string& name) {
-    return std::string(EGOPT_SOURCE_DIR) + "/tests/codegen/programs/" + name + ".lift";
-}
-
-} // namespace
-
 TEST_CASE("validation sizes stay within the interpreter's work estimate", "[pipeline]") {
-    lift::Program p = lift::parseFile(lowered("glb_1d"));
+    lift::Program p = lift::parseFile(egopt::testenv::loweredProgramPath("glb_1d"));
     std::vector<extract::TuningVar> vars;
     codegen::Options co;
     // Without an estimate: the smallest sizes that generate.
@@ -44,7 +37,7 @@ TEST_CASE("the interpreter's work counts operations where calls are cheap", "[pi
 }
 
 TEST_CASE("validation sizes shrink each size on its own within the constraints", "[pipeline]") {
-    lift::Program p = lift::parseFile(lowered("glb_2d"));
+    lift::Program p = lift::parseFile(egopt::testenv::loweredProgramPath("glb_2d"));
     // A split factor of 256 over N (as gesummv's 128 x 8 over K): N must stay at 256, M need
     // not (it used to grow with N, to 256 x 256).
     std::vector<extract::TuningVar> vars{{"v__1", {arith::Size::var("N")}}};
@@ -62,7 +55,7 @@ TEST_CASE("the validation bound takes the data when the product of the sizes is 
           "[pipeline]") {
     // A product whose three sides must stay at 64 (each split by 64): 2^18 as a product of the
     // sizes, but 3 x 64 x 64 = 12,288 floats of inputs and output.
-    lift::Program p = lift::parseFile(lowered("vec_transpose_dot"));
+    lift::Program p = lift::parseFile(egopt::testenv::loweredProgramPath("vec_transpose_dot"));
     std::vector<extract::TuningVar> vars{{"v__1", {arith::Size::var("M")}},
                                          {"v__2", {arith::Size::var("N")}},
                                          {"v__3", {arith::Size::var("K")}}};
@@ -97,5 +90,5 @@ TEST_CASE("the source program's reference is interpreted once per set of sizes",
     CHECK(refs.interpreted() == 2);
     // A candidate derived from it takes its parameters; a program with other ones does not.
     CHECK(refs.applyTo(source));
-    CHECK(!refs.applyTo(lift::parseFile(lowered("glb_2d"))));
+    CHECK(!refs.applyTo(lift::parseFile(egopt::testenv::loweredProgramPath("glb_2d"))));
 }

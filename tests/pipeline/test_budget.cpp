@@ -3,6 +3,7 @@
 // with a valid kernel, and the report's and the command line's per-stage breakdown.
 #include "egopt/pipeline/budget.hpp"
 #include "egopt/pipeline/report.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -20,10 +21,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string example(const std::string& name) {
-    return std::string(EGOPT_SHARED_DIR) + "/examples/" + name + ".lift";
-}
 
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -88,7 +85,7 @@ TEST_CASE("a small time budget ends mm 256^3 within budget + 5% with a valid ker
     constexpr double kBudget = 15;
     const bool wallChecks = std::getenv("EGOPT_NO_WALL_TIME_CHECKS") == nullptr;
     Options o;
-    o.file = example("mm");
+    o.file = egopt::testenv::examplePath("mm");
     o.sizes = {{"M", 256}, {"N", 256}, {"K", 256}};
     o.timeBudget = kBudget;
     fs::path dir = fs::temp_directory_path() / "egopt-pipeline-budget";
@@ -115,7 +112,7 @@ TEST_CASE("a small time budget ends mm 256^3 within budget + 5% with a valid ker
 
 TEST_CASE("the report breaks the run's time down by stage", "[pipeline]") {
     Options o;
-    o.file = example("scal");
+    o.file = egopt::testenv::examplePath("scal");
     o.sizes = {{"N", 1024}};
     o.search.candidates = 3;
     o.tune.budget = 4;
@@ -156,7 +153,7 @@ TEST_CASE("the report breaks the run's time down by stage", "[pipeline]") {
 
 TEST_CASE("egopt prints one line per stage on stderr and the breakdown at the end", "[pipeline]") {
     fs::path dir = fs::temp_directory_path() / "egopt-pipeline-stages";
-    std::string cmd = std::string(EGOPT_CLI) + " " + example("scal") +
+    std::string cmd = std::string(EGOPT_CLI) + " " + egopt::testenv::examplePath("scal") +
                       " --size N=512 --candidates 2 --tune.budget 2 --tune.runs 1 --time-budget 60 "
                       "--output-dir " +
                       dir.string() + " 2>&1";

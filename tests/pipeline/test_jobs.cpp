@@ -8,6 +8,7 @@
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
 #include "egopt/pipeline/remote.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <deque>
@@ -16,14 +17,6 @@
 
 using namespace egopt;
 using namespace egopt::pipeline;
-
-namespace {
-
-std::string lowered(const std::string& name) {
-    return std::string(EGOPT_SOURCE_DIR) + "/tests/codegen/programs/" + name + ".lift";
-}
-
-} // namespace
 
 TEST_CASE("sizes read back equal from their Lift text", "[pipeline]") {
     using arith::Size;
@@ -84,7 +77,7 @@ TEST_CASE("every lowered test program travels as bytes and generates the same ke
 
 TEST_CASE("a truncated job message is an error and not a crash", "[pipeline]") {
     JobSpec spec;
-    spec.candidate = lift::parseFile(lowered("glb_1d"));
+    spec.candidate = lift::parseFile(egopt::testenv::loweredProgramPath("glb_1d"));
     spec.values = {{"v", 4}};
     std::string bytes = encodeJob(spec);
     JobSpec back = decodeJob(bytes);
@@ -95,7 +88,7 @@ TEST_CASE("a truncated job message is an error and not a crash", "[pipeline]") {
 
 TEST_CASE("a JobServer times and validates a configuration as the coordinator's devices do",
           "[pipeline]") {
-    lift::Program p = lift::parseFile(lowered("glb_1d"));
+    lift::Program p = lift::parseFile(egopt::testenv::loweredProgramPath("glb_1d"));
     arith::Bindings sizes{{"N", 4096}};
     Options o; // the default device: PoCL
     JobServer server(o);

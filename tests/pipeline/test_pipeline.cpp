@@ -4,6 +4,7 @@
 #include "egopt/lift/frontend.hpp"
 #include "egopt/pipeline/report.hpp"
 #include "egopt/pipeline/tuner.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -20,10 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string example(const std::string& name) {
-    return std::string(EGOPT_SHARED_DIR) + "/examples/" + name + ".lift";
-}
-
 fs::path tempDir(const std::string& name) {
     fs::path d = fs::temp_directory_path() / ("egopt-pipeline-" + name);
     fs::remove_all(d);
@@ -34,7 +31,7 @@ fs::path tempDir(const std::string& name) {
 // Small, fast settings: the default phases with fewer iterations, few candidates.
 Options small(const std::string& name, arith::Bindings sizes) {
     Options o;
-    o.file = example(name);
+    o.file = egopt::testenv::examplePath(name);
     o.sizes = std::move(sizes);
     o.saturation.phases = defaultPhases();
     for (auto& p : o.saturation.phases) {
@@ -253,7 +250,7 @@ TEST_CASE("recording appends one record per measured configuration", "[pipeline]
 TEST_CASE("the command line: tables, outputs and exit 4 without a valid candidate", "[pipeline]") {
     fs::path dir = tempDir("cli");
     std::string out;
-    int code = runCli(example("scal") +
+    int code = runCli(egopt::testenv::examplePath("scal") +
                           " --size N=512 --candidates 2 --tune.budget 2 --tune.runs 1 "
                           "--output-dir " +
                           dir.string(),
@@ -267,15 +264,16 @@ TEST_CASE("the command line: tables, outputs and exit 4 without a valid candidat
     // Core rules cannot lower the program: no candidate, exit 4, the report still written.
     out.clear();
     fs::remove(dir / "scal.report.json");
-    code = runCli(example("scal") + " --size N=512 --rules " + EGOPT_SOURCE_DIR +
-                      "/rules/core.rules --output-dir " + dir.string(),
+    code = runCli(egopt::testenv::examplePath("scal") + " --size N=512 --rules " +
+                      EGOPT_SOURCE_DIR + "/rules/core.rules --output-dir " + dir.string(),
                   out);
     CHECK(code == 4);
     CHECK(out.find("no valid candidate") != std::string::npos);
     CHECK(fs::exists(dir / "scal.report.json"));
 
     out.clear();
-    CHECK(runCli(example("scal") + " --size N=512 --tune.strategy nonsense", out) == 2);
+    CHECK(runCli(egopt::testenv::examplePath("scal") + " --size N=512 --tune.strategy nonsense",
+                 out) == 2);
 }
 
 TEST_CASE("size assumptions: derived from every size used, checked where sizes are bound",

@@ -4,6 +4,7 @@
 
 #include "egopt/rules/derive.hpp"
 #include "egopt/rules/loader.hpp"
+#include "test_common.hpp"
 
 #include <string>
 #include <vector>
@@ -14,9 +15,7 @@ inline std::vector<egraph::Rule> parse(const std::string& text) {
     return rules::parseRules(text, "t.rules", egraph::Library::standard());
 }
 
-inline bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
+using testenv::contains;
 
 inline std::string source(const std::string& path) {
     return std::string(EGOPT_SOURCE_DIR) + "/" + path;

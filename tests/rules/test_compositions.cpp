@@ -10,6 +10,7 @@
 #include "egopt/rules/derive.hpp"
 #include "egopt/rules/loader.hpp"
 #include "egopt/rules/soundness.hpp"
+#include "parse_errors.hpp"
 #include "sanitizer_run.hpp"
 
 #include <algorithm>
@@ -18,20 +19,12 @@
 #include <filesystem>
 #include <set>
 
+using egopt::test::errorOf;
+
 using namespace egopt;
 using namespace egopt::test::compositions;
 
 namespace {
-
-std::string errorOf(const std::string& text) {
-    try {
-        parse(text);
-    } catch (const Error& e) {
-        return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
-               e.message();
-    }
-    return "no error";
-}
 
 // The same rules (structure, not source locations).
 bool samePattern(const egraph::Pattern& a, const egraph::Pattern& b) {

@@ -1,23 +1,12 @@
 // Rule-file parsing: the shipped rules load; errors carry file:line:col.
 #include "egopt/rules/loader.hpp"
+#include "parse_errors.hpp"
 
 #include <catch2/catch.hpp>
 
+using egopt::test::errorOf;
+
 using namespace egopt;
-
-namespace {
-
-std::string errorOf(const std::string& text) {
-    try {
-        rules::parseRules(text, "t.rules", egraph::Library::standard());
-    } catch (const Error& e) {
-        return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
-               e.message();
-    }
-    return "no error";
-}
-
-} // namespace
 
 TEST_CASE("the shipped core rules load", "[rules]") {
     auto lib = egraph::Library::standard();

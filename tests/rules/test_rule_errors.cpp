@@ -6,23 +6,19 @@
 #include "egopt/egraph/runner.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/rules/loader.hpp"
+#include "parse_errors.hpp"
+#include "test_common.hpp"
 
 #include <catch2/catch.hpp>
+
+using egopt::test::errorOf;
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using namespace egopt::egraph;
 
 namespace {
-
-std::string errorOf(const std::string& text, const std::string& file = "t.rules") {
-    try {
-        rules::parseRules(text, file, Library::standard());
-    } catch (const Error& e) {
-        return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
-               e.message();
-    }
-    return "no error";
-}
 
 // Saturates `program` with `ruleText` (which must load) and returns the error, if any.
 std::string firstApplicationError(const std::string& ruleText, const std::string& program) {
@@ -47,10 +43,6 @@ std::string firstApplicationError(const std::string& ruleText, const std::string
 const char* kNested = "val N = SizeVar(\"N\")\nval M = SizeVar(\"M\")\n"
                       "fun(ArrayType(ArrayType(Float, M), N), xs => Join() $ (Map(Map(abs)) $ "
                       "xs))";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 } // namespace
 

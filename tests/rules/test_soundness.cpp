@@ -2,6 +2,7 @@
 // are caught with a full counterexample; rules without instances are UNCHECKED, never passed.
 #include "egopt/rules/loader.hpp"
 #include "egopt/rules/soundness.hpp"
+#include "test_common.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -12,6 +13,8 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+
+using egopt::testenv::contains;
 
 using namespace egopt;
 using rules::Verdict;
@@ -58,10 +61,6 @@ Run cli(const std::string& args) {
     std::stringstream ss;
     ss << in.rdbuf();
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace

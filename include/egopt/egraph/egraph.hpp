@@ -85,6 +85,10 @@ struct EClass {
     bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
 };
 
+// Terms nested deeper than this are rejected, not recursed into (addTerm, planTerm and
+// alpha-normalisation recurse once per level): generated or fuzzed inputs can nest arbitrarily.
+inline constexpr size_t kMaxTermDepth = 20000;
+
 // What inserting a term (addTerm) would add, worked out on a frozen e-graph by EGraph::planTerm
 // so that the parallel apply phase can build right-hand sides on many threads and insert them
 // in order (docs/egraph.md, "Parallel apply"). The nodes the term's lookups found are left out:

@@ -21,6 +21,9 @@ enum class Stage : size_t { Load, Saturate, Extract, Explore, Tune, Validate, Ti
 inline constexpr size_t kStageCount = 8;
 std::string_view stageName(Stage s);
 
+// Wall seconds since `t` (steady clock).
+double secondsSince(std::chrono::steady_clock::time_point t);
+
 // Wall time: a deadline `seconds` after `start`, shared out among the stages. Each stage may
 // run until its share of the budget has passed (cumulative: a stage that ends early leaves its
 // time to the next); Output's share leaves a reserve for the derivation and the files.

@@ -10,12 +10,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace egopt::pipeline {
+
+// A time or prediction not known: it sorts after every known one.
+inline constexpr double kUnknownSeconds = std::numeric_limits<double>::infinity();
 
 // The configurations of one candidate: every tuning variable takes a divisor of each length it
 // must divide (lengths evaluated at the concrete sizes and the values of earlier variables).
