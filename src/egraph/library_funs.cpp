@@ -112,6 +112,16 @@ bool isIdentityUserFun(const lift::UserFunDecl& d) {
 
 bool isCopyFun(const EGraph& g, EClassId c, int depth);
 
+// An application `f $ x` whose argument class holds the innermost bound variable.
+bool appliesToParam0(const EGraph& g, const ENode& apply) {
+    for (ENodeId m : g.eclass(apply.children[1]).nodes) {
+        if (g.node(m).op == Op::Param && g.node(m).ival == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // fun(x => x) or fun(x => f $ x) with f a copy.
 bool isCopyLambda(const EGraph& g, const ENode& lam, int depth) {
     if (lam.ival != 1) {
@@ -122,12 +132,11 @@ bool isCopyLambda(const EGraph& g, const ENode& lam, int depth) {
         if (e.op == Op::Param && e.ival == 0) {
             return true;
         }
-        if (e.op == Op::Apply && e.children.size() == 2 && isCopyFun(g, e.children[0], depth + 1)) {
-            for (ENodeId m : g.eclass(e.children[1]).nodes) {
-                if (g.node(m).op == Op::Param && g.node(m).ival == 0) {
-                    return true;
-                }
-            }
+        // The argument first: it is one class to scan, while isCopyFun searches the function's
+        // members to depth 4 (a body with many applications would repeat that search for each).
+        if (e.op == Op::Apply && e.children.size() == 2 && appliesToParam0(g, e) &&
+            isCopyFun(g, e.children[0], depth + 1)) {
+            return true;
         }
     }
     return false;

@@ -54,6 +54,45 @@ TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[
                                            "get-tuple-second", "fold-join"});
 }
 
+// The local tiles' pairs, in small: fold-interchange pairs each element of the step's array
+// with the fold's element t, `Transpose $ (Map(fun(t => Map(fun(x => Tuple $ (x, t))) $ ?e)) $
+// ?ts)`; transpose-map-pairs reads these as the columns of the ?e, each zipped with the ?ts.
+TEST_CASE("each work-item's pairs are its column of the slices zipped with them", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule wgp: Reduce(fun((acc, t) => Map(fun(p => Join $ (Reduce(fun((b, y) => ?g)) $ "
+        "(Get(0) $ p, Get(1) $ p)))) $ (Zip $ (acc, t)))) $ (?z, ?ts) => Transpose $ "
+        "(Map(fun(q => Reduce(fun((b, y) => ?g)) $ (Get(0) $ q, Join $ (Map(fun(u => Get(0) $ "
+        "u)) $ (Get(1) $ q))))) $ (Zip $ (?z, Map(fun(c => Zip $ (c, ?ts))) $ (Transpose $ "
+        "(Map(fun(t => t)) $ ?ts)))))\n"
+        "    if notFree(?g, 2), notFree(?g, 3), notFree(?g, 4)\n"
+        "    by fold-interchange; get-tuple-first; get-tuple-second; fold-join; "
+        "transpose-map-pairs\n",
+        true);
+    CHECK(used == std::vector<std::string>{"fold-interchange", "get-tuple-first",
+                                           "get-tuple-second", "fold-join", "transpose-map-pairs"});
+}
+
+// The local tiles' zeros, in small: the fold over the slices starts from a map (each work-item's
+// zero block ?c), so after fold-interchange each work-item's fold starts from its element of the
+// zip of that map; map-fold-zip-map-first moves the map into the folds' initial values and beta
+// applies it. (The explanation orders independent steps its own way.)
+TEST_CASE("each work-item's fold starts from its element of the zeros' map", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule wgz: Reduce(fun((acc, t) => Map(fun(p => Join $ (Reduce(fun((b, y) => ?g)) $ "
+        "(Get(0) $ p, Get(1) $ p)))) $ (Zip $ (acc, t)))) $ (Map(fun(w => ?c)) $ ?x, ?ts) => "
+        "Transpose $ (Map(fun(q => Reduce(fun((b, y) => ?g)) $ (?c, Join $ (Map(fun(u => "
+        "Get(0) $ u)) $ (Get(1) $ q))))) $ (Zip $ (?x, Transpose $ (Map(fun(t => Map(fun(x => "
+        "Tuple $ (x, t))) $ t)) $ ?ts))))\n"
+        "    if notFree(?g, 2), notFree(?g, 3), notFree(?g, 4), notFree(?c, 0)\n"
+        "    by fold-interchange; get-tuple-first; get-tuple-second; map-fold-zip-map-first; beta; "
+        "fold-join\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"beta", "fold-interchange", "fold-join",
+                                           "get-tuple-first", "get-tuple-second",
+                                           "map-fold-zip-map-first"});
+}
+
 // A step that rewrites inside a fold's body before fold-interchange moves the body under other
 // binders: the derivation's stated steps copy every member of the body's classes
 // (EGraph::keepMembersInCopies), so the fused map, larger than the unfused one, is in the copy
