@@ -2,6 +2,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/parallel_sort.h>
 
 namespace egopt::egraph {
 
@@ -133,16 +134,17 @@ EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
     if (foundRef != NodeTable::kNone) {
         return find(store_[foundRef].id);
     }
-    return addNode(std::move(node), lift::kNoType, false);
+    return addNode(std::move(node), lift::kNoType, false, hash);
 }
 
-EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
+EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional<uint32_t> known) {
     // Without explanations the node as inserted is not kept: canonicalize it where it is.
     ENode c = explanations ? canonicalize(node) : std::move(node);
-    if (!explanations) {
+    if (!explanations && !known) {
         canonicalizeInPlace(c);
     }
-    uint32_t foundRef = probe ? memo_.find(c, store_) : NodeTable::kNone;
+    uint32_t hash = known ? *known : NodeTable::hashOf(c);
+    uint32_t foundRef = probe ? memo_.find(c, hash, store_) : NodeTable::kNone;
     if (foundRef != NodeTable::kNone) {
         ENodeId found = store_[foundRef].id;
         if (recording_) {
@@ -193,7 +195,11 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
     ref_.push_back(ref);
     parent_.push_back(kRoot | newClass(k));
     setCost(id, data.cost);
-    memo_.insert(ref, store_);
+    memo_.insert(ref, hash);
+    if (trackingData_) {
+        uint32_t b = hash & (kAddedBits - 1);
+        addedHashes_[b / 64] |= uint64_t(1) << (b % 64);
+    }
     ++numClasses_;
     ++changes_;
     if (recording_) {
@@ -275,6 +281,30 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     return true;
 }
 
+// Hints for repairParents (no effect on results): the references of the parent kRefAhead
+// ahead, the stored node of the one kNodeAhead ahead, and its children's union-find entries
+// kNodeAhead / 2 ahead (each stage, once the previous one is in cache).
+void EGraph::prefetchParent(std::span<const ENodeId> parents, size_t i) const {
+    constexpr size_t kRefAhead = 16, kNodeAhead = 8;
+    if (i + kRefAhead < parents.size()) {
+        __builtin_prefetch(&ref_[parents[i + kRefAhead]]);
+    }
+    if (i + kNodeAhead < parents.size()) {
+        uint32_t r = ref_[parents[i + kNodeAhead]];
+        if ((r & kDuplicate) == 0) {
+            __builtin_prefetch(&store_[r]);
+        }
+    }
+    if (i + kNodeAhead / 2 < parents.size()) {
+        uint32_t r = ref_[parents[i + kNodeAhead / 2]];
+        if ((r & kDuplicate) == 0) {
+            for (EClassId k : store_[r].node.children) {
+                __builtin_prefetch(&parent_[k]);
+            }
+        }
+    }
+}
+
 void EGraph::repairParents(EClassId c) {
     // The old list stays in its block while the merges below grow other lists (which never
     // moves it), and is freed at the end.
@@ -282,7 +312,9 @@ void EGraph::repairParents(EClassId c) {
     cls(c).parents = IdList{};
     dropped_.erase(c); // the list is rebuilt without any duplicate
     std::span<const ENodeId> parents = parentPool_.view(old);
-    for (ENodeId p : parents) {
+    for (size_t i = 0; i < parents.size(); ++i) {
+        prefetchParent(parents, i);
+        ENodeId p = parents[i];
         if (isDuplicate(p)) {
             // An equal node owns its form (and is in this list too). Giving the duplicate the
             // form back would revive a node that other parent lists dropped.
@@ -354,7 +386,7 @@ void EGraph::rebuild() {
     while (!pending_.empty() || !analysisPending_.empty()) {
         std::vector<EClassId> todo;
         todo.swap(pending_);
-        std::sort(todo.begin(), todo.end());
+        tbb::parallel_sort(todo.begin(), todo.end()); // the same order for any thread count
         todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
         for (EClassId c : todo) {
             repairParents(find(c));
@@ -363,11 +395,7 @@ void EGraph::rebuild() {
     }
     // Only classes that were merged or had a member re-canonicalized can hold a stale or
     // duplicate member; every other class is as the last rebuild left it.
-    for (EClassId& c : dirty_) {
-        c = find(c);
-    }
-    std::sort(dirty_.begin(), dirty_.end());
-    dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+    rootSet(dirty_);
     for (EClassId c : dirty_) {
         dedupMembers(c);
     }
@@ -429,6 +457,7 @@ void EGraph::trackAbsorbed(bool on) {
 
 void EGraph::trackDataChanges(bool on) {
     trackingData_ = on;
+    addedHashes_.assign(on ? kAddedBits / 64 : 0, 0);
     if (on && dataChanged_.size() >= parent_.size()) {
         std::fill(dataChanged_.begin(), dataChanged_.end(), false);
     } else {

@@ -95,7 +95,10 @@ struct TermPlan {
     std::vector<TypeId> types;     // by step: an application's type where planning typed it
     std::vector<EClassId> roots;   // the found nodes' children: must still be roots
     std::vector<EClassId> settled; // shifted classes: must be roots with the same analysis data
-    EClassId root = kNoClass;      // a class, or kStep | the step that makes the term
+    // By step: the hashcons hash of a step over classes only (its children canonical when
+    // planned), so that replaying it hashes nothing, and prefetchPlan can fetch its slot.
+    std::vector<uint32_t> hashes;
+    EClassId root = kNoClass; // a class, or kStep | the step that makes the term
 };
 
 // Why two classes were merged (for explanations).
@@ -161,6 +164,10 @@ public:
     // nothing, when a merge since then touched a class the plan relied on (TermPlan::roots,
     // settled). Throws TypeError as addTerm.
     std::optional<EClassId> replayPlan(const TermPlan& plan);
+    // Prefetches what replayPlan(plan) will read (a hint: no effect): stage 0 the hashcons slots
+    // it will probe or fill and the union-find entries of the steps' classes; stage 1, once
+    // those are in cache, the classes' slots (make reads their data).
+    void prefetchPlan(const TermPlan& plan, int stage) const;
     // While on, a merge that changes the surviving class's analysis data marks it; turning it
     // on clears the marks.
     void trackDataChanges(bool on);
@@ -330,7 +337,9 @@ private:
     ClassFacts make(const ENode& canonical, TypeId applyType = lift::kNoType);
     // add(), with an application's type known, and without the lookup when `probe` is false
     // (a node over a class that was just created cannot be in the hashcons yet).
-    EClassId addNode(ENode node, TypeId applyType, bool probe);
+    // `hash`, where given, is NodeTable::hashOf the node, which must then be canonical.
+    EClassId addNode(ENode node, TypeId applyType, bool probe,
+                     std::optional<uint32_t> hash = std::nullopt);
     ClassFacts remake(const ENode& n) const; // what mergeData reads of make(n)
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
@@ -344,6 +353,7 @@ private:
     bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
+    void prefetchParent(std::span<const ENodeId> parents, size_t i) const;
     void dedupMembers(EClassId c);
     ClassSlot& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
     const ClassSlot& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
@@ -355,6 +365,8 @@ private:
     void compactStore();
     // Drops duplicates from the parent lists that hold them (dropParents in egraph.cpp).
     void dropParents();
+    // `ids` as the sorted set of their roots (in parallel when long: the same set either way).
+    void rootSet(std::vector<EClassId>& ids) const;
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
@@ -430,6 +442,16 @@ private:
     bool tracking_ = false;
     std::vector<bool> dataChanged_; // by class id, while tracking data changes
     bool trackingData_ = false;
+    // While tracking data changes: a bit per hash (modulo its size) of every node the hashcons
+    // gained since the marks were cleared. A plan's step over classes, not found when planned
+    // and over the same classes now, can only be found if its bit is set (the hashcons only
+    // grows between rebuilds), so most replayed steps skip the probe.
+    std::vector<uint64_t> addedHashes_;
+    static constexpr uint32_t kAddedBits = 1U << 17;
+    bool mayHaveAdded(uint32_t hash) const {
+        uint32_t b = hash & (kAddedBits - 1);
+        return !trackingData_ || ((addedHashes_[b / 64] >> (b % 64)) & 1) != 0;
+    }
     struct PlanState;
     uint32_t planRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                      std::vector<TypeId>& env, PlanState& st);
