@@ -256,10 +256,10 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     memberPool_.clear(from.nodes);
     parentPool_.append(into.parents, parentsOf(from));
     parentPool_.clear(from.parents);
-    if (auto it = dropped_.find(b); it != dropped_.end()) {
-        uint32_t count = it->second;
-        dropped_.erase(it);
+    if (uint32_t count = droppedOf(b); count != 0) { // entries are positive
+        dropped_.erase(b);
         dropped_[a] += count;
+        markDropped(a);
     }
     into.setOpMask(into.opMask() | from.opMask());
     const Shape& fromShape = shapes_[from.shape];
@@ -281,30 +281,6 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     return true;
 }
 
-// Hints for repairParents (no effect on results): the references of the parent kRefAhead
-// ahead, the stored node of the one kNodeAhead ahead, and its children's union-find entries
-// kNodeAhead / 2 ahead (each stage, once the previous one is in cache).
-void EGraph::prefetchParent(std::span<const ENodeId> parents, size_t i) const {
-    constexpr size_t kRefAhead = 16, kNodeAhead = 8;
-    if (i + kRefAhead < parents.size()) {
-        __builtin_prefetch(&ref_[parents[i + kRefAhead]]);
-    }
-    if (i + kNodeAhead < parents.size()) {
-        uint32_t r = ref_[parents[i + kNodeAhead]];
-        if ((r & kDuplicate) == 0) {
-            __builtin_prefetch(&store_[r]);
-        }
-    }
-    if (i + kNodeAhead / 2 < parents.size()) {
-        uint32_t r = ref_[parents[i + kNodeAhead / 2]];
-        if ((r & kDuplicate) == 0) {
-            for (EClassId k : store_[r].node.children) {
-                __builtin_prefetch(&parent_[k]);
-            }
-        }
-    }
-}
-
 void EGraph::repairParents(EClassId c) {
     // The old list stays in its block while the merges below grow other lists (which never
     // moves it), and is freed at the end.
@@ -312,9 +288,7 @@ void EGraph::repairParents(EClassId c) {
     cls(c).parents = IdList{};
     dropped_.erase(c); // the list is rebuilt without any duplicate
     std::span<const ENodeId> parents = parentPool_.view(old);
-    for (size_t i = 0; i < parents.size(); ++i) {
-        prefetchParent(parents, i);
-        ENodeId p = parents[i];
+    for (ENodeId p : parents) {
         if (isDuplicate(p)) {
             // An equal node owns its form (and is in this list too). Giving the duplicate the
             // form back would revive a node that other parent lists dropped.

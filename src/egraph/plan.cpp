@@ -322,23 +322,4 @@ std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
     return isStep(plan.root) ? made[plan.root & ~TermPlan::kStep] : plan.root;
 }
 
-void EGraph::prefetchPlan(const TermPlan& plan, int stage) const {
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-        const ENode& n = plan.steps[i];
-        if (stage == 0 && std::none_of(n.children.begin(), n.children.end(), isStep)) {
-            memo_.prefetch(plan.hashes[i], store_, 0);
-        }
-        for (EClassId k : n.children) {
-            if (isStep(k)) {
-                continue;
-            }
-            if (stage == 0) {
-                __builtin_prefetch(&parent_[k]);
-            } else if ((parent_[k] & kRoot) != 0) {
-                __builtin_prefetch(&classes_[parent_[k] & ~kRoot]);
-            }
-        }
-    }
-}
-
 } // namespace egopt::egraph

@@ -378,14 +378,6 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
                         prefetchAhead(*where[j].first, r, where[j].second, st);
                     }
-                    // What later plans' steps will read, ahead of time.
-                    constexpr size_t kPlanAhead = 8;
-                    if (plan && j + kPlanAhead < n && plans[j + kPlanAhead].ok) {
-                        g_.prefetchPlan(plans[j + kPlanAhead].plan, 0);
-                    }
-                    if (plan && j + kPlanAhead / 2 < n && plans[j + kPlanAhead / 2].ok) {
-                        g_.prefetchPlan(plans[j + kPlanAhead / 2].plan, 1);
-                    }
                     bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);
                     st.current = nullptr;
                     if (!go) {

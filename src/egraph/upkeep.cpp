@@ -25,6 +25,7 @@ void EGraph::dropParents() {
         auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
         if (kept != parents.end()) {
             dropped_[c] += static_cast<uint32_t>(parents.end() - kept);
+            markDropped(c);
             parentPool_.truncate(list, kept - parents.begin());
         }
     }

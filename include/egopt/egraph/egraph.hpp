@@ -96,7 +96,7 @@ struct TermPlan {
     std::vector<EClassId> roots;   // the found nodes' children: must still be roots
     std::vector<EClassId> settled; // shifted classes: must be roots with the same analysis data
     // By step: the hashcons hash of a step over classes only (its children canonical when
-    // planned), so that replaying it hashes nothing, and prefetchPlan can fetch its slot.
+    // planned), so that replaying it hashes nothing.
     std::vector<uint32_t> hashes;
     EClassId root = kNoClass; // a class, or kStep | the step that makes the term
 };
@@ -164,10 +164,6 @@ public:
     // nothing, when a merge since then touched a class the plan relied on (TermPlan::roots,
     // settled). Throws TypeError as addTerm.
     std::optional<EClassId> replayPlan(const TermPlan& plan);
-    // Prefetches what replayPlan(plan) will read (a hint: no effect): stage 0 the hashcons slots
-    // it will probe or fill and the union-find entries of the steps' classes; stage 1, once
-    // those are in cache, the classes' slots (make reads their data).
-    void prefetchPlan(const TermPlan& plan, int stage) const;
     // While on, a merge that changes the surviving class's analysis data marks it; turning it
     // on clears the marks.
     void trackDataChanges(bool on);
@@ -353,7 +349,6 @@ private:
     bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
-    void prefetchParent(std::span<const ENodeId> parents, size_t i) const;
     void dedupMembers(EClassId c);
     ClassSlot& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
     const ClassSlot& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
@@ -410,10 +405,22 @@ private:
     // By root class: duplicates dropped from its parent list since the class was last repaired
     // (dropParents), which merges count as if they were still there. Few classes have any.
     std::unordered_map<EClassId, uint32_t> dropped_;
+    // By class id: set once the class gets an entry in dropped_, never cleared (a stale mark
+    // only costs a lookup). Every merge asks droppedOf of both classes, and few have entries.
+    std::vector<bool> mayHaveDropped_;
+    void markDropped(EClassId c) {
+        if (c >= mayHaveDropped_.size()) {
+            mayHaveDropped_.resize(std::max<size_t>(c + 1, parent_.size()));
+        }
+        mayHaveDropped_[c] = true;
+    }
     // By root class: the costs that do not fit a ClassSlot (kLargeCost or more: rare, as the
     // smallest terms of inserted programs are small).
     std::unordered_map<EClassId, uint64_t> largeCosts_;
     uint32_t droppedOf(EClassId root) const {
+        if (root >= mayHaveDropped_.size() || !mayHaveDropped_[root]) {
+            return 0;
+        }
         auto it = dropped_.find(root);
         return it == dropped_.end() ? 0 : it->second;
     }
