@@ -222,11 +222,7 @@ void EGraph::propagateAnalysis() {
     while (!analysisPending_.empty()) {
         round.swap(analysisPending_);
         analysisPending_.clear();
-        for (EClassId& c : round) {
-            c = find(c);
-        }
-        std::sort(round.begin(), round.end());
-        round.erase(std::unique(round.begin(), round.end()), round.end());
+        rootSet(round);
         parents.clear();
         for (EClassId c : round) {
             std::span<const ENodeId> ps = parentsOf(cls(c));

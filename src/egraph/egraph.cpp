@@ -2,6 +2,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/parallel_sort.h>
 
 namespace egopt::egraph {
 
@@ -133,16 +134,17 @@ EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
     if (foundRef != NodeTable::kNone) {
         return find(store_[foundRef].id);
     }
-    return addNode(std::move(node), lift::kNoType, false);
+    return addNode(std::move(node), lift::kNoType, false, hash);
 }
 
-EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
+EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional<uint32_t> known) {
     // Without explanations the node as inserted is not kept: canonicalize it where it is.
     ENode c = explanations ? canonicalize(node) : std::move(node);
-    if (!explanations) {
+    if (!explanations && !known) {
         canonicalizeInPlace(c);
     }
-    uint32_t foundRef = probe ? memo_.find(c, store_) : NodeTable::kNone;
+    uint32_t hash = known ? *known : NodeTable::hashOf(c);
+    uint32_t foundRef = probe ? memo_.find(c, hash, store_) : NodeTable::kNone;
     if (foundRef != NodeTable::kNone) {
         ENodeId found = store_[foundRef].id;
         if (recording_) {
@@ -193,7 +195,11 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe) {
     ref_.push_back(ref);
     parent_.push_back(kRoot | newClass(k));
     setCost(id, data.cost);
-    memo_.insert(ref, store_);
+    memo_.insert(ref, hash);
+    if (trackingData_) {
+        uint32_t b = hash & (kAddedBits - 1);
+        addedHashes_[b / 64] |= uint64_t(1) << (b % 64);
+    }
     ++numClasses_;
     ++changes_;
     if (recording_) {
@@ -250,10 +256,10 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     memberPool_.clear(from.nodes);
     parentPool_.append(into.parents, parentsOf(from));
     parentPool_.clear(from.parents);
-    if (auto it = dropped_.find(b); it != dropped_.end()) {
-        uint32_t count = it->second;
-        dropped_.erase(it);
+    if (uint32_t count = droppedOf(b); count != 0) { // entries are positive
+        dropped_.erase(b);
         dropped_[a] += count;
+        markDropped(a);
     }
     into.setOpMask(into.opMask() | from.opMask());
     const Shape& fromShape = shapes_[from.shape];
@@ -354,7 +360,7 @@ void EGraph::rebuild() {
     while (!pending_.empty() || !analysisPending_.empty()) {
         std::vector<EClassId> todo;
         todo.swap(pending_);
-        std::sort(todo.begin(), todo.end());
+        tbb::parallel_sort(todo.begin(), todo.end()); // the same order for any thread count
         todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
         for (EClassId c : todo) {
             repairParents(find(c));
@@ -363,11 +369,7 @@ void EGraph::rebuild() {
     }
     // Only classes that were merged or had a member re-canonicalized can hold a stale or
     // duplicate member; every other class is as the last rebuild left it.
-    for (EClassId& c : dirty_) {
-        c = find(c);
-    }
-    std::sort(dirty_.begin(), dirty_.end());
-    dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+    rootSet(dirty_);
     for (EClassId c : dirty_) {
         dedupMembers(c);
     }
@@ -429,6 +431,7 @@ void EGraph::trackAbsorbed(bool on) {
 
 void EGraph::trackDataChanges(bool on) {
     trackingData_ = on;
+    addedHashes_.assign(on ? kAddedBits / 64 : 0, 0);
     if (on && dataChanged_.size() >= parent_.size()) {
         std::fill(dataChanged_.begin(), dataChanged_.end(), false);
     } else {

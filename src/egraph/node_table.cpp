@@ -56,11 +56,10 @@ void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
     }
 }
 
-void NodeTable::insert(uint32_t id, const Nodes& nodes) {
+void NodeTable::insert(uint32_t id, uint32_t hash) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();
     }
-    uint32_t hash = hashOf(nodes[id].node);
     size_t mask = slots_.size() - 1;
     size_t i = home(hash);
     while (slots_[i].id != kNone) {

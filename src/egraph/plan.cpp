@@ -35,7 +35,14 @@ struct EGraph::PlanState {
 
 bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
                       TermPlan& out) {
-    out = TermPlan{};
+    // Cleared, not reassigned: a window's plans keep their vectors' memory for the next window
+    // (fewer allocations, and no frees across threads).
+    out.steps.clear();
+    out.types.clear();
+    out.roots.clear();
+    out.settled.clear();
+    out.hashes.clear();
+    out.root = kNoClass;
     PlanState st{out, {}};
     std::vector<TypeId> env;
     try {
@@ -156,9 +163,11 @@ uint32_t EGraph::planShift(EClassId c, int32_t by, PlanState& st) {
 
 uint32_t EGraph::planAdd(ENode e, PlanState& st) {
     bool overClasses = std::none_of(e.children.begin(), e.children.end(), isStep);
+    uint32_t hash = 0;
     if (overClasses) {
         canonicalizeInPlace(e);
-        uint32_t ref = memo_.find(e, store_);
+        hash = NodeTable::hashOf(e);
+        uint32_t ref = memo_.find(e, hash, store_);
         if (ref != NodeTable::kNone) {
             // Found with these children: found again while they stay roots.
             st.plan.roots.insert(st.plan.roots.end(), e.children.begin(), e.children.end());
@@ -167,6 +176,7 @@ uint32_t EGraph::planAdd(ENode e, PlanState& st) {
     }
     // Over a step (a class the replay creates) or not found: the replay adds it.
     st.plan.steps.push_back(std::move(e));
+    st.plan.hashes.push_back(hash);
     return TermPlan::kStep | static_cast<uint32_t>(st.plan.steps.size() - 1);
 }
 
@@ -280,10 +290,15 @@ std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
     for (size_t i = 0; i < plan.steps.size(); ++i) {
         ENode n = plan.steps[i];
         bool overFresh = false;
+        bool overSteps = false;
+        bool canonical = true; // over classes that are still roots: the planned form and hash
         for (EClassId& k : n.children) {
             if (isStep(k)) {
+                overSteps = true;
                 overFresh = overFresh || fresh[k & ~TermPlan::kStep];
                 k = made[k & ~TermPlan::kStep];
+            } else {
+                canonical = canonical && isRoot(k);
             }
         }
         for (EClassId k : plan.steps[i].children) {
@@ -292,7 +307,14 @@ std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
             }
         }
         size_t ids = parent_.size();
-        made.push_back(addNode(std::move(n), plan.types[i], !overFresh));
+        if (!overSteps && canonical) {
+            // Not in the hashcons when planned, and the same node now: only a node added since
+            // can be it.
+            uint32_t hash = plan.hashes[i];
+            made.push_back(addNode(std::move(n), plan.types[i], mayHaveAdded(hash), hash));
+        } else {
+            made.push_back(addNode(std::move(n), plan.types[i], !overFresh));
+        }
         fresh.push_back(parent_.size() > ids);
     }
     return isStep(plan.root) ? made[plan.root & ~TermPlan::kStep] : plan.root;

@@ -4,6 +4,9 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
 
 namespace egopt::egraph {
 
@@ -14,12 +17,7 @@ namespace egopt::egraph {
 // repairs (which skip duplicates) are the same without them, and merges count them (`dropped`)
 // to pick the same root.
 void EGraph::dropParents() {
-    for (EClassId& c : staleParents_) {
-        c = find(c);
-    }
-    std::sort(staleParents_.begin(), staleParents_.end());
-    staleParents_.erase(std::unique(staleParents_.begin(), staleParents_.end()),
-                        staleParents_.end());
+    rootSet(staleParents_);
     for (EClassId c : staleParents_) {
         IdList& list = cls(c).parents;
         std::span<ENodeId> parents = parentPool_.view(list);
@@ -27,11 +25,34 @@ void EGraph::dropParents() {
         auto kept = std::remove_if(parents.begin(), parents.end(), droppable);
         if (kept != parents.end()) {
             dropped_[c] += static_cast<uint32_t>(parents.end() - kept);
+            markDropped(c);
             parentPool_.truncate(list, kept - parents.begin());
         }
     }
     staleParents_.clear();
     staleParents_.shrink_to_fit();
+}
+
+// Rebuilding's work lists hold up to millions of ids after a large apply phase. Roots are found
+// without path compression (findConst: the union-find's inner links are not observable) and the
+// ids sorted in parallel; the set is the same for any thread count.
+void EGraph::rootSet(std::vector<EClassId>& ids) const {
+    constexpr size_t kParallel = 1 << 14; // below this, the sequential loop is faster
+    if (ids.size() < kParallel) {
+        for (EClassId& c : ids) {
+            c = findConst(c);
+        }
+        std::sort(ids.begin(), ids.end());
+    } else {
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, ids.size(), 4096),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              for (size_t i = r.begin(); i < r.end(); ++i) {
+                                  ids[i] = findConst(ids[i]);
+                              }
+                          });
+        tbb::parallel_sort(ids.begin(), ids.end());
+    }
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
 // The live nodes slide down over the holes, in order: the store stays in id order, so the

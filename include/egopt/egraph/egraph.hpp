@@ -99,7 +99,10 @@ struct TermPlan {
     std::vector<TypeId> types;     // by step: an application's type where planning typed it
     std::vector<EClassId> roots;   // the found nodes' children: must still be roots
     std::vector<EClassId> settled; // shifted classes: must be roots with the same analysis data
-    EClassId root = kNoClass;      // a class, or kStep | the step that makes the term
+    // By step: the hashcons hash of a step over classes only (its children canonical when
+    // planned), so that replaying it hashes nothing.
+    std::vector<uint32_t> hashes;
+    EClassId root = kNoClass; // a class, or kStep | the step that makes the term
 };
 
 // Why two classes were merged (for explanations).
@@ -334,7 +337,9 @@ private:
     ClassFacts make(const ENode& canonical, TypeId applyType = lift::kNoType);
     // add(), with an application's type known, and without the lookup when `probe` is false
     // (a node over a class that was just created cannot be in the hashcons yet).
-    EClassId addNode(ENode node, TypeId applyType, bool probe);
+    // `hash`, where given, is NodeTable::hashOf the node, which must then be canonical.
+    EClassId addNode(ENode node, TypeId applyType, bool probe,
+                     std::optional<uint32_t> hash = std::nullopt);
     ClassFacts remake(const ENode& n) const; // what mergeData reads of make(n)
     TypeId patternResult(const ENode& fn, std::span<const TypeId> args);
     // The argument types a pattern passes to its nested function (lift::nestedArgTypes).
@@ -359,6 +364,8 @@ private:
     void compactStore();
     // Drops duplicates from the parent lists that hold them (dropParents in egraph.cpp).
     void dropParents();
+    // `ids` as the sorted set of their roots (in parallel when long: the same set either way).
+    void rootSet(std::vector<EClassId>& ids) const;
     void propagateAnalysis();
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
@@ -402,10 +409,22 @@ private:
     // By root class: duplicates dropped from its parent list since the class was last repaired
     // (dropParents), which merges count as if they were still there. Few classes have any.
     std::unordered_map<EClassId, uint32_t> dropped_;
+    // By class id: set once the class gets an entry in dropped_, never cleared (a stale mark
+    // only costs a lookup). Every merge asks droppedOf of both classes, and few have entries.
+    std::vector<bool> mayHaveDropped_;
+    void markDropped(EClassId c) {
+        if (c >= mayHaveDropped_.size()) {
+            mayHaveDropped_.resize(std::max<size_t>(c + 1, parent_.size()));
+        }
+        mayHaveDropped_[c] = true;
+    }
     // By root class: the costs that do not fit a ClassSlot (kLargeCost or more: rare, as the
     // smallest terms of inserted programs are small).
     std::unordered_map<EClassId, uint64_t> largeCosts_;
     uint32_t droppedOf(EClassId root) const {
+        if (root >= mayHaveDropped_.size() || !mayHaveDropped_[root]) {
+            return 0;
+        }
         auto it = dropped_.find(root);
         return it == dropped_.end() ? 0 : it->second;
     }
@@ -434,6 +453,16 @@ private:
     bool tracking_ = false;
     std::vector<bool> dataChanged_; // by class id, while tracking data changes
     bool trackingData_ = false;
+    // While tracking data changes: a bit per hash (modulo its size) of every node the hashcons
+    // gained since the marks were cleared. A plan's step over classes, not found when planned
+    // and over the same classes now, can only be found if its bit is set (the hashcons only
+    // grows between rebuilds), so most replayed steps skip the probe.
+    std::vector<uint64_t> addedHashes_;
+    static constexpr uint32_t kAddedBits = 1U << 17;
+    bool mayHaveAdded(uint32_t hash) const {
+        uint32_t b = hash & (kAddedBits - 1);
+        return !trackingData_ || ((addedHashes_[b / 64] >> (b % 64)) & 1) != 0;
+    }
     struct PlanState;
     uint32_t planRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                      std::vector<TypeId>& env, PlanState& st);

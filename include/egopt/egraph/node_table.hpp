@@ -36,7 +36,9 @@ public:
     // The hash the table keeps of a (canonical) node.
     static uint32_t hashOf(const ENode& n);
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
-    void insert(uint32_t ref, const Nodes& nodes);
+    void insert(uint32_t ref, const Nodes& nodes) { insert(ref, hashOf(nodes[ref].node)); }
+    // insert() with the node's hashOf computed already.
+    void insert(uint32_t ref, uint32_t hash);
     // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
     void erase(uint32_t ref, const Nodes& nodes);
     // Every node moved: the one at i is now at moved[i] (its slot stays where its hash puts it).
