@@ -1,7 +1,8 @@
 // The sanitizer run (scripts/test --sanitize sets EGOPT_SANITIZER_RUN): the suite built with
-// AddressSanitizer and UBSan at -O0 runs 20 to 100 times slower. There it looks for memory and
-// undefined-behaviour errors along the same code paths, so the heaviest tests take smaller
-// workloads; the statistics and the large cases are the normal run's.
+// AddressSanitizer and UBSan runs many times slower than the normal build (its libraries at -Og,
+// the tests at -O0). There it looks for memory and undefined-behaviour errors along the same code
+// paths, so the heaviest tests take smaller workloads; the statistics and the large cases are the
+// normal run's.
 #pragma once
 
 #include <cstdlib>
