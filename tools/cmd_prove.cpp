@@ -6,6 +6,7 @@
 #include "egopt/egraph/explain.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/pipeline/saturation.hpp"
+#include "egopt/support/clock.hpp"
 #include "options.hpp"
 
 #include <charconv>
@@ -16,10 +17,6 @@
 namespace egopt::cli {
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 void printDerivation(const egraph::Explanation& ex) {
     std::printf("equal\n  %s\n", ex.start.c_str());

@@ -7,6 +7,7 @@
 #include "mpi_worker.hpp"
 
 #include "egopt/pipeline/remote.hpp"
+#include "egopt/support/clock.hpp"
 #include "mpi_common.hpp"
 
 #include <atomic>
@@ -27,10 +28,6 @@ namespace {
 long testHook(const char* name, int rank) {
     const char* v = std::getenv(name);
     return v && *v && rank == 1 ? std::strtol(v, nullptr, 10) : -1;
-}
-
-double secondsSince(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 class Worker {

@@ -1,6 +1,7 @@
 // The saturation loop.
 #include "egopt/egraph/runner.hpp"
 
+#include "egopt/support/clock.hpp"
 #include "seminaive.hpp"
 
 #include <algorithm>
@@ -17,10 +18,6 @@ namespace egopt::egraph {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 } // namespace
 
@@ -175,7 +172,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
             deferral ? &*deferral : nullptr);
-        seconds[t] = since(start);
+        seconds[t] = secondsSince(start);
     });
     std::vector<RuleMatches> out(rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -394,7 +391,7 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         }
         matches[r] = RuleMatches();
         report.rules[r].newNodes += g_.numNodeIds() - before;
-        report.rules[r].applySeconds += since(start);
+        report.rules[r].applySeconds += secondsSince(start);
         if (st.stopped) {
             return false;
         }
@@ -434,7 +431,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         auto rebuildStart = Clock::now();
         arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
-                           g_.memoryBytes(), applied,       since(iterStart)};
+                           g_.memoryBytes(), applied,       secondsSince(iterStart)};
         ir.searchSeconds = std::chrono::duration<double>(applyStart - iterStart).count();
         ir.applySeconds = std::chrono::duration<double>(rebuildStart - applyStart).count();
         ir.rebuildSeconds = ir.seconds - ir.searchSeconds - ir.applySeconds;
@@ -467,7 +464,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
                 s.bannedUntil = 0;
             }
         }
-        if (since(start) > limits.seconds) {
+        if (secondsSince(start) > limits.seconds) {
             report.stop = StopReason::TimeLimit;
             break;
         }

@@ -4,6 +4,7 @@
 
 #include "egopt/lift/patterns.hpp"
 #include "egopt/lift/typecheck.hpp"
+#include "egopt/support/clock.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "search.hpp"
 
@@ -37,8 +38,7 @@ std::vector<detail::Entry> runSearch(detail::Search& search, egraph::EClassId ro
     st.seconds = std::chrono::duration<double>(searched - start).count();
     if (drawn && !(opt.stop && opt.stop())) {
         *drawn = search.explore(opt.explore, st.guidedDrawn);
-        st.exploreSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - searched).count();
+        st.exploreSeconds = secondsSince(searched);
     }
     return best;
 }
@@ -452,9 +452,7 @@ ExtractResult extractCandidates(const egraph::EGraph& g, const egraph::TuningSpa
             seen.insert(d.term); // checked already, or beyond exploreChecks
         }
         refine(g, tuning, search, std::move(pool), std::move(seen), sig, opt, kernels, result);
-        result.refineSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - explorationDone)
-                .count();
+        result.refineSeconds = secondsSince(explorationDone);
     }
     return result;
 }

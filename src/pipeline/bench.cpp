@@ -188,8 +188,7 @@ std::shared_ptr<const codegen::Reference> References::at(const arith::Bindings& 
             auto started = std::chrono::steady_clock::now();
             promise.set_value(std::make_shared<const codegen::Reference>(
                 codegen::interpretReference(program_, info_, sizes, seed_)));
-            double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            double seconds = secondsSince(started);
             std::lock_guard guard(mutex_);
             secondsPerWork_ = std::max(secondsPerWork_, seconds / workOf(sizes));
         } catch (...) {

@@ -13,12 +13,8 @@ std::string_view stageName(Stage s) {
 
 Budget::Budget(double seconds, Clock::time_point start) : start_(start), seconds_(seconds) {}
 
-double secondsSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 double Budget::elapsed() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
+    return secondsSince(start_);
 }
 
 double Budget::shareEnd(Stage s) {
@@ -88,8 +84,7 @@ void StageClock::move(Stage from, Stage to, double seconds) {
 
 std::array<double, kStageCount> StageClock::seconds() const {
     std::array<double, kStageCount> out = seconds_;
-    out.at(static_cast<size_t>(current_)) +=
-        std::chrono::duration<double>(Clock::now() - since_).count();
+    out.at(static_cast<size_t>(current_)) += secondsSince(since_);
     return out;
 }
 

@@ -8,6 +8,8 @@
 //     { auto in = clock.enter(Stage::Validate); ... } // back to the stage before
 #pragma once
 
+#include "egopt/support/clock.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -20,9 +22,6 @@ namespace egopt::pipeline {
 enum class Stage : size_t { Load, Saturate, Extract, Explore, Tune, Validate, Time, Output };
 inline constexpr size_t kStageCount = 8;
 std::string_view stageName(Stage s);
-
-// Wall seconds since `t` (steady clock).
-double secondsSince(std::chrono::steady_clock::time_point t);
 
 // Wall time: a deadline `seconds` after `start`, shared out among the stages. Each stage may
 // run until its share of the budget has passed (cumulative: a stage that ends early leaves its
