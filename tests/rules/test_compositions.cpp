@@ -204,6 +204,31 @@ TEST_CASE("a composite rule the catalogue cannot reach is NOT DERIVED with its p
     CHECK(contains(shown, "right-hand side's smallest equal term: MapGlb("));
 }
 
+// --show-clause: the right-hand side after the stated steps, built from the newest members of
+// its classes (non-OpenCL ones first): the step's map replaces the sequential map it equals,
+// which the smallest term could show instead (both are as small).
+TEST_CASE("derive shows the right-hand side the stated steps wrote", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    auto rs = parse("rule seq: Map(?f) <=> MapSeq(?f)\n"
+                    "rule m: Map(Map(?f)) $ ?x => MapGlb(0, MapSeq(?f)) $ ?x by seq-rev\n");
+    rules::DeriveOptions o;
+    o.secondsPerStage = 1;
+    rules::Derivation d = rules::deriveRule(rs.back(), rules::primitiveRules(rs), lib, o);
+    CHECK_FALSE(contains(rules::formatDerivation(d), "after the stated steps"));
+    o.showClause = true;
+    d = rules::deriveRule(rs.back(), rules::primitiveRules(rs), lib, o);
+    std::string shown = rules::formatDerivation(d);
+    INFO(shown);
+    CHECK_FALSE(d.derived);
+    CHECK(contains(shown, "composition in order: 1 of 1 steps applied, not reached"));
+    // MapGlb has no other member: the OpenCL-specific one is shown.
+    CHECK(contains(shown, "right-hand side after the stated steps (newest members): MapGlb("));
+    size_t at = shown.find("after the stated steps");
+    std::string line = shown.substr(at, shown.find('\n', at) - at);
+    CHECK(contains(line, "Map("));
+    CHECK_FALSE(contains(line, "MapSeq("));
+}
+
 TEST_CASE("derive names the variables no primitive rule creates", "[rules]") {
     egraph::Library lib = egraph::Library::standard();
     // #n divides the length twice over (commonTuningOf): split-join's variable is another one,
