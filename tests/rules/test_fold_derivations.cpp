@@ -206,3 +206,26 @@ TEST_CASE("tiles of the product's float4 form cancel to the product", "[rules]")
                       "split-join-rev", "eta-map", "join-join-rev", "flat-rearrange-join", "beta",
                       "split-join-rev", "eta-map", "map-fusion", "t-t", "map-map-interchange"});
 }
+
+// The local tiles' A pieces, in small: per slice of #k columns of A's rows, each column as
+// float4s (a work-item's piece: its rows' scalars at one k, as the float4s it reads), the
+// pieces concatenated over the slices and read as scalars again are A's columns: transposed,
+// A's rows (join-map-rev, vector-cancel and copy-elim read the float4s as scalars;
+// transpose-join and t-t undo the slices' transposes, split-join-cancel their split).
+TEST_CASE("A's float4 pieces concatenated over the slices are A's rows", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-pieces: Map(?g) $ ?a => Map(?g) $ (Transpose $ (Map(AsScalar) $ (Join $ "
+        "(Map(fun(sl => Map(AsVector(4)) $ (Transpose $ sl))) $ (Transpose $ (Map(Split(#k)) $ "
+        "?a))))))\n"
+        "    if divides(4, ?a), scalarMatrix(?a), notFree(?g, 0) where #lk = innerLengthOf(?a), #k "
+        "= tuningOf(#lk)\n"
+        "    by join-map-rev; map-fusion; beta; map-fusion; vector-cancel; copy-elim; eta-map; "
+        "transpose-join; map-fusion; t-t; copy-elim; t-t; map-fusion; split-join-cancel; "
+        "copy-elim\n",
+        true);
+    // The explanation finds its own order (and copy-elim for the float4s' read back).
+    for (const char* rule : {"join-map-rev", "transpose-join", "t-t", "split-join-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}
