@@ -229,3 +229,31 @@ TEST_CASE("A's float4 pieces concatenated over the slices are A's rows", "[rules
         CHECK(std::count(used.begin(), used.end(), rule) >= 1);
     }
 }
+
+// The local tiles' projections (macro-mm-local-tiles, after element-folds), in small: each
+// float4 fold's products read A's scalar and B's float4 through the pairs the interchanges
+// built (u pairs B's float4 with the pair of A's scalar and the piece); map-fission writes
+// the first projection as two maps, whose projections of the zips cancel (map-get-second,
+// map-get-zip-first). Then the pieces, per slice the zip of a work-item's A and B pieces,
+// read as their A halves are the A pieces concatenated (join-map-rev, map-fusion, beta,
+// map-get-first, map-get-zip-first).
+TEST_CASE("the local tiles' products read A's scalars and B's float4s directly", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule products: Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ "
+        "(Map(Get(0)) $ ?r, ?e))) => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, Get(1) $ "
+        "p))) $ (Zip $ (Map(fun(u => Get(0) $ (Get(1) $ u))) $ (Zip $ (?e, ?r)), Map(fun(u => "
+        "Get(0) $ u)) $ (Zip $ (?e, ?r)))))\n"
+        "    if notFree(?h, 0), notFree(?h, 1), notFree(?h, 2)\n"
+        "    by map-get-zip-first; map-fission; map-get-second\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"map-fission", "map-get-second", "map-get-zip-first"});
+    used = derivedInOrder(
+        "rule a-halves: Map(Get(0)) $ (Join $ (Map(fun(x => Zip $ (Get(0) $ x, Get(1) $ x))) $ "
+        "(Zip $ (?p, ?q)))) => Join $ ?p\n"
+        "    by join-map-rev; map-fusion; beta; map-get-first; map-get-zip-first\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"beta", "join-map-rev", "map-fusion", "map-get-first",
+                                           "map-get-zip-first"});
+}
