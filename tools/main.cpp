@@ -144,9 +144,8 @@ std::vector<Command> commands() {
            "derive: comma-separated rule files whose primitive rules may be used"},
           {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
           {"show-clause", false,
-           "derive: after a rule's stated steps, print the right-hand side's term built from its "
-           "newest "
-           "non-OpenCL members"},
+           "derive: after a rule's stated steps, print the right-hand side's term with the "
+           "fewest OpenCL-specific operators, tuples and written-out fold steps"},
           kHelpOption},
          2,
          SIZE_MAX,

@@ -340,8 +340,8 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
         rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d);
     g.keepMembersInCopies = false;
     if (applied && options.showClause && !rule.composition.empty()) {
-        d.progress.push_back("right-hand side after the stated steps (newest members): " +
-                             detail::showNewest(g, g.find(rhs), setup->names));
+        d.progress.push_back("right-hand side after the stated steps (structured): " +
+                             detail::showStructured(g, g.find(rhs), setup->names));
     }
     if (!applied) {
         return d;

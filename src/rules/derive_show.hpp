@@ -1,4 +1,4 @@
-// The term of a class that a derivation's last steps built (derive.cpp's --show-clause).
+// The right-hand side as a derivation's stated steps wrote it (derive.cpp's --show-clause).
 #pragma once
 
 #include "egopt/egraph/egraph.hpp"
@@ -8,13 +8,13 @@
 
 namespace egopt::rules::detail {
 
-// The class's term built from the newest members: in each class the member added last that is
-// no OpenCL-specific operator (lift::isLowLevel: MapLcl, ReduceSeq, toLocal, ...), else the
-// newest OpenCL-specific one, whose children's terms do not lead back to a class being built;
-// a class without one (every member on a cycle) shows its smallest term. After a derivation's stated steps this is the form the last steps wrote
-// (their results are the newest e-nodes), which the smallest term hides behind the schedule's
-// shorter members. `names` names the free variables.
-std::string showNewest(const egraph::EGraph& g, egraph::EClassId root,
-                       const std::vector<std::string>& names);
+// The class's cheapest term where an OpenCL-specific operator (lift::isLowLevel: MapLcl,
+// ReduceSeq, toLocal, ...) weighs 1000, a Tuple 10^4 and a two-parameter lambda (a fold's
+// step written out) 10^5, every other operator 1: the dataflow that a clause's steps wrote
+// with maps, zips and folds of functions, which the smallest term (every operator weighing 1)
+// hides behind the schedule's shorter members and the pairs and fold steps that fold
+// interchanges build. `names` names the free variables.
+std::string showStructured(const egraph::EGraph& g, egraph::EClassId root,
+                           const std::vector<std::string>& names);
 
 } // namespace egopt::rules::detail
