@@ -119,7 +119,7 @@ std::vector<Command> commands() {
          "rules check|derive: soundness of rule files; derivations of composite rules",
          "rules check FILE... [--instances N] [--seed S] [--rule NAME] [--attempts N] "
          "[--allow-unchecked] [--show-instances N] | rules derive FILE... [--catalogue F,...] "
-         "[--rule NAME] [--seed S] [--time-limit S]",
+         "[--rule NAME] [--seed S] [--time-limit S] [--show-clause]",
          "check: soundness of rules by random testing: random well-typed instances of each "
          "rule's left-hand side, rewritten by the engine, interpreted before and after. Prints "
          "PASS, FAIL with a full counterexample, or UNCHECKED per rule. Exit 1 if a rule failed "
@@ -143,6 +143,9 @@ std::vector<Command> commands() {
           {"catalogue", true,
            "derive: comma-separated rule files whose primitive rules may be used"},
           {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
+          {"show-clause", false,
+           "derive: after a rule's stated steps, print the right-hand side's term with the "
+           "fewest OpenCL-specific operators, tuples and written-out fold steps"},
           kHelpOption},
          2,
          SIZE_MAX,

@@ -1,6 +1,7 @@
 // Derivations of composite rules from the primitive catalogue (derive.hpp).
 #include "egopt/rules/derive.hpp"
 
+#include "derive_show.hpp"
 #include "egopt/egraph/convert.hpp"
 #include "egopt/egraph/explain.hpp"
 #include "egopt/egraph/runner.hpp"
@@ -338,6 +339,10 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     bool applied =
         rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d);
     g.keepMembersInCopies = false;
+    if (applied && options.showClause && !rule.composition.empty()) {
+        d.progress.push_back("right-hand side after the stated steps (structured): " +
+                             detail::showStructured(g, g.find(rhs), setup->names));
+    }
     if (!applied) {
         return d;
     }

@@ -204,6 +204,31 @@ TEST_CASE("a composite rule the catalogue cannot reach is NOT DERIVED with its p
     CHECK(contains(shown, "right-hand side's smallest equal term: MapGlb("));
 }
 
+// --show-clause: the right-hand side after the stated steps, with the fewest OpenCL-specific
+// operators: the step's map replaces the sequential map it equals, which the smallest term
+// could show instead (both are as small).
+TEST_CASE("derive shows the right-hand side the stated steps wrote", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    auto rs = parse("rule seq: Map(?f) <=> MapSeq(?f)\n"
+                    "rule m: Map(Map(?f)) $ ?x => MapGlb(0, MapSeq(?f)) $ ?x by seq-rev\n");
+    rules::DeriveOptions o;
+    o.secondsPerStage = 1;
+    rules::Derivation d = rules::deriveRule(rs.back(), rules::primitiveRules(rs), lib, o);
+    CHECK_FALSE(contains(rules::formatDerivation(d), "after the stated steps"));
+    o.showClause = true;
+    d = rules::deriveRule(rs.back(), rules::primitiveRules(rs), lib, o);
+    std::string shown = rules::formatDerivation(d);
+    INFO(shown);
+    CHECK_FALSE(d.derived);
+    CHECK(contains(shown, "composition in order: 1 of 1 steps applied, not reached"));
+    // MapGlb has no other member: it is shown.
+    CHECK(contains(shown, "right-hand side after the stated steps (structured): MapGlb("));
+    size_t at = shown.find("after the stated steps");
+    std::string line = shown.substr(at, shown.find('\n', at) - at);
+    CHECK(contains(line, "Map("));
+    CHECK_FALSE(contains(line, "MapSeq("));
+}
+
 TEST_CASE("derive names the variables no primitive rule creates", "[rules]") {
     egraph::Library lib = egraph::Library::standard();
     // #n divides the length twice over (commonTuningOf): split-join's variable is another one,
@@ -325,7 +350,8 @@ TEST_CASE("egopt rules derive: the local tiles' clause removes their copies", "[
             files += " " + entry.path().string();
         }
     }
-    auto r = test::egopt("rules derive" + files + " --rule macro-mm-local-tiles --time-limit 1");
+    auto r = test::egopt("rules derive" + files +
+                         " --rule macro-mm-local-tiles --time-limit 1 --show-clause");
     INFO(r.out << r.err);
     CHECK(r.exitCode == 1);
     CHECK(contains(r.out, "NOT DERIVED macro-mm-local-tiles ("));
@@ -337,7 +363,7 @@ TEST_CASE("egopt rules derive: the local tiles' clause removes their copies", "[
     // interchanges' copies keep the maps that schedule-as-maps read from the local and
     // sequential maps (EGraph::keepMembersInCopies): with smallest-term copies the second
     // interchange would find only MapLcl(0) and rewrite nothing.
-    CHECK(contains(r.out, "composition in order: 46 of 46 steps applied, not reached"));
+    CHECK(contains(r.out, "composition in order: 55 of 55 steps applied, not reached"));
     CHECK_FALSE(contains(r.out, "steps that rewrote nothing"));
     size_t at = r.out.find("right-hand side's smallest equal term: ");
     REQUIRE(at != std::string::npos);
@@ -346,6 +372,15 @@ TEST_CASE("egopt rules derive: the local tiles' clause removes their copies", "[
         INFO(copy);
         CHECK_FALSE(contains(rhs, copy));
     }
+    // After the clause (piece-projections), each float4's fold reads the zip of A's scalars,
+    // a row of the A pieces concatenated over the slices, and B's float4s (docs/rules.md, Open
+    // points): the structured term shows them without the interchanges' pairs.
+    at = r.out.find("right-hand side after the stated steps (structured): ");
+    REQUIRE(at != std::string::npos);
+    std::string clause = r.out.substr(at, r.out.find('\n', at) - at);
+    CHECK(contains(clause, "(0.0f, Map(fun("));
+    CHECK(contains(clause, "Transpose $ (Map(asScalar) $ (Join $ (Get(1) $ x"));
+    CHECK_FALSE(contains(clause, "Tuple"));
 }
 
 // The shipped files: every composite rule either derives (run through the binary, as CI runs

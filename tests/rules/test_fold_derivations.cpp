@@ -17,10 +17,20 @@ using namespace egopt::test::compositions;
 namespace {
 
 // Checks the rule's equality on random instances (when `checkSoundness`), derives it with the
-// equality catalogue, and returns its steps, which must reach the right-hand side in order.
-std::vector<std::string> derivedInOrder(const std::string& text, bool checkSoundness) {
+// equality catalogue (and the primitive rules of `moreFiles`, each name once), and returns its
+// steps, which must reach the right-hand side in order.
+std::vector<std::string> derivedInOrder(const std::string& text, bool checkSoundness,
+                                        const std::vector<std::string>& moreFiles = {}) {
     egraph::Library lib = egraph::Library::standard();
     std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
+    for (const std::string& file : moreFiles) {
+        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
+            if (std::none_of(catalogue.begin(), catalogue.end(),
+                             [&](const egraph::Rule& o) { return o.name == r.name; })) {
+                catalogue.push_back(std::move(r));
+            }
+        }
+    }
     auto rs = parse(text);
     if (checkSoundness) {
         rules::SoundnessOptions check;
@@ -163,4 +173,87 @@ TEST_CASE("mm derives as one float4 fold per float4 column of B", "[rules]") {
         false);
     CHECK(used == std::vector<std::string>{"split-join-w4", "column-vectors-w4", "map-fusion",
                                            "beta", "lanes-reduce-w4"});
+}
+
+// The local tiles' outermost views (macro-mm-local-tiles, tiles-of-c), in small: C as tiles of
+// #m rows of A by #n float4 columns of B, each tile in the float4 form the product reaches
+// (each row's float4 folds, the lanes view around each), is the product: the work-groups'
+// splits cancel (map-map-interchange and t-t undo the tiles' transpose, flat-rearrange-join
+// and join-join-rev flatten a row's tiles, eta-map and split-join-rev remove both splits).
+TEST_CASE("tiles of the product's float4 form cancel to the product", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "let lanes = (Transpose $ (Split(4) $ (AsScalar $ (Reduce(VectorizeUserFun(4, ?f)) $ "
+        "(?zv, Map(fun(p => VectorizeUserFun(4, ?h) $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, "
+        "v)))))))\n"
+        "let b4 = (Transpose $ (Map(AsVector(4)) $ ?b))\n"
+        "rule tiles: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, "
+        "Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Join $ (Map(fun(rows => "
+        "Map(Join) $ (Transpose $ (Map(fun(cols => Map(fun(r => Join $ (Map(fun(v => lanes)) $ "
+        "cols))) $ rows)) $ (Split(#n) $ b4))))) $ (Split(#m) $ ?a))\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where #lm = lengthOf(?a), #m = tuningOf(#lm), #ln = innerLengthOf(?b), "
+        "#n = tuningOf(#ln /^ 4), ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; "
+        "map-map-interchange; t-t; map-fusion; beta; flat-rearrange-join; join-join-rev; eta-map; "
+        "split-join-rev\n",
+        false, {"rules/algorithmic.rules", "rules/flattening.rules"});
+    // The explanation reads the right-hand side's steps from the product's side: both splits'
+    // cancellations (eta-map, split-join-rev) for the rows' tiles and for each row's tiles.
+    CHECK(used == std::vector<std::string>{
+                      "split-join-w4", "column-vectors-w4", "map-fusion", "beta", "lanes-reduce-w4",
+                      "split-join-rev", "eta-map", "join-join-rev", "flat-rearrange-join", "beta",
+                      "split-join-rev", "eta-map", "map-fusion", "t-t", "map-map-interchange"});
+}
+
+// The local tiles' A pieces, in small: per slice of #k columns of A's rows, each column as
+// float4s (a work-item's piece: its rows' scalars at one k, as the float4s it reads), the
+// pieces concatenated over the slices and read as scalars again are A's columns: transposed,
+// A's rows (join-map-rev, vector-cancel and copy-elim read the float4s as scalars;
+// transpose-join and t-t undo the slices' transposes, split-join-cancel their split).
+TEST_CASE("A's float4 pieces concatenated over the slices are A's rows", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-pieces: Map(?g) $ ?a => Map(?g) $ (Transpose $ (Map(AsScalar) $ (Join $ "
+        "(Map(fun(sl => Map(AsVector(4)) $ (Transpose $ sl))) $ (Transpose $ (Map(Split(#k)) $ "
+        "?a))))))\n"
+        "    if divides(4, ?a), scalarMatrix(?a), notFree(?g, 0) where #lk = innerLengthOf(?a), #k "
+        "= tuningOf(#lk)\n"
+        "    by join-map-rev; map-fusion; beta; map-fusion; vector-cancel; copy-elim; eta-map; "
+        "transpose-join; map-fusion; t-t; copy-elim; t-t; map-fusion; split-join-cancel; "
+        "copy-elim\n",
+        true);
+    // The explanation finds its own order (and copy-elim for the float4s' read back).
+    for (const char* rule : {"join-map-rev", "transpose-join", "t-t", "split-join-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}
+
+// The local tiles' projections (macro-mm-local-tiles, after element-folds), in small: each
+// float4 fold's products read A's scalar and B's float4 through the pairs the interchanges
+// built (u pairs B's float4 with the pair of A's scalar and the piece); map-fission writes
+// the first projection as two maps, whose projections of the zips cancel (map-get-second,
+// map-get-zip-first). Then the pieces, per slice the zip of a work-item's A and B pieces,
+// read as their A halves are the A pieces concatenated (join-map-rev, map-fusion, beta,
+// map-get-first, map-get-zip-first).
+TEST_CASE("the local tiles' products read A's scalars and B's float4s directly", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule products: Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, Get(1) $ p))) $ (Zip $ "
+        "(Map(Get(0)) $ ?r, ?e))) => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ p, Get(1) $ "
+        "p))) $ (Zip $ (Map(fun(u => Get(0) $ (Get(1) $ u))) $ (Zip $ (?e, ?r)), Map(fun(u => "
+        "Get(0) $ u)) $ (Zip $ (?e, ?r)))))\n"
+        "    if notFree(?h, 0), notFree(?h, 1), notFree(?h, 2)\n"
+        "    by map-get-zip-first; map-fission; map-get-second\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"map-fission", "map-get-second", "map-get-zip-first"});
+    used = derivedInOrder(
+        "rule a-halves: Map(Get(0)) $ (Join $ (Map(fun(x => Zip $ (Get(0) $ x, Get(1) $ x))) $ "
+        "(Zip $ (?p, ?q)))) => Join $ ?p\n"
+        "    by join-map-rev; map-fusion; beta; map-get-first; map-get-zip-first\n",
+        true);
+    std::sort(used.begin(), used.end());
+    CHECK(used == std::vector<std::string>{"beta", "join-map-rev", "map-fusion", "map-get-first",
+                                           "map-get-zip-first"});
 }

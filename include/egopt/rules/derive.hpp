@@ -26,6 +26,10 @@ struct DeriveOptions {
     double secondsPerStage = 5; // saturation limits of each stage
     size_t nodesPerStage = 60'000;
     size_t iterationsPerStage = 40;
+    // After the stated steps, add the right-hand side's term with the fewest OpenCL-specific
+    // operators, tuples and written-out fold steps to the progress (`--show-clause`): the form
+    // the steps wrote, which the smallest term at the end does not show.
+    bool showClause = false;
 };
 
 struct DerivationStep {
