@@ -666,6 +666,24 @@ def _(s, i):
     return out
 
 
+def wrap_signed(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+@case("uf_unsigned_widths", {"N": 16},
+      lambda s: {"ks": [0, 1, 255, 256, -1, 33, 40, -40, 1000, 7, 12, 99, 200, -129, 31, 64]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for k in i["ks"]:
+        h = ((14695981039346656037 ^ (k & 0xFF)) * 1099511628211) % (1 << 64)
+        sh = wrap_signed(k * 1000, 16)
+        u = (sh - 1) & 0xFFFF
+        out.append(float(h >> 52) + sh * 0.001 + float(u & 0xF))
+    return out
+
+
 # ---------------------------------------------------------------- Lift's sequential patterns
 def scan(f, init, xs):
     out, acc = [], init
