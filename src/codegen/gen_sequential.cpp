@@ -34,7 +34,7 @@ void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const
     if (early) {
         bool unused = false;
         ViewId ok = applyTo(fold.predicate, {acc, x}, ctx, nullptr, unused);
-        code_.line("if (!(" + read(ok) + ")) break;");
+        code_.breakUnless(read(ok));
     }
     Dest stepDest{step, false};
     bool wrote = false;
@@ -159,7 +159,7 @@ ViewId Generator::genSort(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* des
     if (barriers_ > barriers) {
         failAt(program_, fun, "the comparison of InsertionSortSeq must not synchronise work-items");
     }
-    code_.line("if (!(" + read(goesBefore) + ")) break;");
+    code_.breakUnless(read(goesBefore));
     copyValue(views_.access(out.view, Size::var(j)), before, elemT);
     code_.intVar(j, Size::var(j) - 1, false);
     code_.close();

@@ -80,6 +80,8 @@ public:
     // `int var = value;` (declare) or `var = value;`.
     void intVar(const std::string& var, const arith::Size& value, bool declare);
     void barrier(const std::string& s);
+    // `if (!(condition)) break;`
+    void breakUnless(const std::string& condition);
     // `for (int var = init; var < bound; ++var | var += step) {`, after `#pragma unroll` if asked.
     void openFor(const std::string& var, const arith::Size& init, const arith::Size& bound,
                  const arith::Size& step, bool unrolled = false);
