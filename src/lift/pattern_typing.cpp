@@ -192,17 +192,6 @@ private:
         return xs;
     }
 
-    // Child `i` applied to `operands` must give a truth value: an Int or a Bool (C's truth).
-    void expectCondition(size_t i, std::span<const TypeId> operands, const char* what) {
-        TypeId result = site_.applyChild(i, operands);
-        const TypeNode& r = types_.at(result);
-        if (r.kind != TypeKind::Scalar ||
-            (r.scalar != ScalarKind::Int && r.scalar != ScalarKind::Bool)) {
-            fail(std::string("the ") + what + " " + site_.describeChild(i) + " of " +
-                 site_.describe() + " must return Int or Bool, found " + show(result));
-        }
-    }
-
     // Types f once per iteration with the actual length (which may shrink or grow each time),
     // but stops early at a fixed point: typing is deterministic, so later iterations agree.
     TypeId iterate() {
