@@ -51,6 +51,11 @@ void Code::barrier(const std::string& s) {
     open_.back()->back().barrier = true;
 }
 
+void Code::breakUnless(const std::string& condition) {
+    line("if (!(" + condition + ")) break;");
+    open_.back()->back().breaks = true;
+}
+
 void Code::openFor(const std::string& var, const Size& init, const Size& bound, const Size& step,
                    bool unrolled) {
     if (unrolled) {

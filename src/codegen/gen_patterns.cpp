@@ -1,6 +1,6 @@
 // Patterns that generate control flow: the thread-mapped and sequential maps (with control-flow
-// simplification and barriers, CGO'17 §5.4-5.5), ReduceSeq with a private accumulator, and
-// Iterate with double buffering. Also memory allocation with address spaces (CGO'17 Alg. 1).
+// simplification and barriers, CGO'17 §5.4-5.5) and Iterate with double buffering (the folds and
+// the sort: gen_sequential.cpp). Also memory allocation with address spaces (CGO'17 Alg. 1).
 #include "egopt/support/diagnostic.hpp"
 #include "generator.hpp"
 
@@ -188,12 +188,17 @@ Dest Generator::allocate(NodeId at, TypeId type, AddrSpace space, const Ctx& ctx
     return Dest{views_.mem(id, type, offset), false};
 }
 
-ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {
-    auto& types = program_.types;
-    TypeId xsT = typeOf(xs);
-    if (!types.isArray(xsT)) {
+TypeId Generator::arrayArg(NodeId fun, ViewId xs) const {
+    TypeId t = typeOf(xs);
+    if (!program_.types.isArray(t)) {
         failAt(program_, fun, "applied to a non-array");
     }
+    return t;
+}
+
+ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {
+    auto& types = program_.types;
+    TypeId xsT = arrayArg(fun, xs);
     Size n = types.lengthOf(xsT);
     Op op = program_.op(fun);
     int d = program_.node(fun).ival;
@@ -262,86 +267,6 @@ ViewId Generator::genMap(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest
         emitBarrier(b ? buffers_.at(*b).space : AddrSpace::Private);
     }
     return out.view;
-}
-
-// The loop of a ReduceSeq over xs: each step applies the function to the accumulator and the
-// element and writes into `step` (the accumulator itself, or a second buffer copied back).
-void Generator::reduceLoop(NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx) {
-    TypeId accT = typeOf(acc);
-    Size n = program_.types.lengthOf(typeOf(xs));
-    std::string var = fresh("i");
-    Size idx = Size::var(var);
-    bool loop = n != Size(1);
-    if (loop) {
-        // Unrolled: ReduceSeqUnroll.
-        code_.openFor(var, 0, n, 1, program_.node(fun).ival == lift::kUnrolled);
-        env_.setRange(var, 0, n - 1);
-    } else {
-        idx = 0;
-    }
-    Dest stepDest{step, false};
-    bool wrote = false;
-    int barriers = barriers_, globalBarriers = globalBarriers_;
-    ViewId r =
-        applyTo(program_.child(fun, 0), {acc, views_.access(xs, idx)}, ctx, &stepDest, wrote);
-    if (!wrote) {
-        copyValue(step, r, accT);
-    }
-    if (step != acc) {
-        copyAccumulator(acc, step, accT);
-    }
-    if (loop && ctx.inWrg() && ctx.lclDepth == 0 && barriers_ > barriers) {
-        // The step shared memory among the work-items (tiles in local memory): the next step
-        // overwrites it only after every work-item has read it.
-        emitBarrier(globalBarriers_ > globalBarriers ? AddrSpace::Global : AddrSpace::Local);
-    }
-    if (loop) {
-        code_.close();
-    }
-}
-
-// A scalar accumulator is a private variable updated in place. An array accumulator (register
-// blocking: one accumulator per column of a block) is a private array; each step writes the
-// function's result into a second private array and copies it back, so a function that reads
-// other elements of the accumulator than the one it writes (a reversal, say) still sees the
-// previous step's values; for the element-wise functions of register blocking the compiler
-// removes the copy once it unrolls the constant-length loops.
-ViewId Generator::genReduce(NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest) {
-    auto& types = program_.types;
-    TypeId accT = typeOf(init);
-    Ctx inner = ctx;
-    ViewId acc = 0;
-    ViewId step = 0;
-    auto divided = dividedArray(init, accT);
-    if (divided) {
-        // A work-group's accumulator divided among its work-items (a MapLcl initialised it):
-        // each work-item copies and updates only its part.
-        acc = cloneDivided(*divided, accT);
-        copyPart(*views_.bufferOf(acc), *divided);
-        step = cloneDivided(*divided, accT);
-    } else if (types.isArray(accT)) {
-        inner.space = AddrSpace::Private;
-        acc = allocate(fun, accT, AddrSpace::Private, inner).view;
-        copyValue(acc, init, accT);
-        step = allocate(fun, accT, AddrSpace::Private, inner).view;
-    } else {
-        Buffer b{fresh("acc"), AddrSpace::Private, accT, 1, true, false};
-        usedTypes_.push_back(accT);
-        code_.line(ctype(accT) + " " + b.name + " = " + read(init) + ";");
-        acc = step = views_.mem(addBuffer(std::move(b)), accT);
-    }
-    reduceLoop(fun, acc, step, xs, inner);
-    if (dest && divided) {
-        copyOwnPart(views_.access(dest->view, 0), acc, accT, dest->final);
-        return dest->view;
-    }
-    if (dest) {
-        copyValue(views_.access(dest->view, 0), acc, accT);
-        return dest->view;
-    }
-    // The accumulator's view starts at offset 0: the one-element result array is the same
-    // memory seen with one more dimension.
-    return views_.mem(*views_.bufferOf(acc), types.array(accT, 1));
 }
 
 ViewId Generator::genIterate(NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest) {

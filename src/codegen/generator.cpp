@@ -316,8 +316,15 @@ ViewId Generator::applyTo(NodeId fun, std::vector<ViewId> args, const Ctx& ctx, 
         return callUserFun(fun, program_.node(f).ival, w, std::move(args), dest, wrote);
     }
     case Op::ReduceSeq:
+    case Op::ReduceWhileSeq:
         wrote = true;
         return genReduce(fun, args.at(0), args.at(1), ctx, dest);
+    case Op::ScanSeq:
+        wrote = true;
+        return genScan(fun, args.at(0), args.at(1), ctx, dest);
+    case Op::InsertionSortSeq:
+        wrote = true;
+        return genSort(fun, args.at(0), ctx, dest);
     case Op::Iterate:
         wrote = dest != nullptr;
         return genIterate(fun, args.at(0), ctx, dest);

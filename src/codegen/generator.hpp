@@ -80,6 +80,8 @@ public:
     // `int var = value;` (declare) or `var = value;`.
     void intVar(const std::string& var, const arith::Size& value, bool declare);
     void barrier(const std::string& s);
+    // `if (!(condition)) break;`
+    void breakUnless(const std::string& condition);
     // `for (int var = init; var < bound; ++var | var += step) {`, after `#pragma unroll` if asked.
     void openFor(const std::string& var, const arith::Size& init, const arith::Size& bound,
                  const arith::Size& step, bool unrolled = false);
@@ -169,8 +171,6 @@ private:
 
     // --- patterns with code (gen_patterns.cpp)
     ViewId genMap(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
-    ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
-    void reduceLoop(lift::NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx);
     ViewId genIterate(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
     void checkLowered(lift::NodeId fun, const Ctx& ctx) const;
     // Opens the loop, `if` or nothing that runs index `var` over [0, n) on `threads` threads
@@ -178,6 +178,26 @@ private:
     int openThreadLoop(const std::string& var, const arith::Size& first, const arith::Size& threads,
                        const arith::Size& n);
     Dest allocate(lift::NodeId at, lift::TypeId type, AddrSpace space, const Ctx& ctx);
+
+    // --- the sequential folds and the sort (gen_sequential.cpp)
+    // What a fold's loop does besides the step.
+    struct Fold {
+        std::optional<ViewId> prefixes;         // ScanSeq: every step's accumulator, stored
+        lift::NodeId predicate = lift::kNoNode; // ReduceWhileSeq: breaks the loop when false
+    };
+    struct Accumulator {
+        ViewId acc = 0;
+        ViewId step = 0; // where a step writes (acc, or a second array copied back)
+        std::optional<BufferId> divided;
+        Ctx ctx; // the step's context
+    };
+    Accumulator accumulator(lift::NodeId fun, ViewId init, const Ctx& ctx);
+    // ReduceSeq and ReduceWhileSeq.
+    ViewId genReduce(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
+    void reduceLoop(lift::NodeId fun, ViewId acc, ViewId step, ViewId xs, const Ctx& ctx,
+                    const Fold& fold);
+    ViewId genScan(lift::NodeId fun, ViewId init, ViewId xs, const Ctx& ctx, const Dest* dest);
+    ViewId genSort(lift::NodeId fun, ViewId xs, const Ctx& ctx, const Dest* dest);
 
     // --- private memory divided among work-items (gen_divided.cpp)
     bool oneEach(const arith::Size& n, int dim) const;
@@ -206,6 +226,8 @@ private:
     BufferId addBuffer(Buffer b);
     std::string ctype(lift::TypeId t) const { return program_.types.cName(t); }
     lift::TypeId typeOf(ViewId v) const { return views_.at(v).type; }
+    // The type of `xs`, which `fun` needs to be an array.
+    lift::TypeId arrayArg(lift::NodeId fun, ViewId xs) const;
 
     lift::Program& program_;
     TypeInference infer_;

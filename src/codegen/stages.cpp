@@ -25,6 +25,9 @@ bool isComputation(const lift::Program& p, NodeId fun) {
     case Op::ReduceSeq:
     case Op::PartRed:
     case Op::Iterate:
+    case Op::ScanSeq:
+    case Op::ReduceWhileSeq:
+    case Op::InsertionSortSeq:
     case Op::ToGlobal:
     case Op::ToLocal:
     case Op::ToPrivate:

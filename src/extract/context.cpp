@@ -128,7 +128,7 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
     case Loop::WorkGroup:
     case Loop::Local:
         return threadMap(n, c);
-    case Loop::Sequential: { // MapSeq, ReduceSeq, Iterate
+    case Loop::Sequential: { // MapSeq, ReduceSeq, Iterate, ScanSeq, ReduceWhileSeq, ...
         Context inner = c;
         inner.seq = true;
         inner.top = false;
@@ -277,8 +277,15 @@ std::vector<lift::TypeId> childArgTypes(const egraph::EGraph& g, const ENode& n,
         }
         return {};
     case Semantics::Reduce:
+    case Semantics::Scan:
+    case Semantics::ReduceWhile: // the operator and the predicate take the same arguments
         if (types.size() == 2 && elem(types[1]) != lift::kNoType) {
             return {types[0], elem(types[1])};
+        }
+        return {};
+    case Semantics::Sort: // the comparison takes two elements
+        if (types.size() == 1 && elem(types[0]) != lift::kNoType) {
+            return {elem(types[0]), elem(types[0])};
         }
         return {};
     case Semantics::Iterate:

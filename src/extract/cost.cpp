@@ -384,6 +384,15 @@ double StructuralCost::cost(const CostInput& in) const {
         return 1 + n * (body + p_.store);
     case Op::ReduceSeq:
         return 1 + n * body;
+    // A scan stores every prefix; a reduction that may stop early is charged its whole array,
+    // the predicate (its second child) included.
+    case Op::ScanSeq:
+        return 1 + n * (body + p_.store);
+    case Op::ReduceWhileSeq:
+        return 1 + n * children;
+    // An insertion sort compares and moves up to n(n-1)/2 times.
+    case Op::InsertionSortSeq:
+        return 1 + n * std::max(1.0, (n - 1) / 2) * (body + p_.store);
     // A lane-wise function runs its lanes at once (SIMD): it costs what its scalar function
     // costs (plus a token, so that a term still costs more than its subterms).
     case Op::VectorizeUserFun:

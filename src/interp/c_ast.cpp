@@ -21,8 +21,9 @@ uint32_t Ast::addList(const std::vector<uint32_t>& ids) {
 }
 
 std::string typeName(const CType& t) {
-    static constexpr const char* kNames[] = {"bool",  "char",   "int",   "uint", "long",
-                                             "float", "double", "Tuple", "void"};
+    static constexpr const char* kNames[] = {"bool",   "char",  "uchar", "short", "ushort",
+                                             "int",    "uint",  "long",  "ulong", "float",
+                                             "double", "Tuple", "void"};
     std::string out = kNames[static_cast<int>(t.base)];
     if (t.width > 1) {
         out += std::to_string(t.width);

@@ -18,9 +18,24 @@ namespace egopt::interp::c {
 inline constexpr uint32_t kNone = UINT32_MAX;
 
 // Element kinds ordered by C conversion rank, so that max() gives the usual arithmetic
-// conversion of two promoted scalars.
-// uint (32 bits) ranks between int and long: int and uint meet in uint, uint and long in long.
-enum class Base : uint8_t { Bool, Char, Int, UInt, Long, Float, Double, Tuple, Void };
+// conversion of two promoted scalars (the kinds below int promote to int first).
+// uint (32 bits) ranks between int and long: int and uint meet in uint, uint and long in long,
+// long and ulong in ulong.
+enum class Base : uint8_t {
+    Bool,
+    Char,
+    UChar,
+    Short,
+    UShort,
+    Int,
+    UInt,
+    Long,
+    ULong,
+    Float,
+    Double,
+    Tuple,
+    Void
+};
 
 // Eight bytes, passed and compared in one register: the evaluators copy and compare types on
 // every operation.
@@ -37,7 +52,7 @@ struct CType {
     bool isArray() const { return count > 0; }
     bool isScalar() const { return isNumeric() && width == 1; }
     bool isVector() const { return isNumeric() && width > 1; }
-    bool isInteger() const { return base <= Base::Long; }
+    bool isInteger() const { return base <= Base::ULong; }
     bool isFloating() const { return base == Base::Float || base == Base::Double; }
     CType elem() const { return CType{.base = base, .width = 1, .tuple = lift::kNoType}; }
     CType element() const {

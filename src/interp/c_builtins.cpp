@@ -179,7 +179,9 @@ CType operandType(const Builtin& b, std::span<const CType> args, const Where& w)
     return r;
 }
 
-int64_t intLane(const Builtin& b, const int64_t* a) {
+// T: int64_t, or uint64_t for a ulong's bits.
+template <class T>
+T intLane(const Builtin& b, const T* a) {
     if (b.name == "min") {
         return std::min(a[0], a[1]);
     }
@@ -192,7 +194,7 @@ int64_t intLane(const Builtin& b, const int64_t* a) {
     if (b.name == "select") {
         return a[2] != 0 ? a[1] : a[0];
     }
-    return a[0] < 0 ? -a[0] : a[0]; // abs
+    return a[0] < T(0) ? T(0) - a[0] : a[0]; // abs
 }
 
 Lane elementwiseLane(const Builtin& b, std::span<const Lane> args, CType t) {
@@ -203,6 +205,12 @@ Lane elementwiseLane(const Builtin& b, std::span<const Lane> args, CType t) {
             a[j] = args[j].f;
         }
         r.f = b.fn(a, t.base == Base::Float);
+    } else if (t.base == Base::ULong) {
+        uint64_t a[3] = {};
+        for (size_t j = 0; j < args.size(); ++j) {
+            a[j] = static_cast<uint64_t>(args[j].i);
+        }
+        r.i = static_cast<int64_t>(intLane(b, a));
     } else {
         int64_t a[3] = {};
         for (size_t j = 0; j < args.size(); ++j) {

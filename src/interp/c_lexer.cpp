@@ -170,8 +170,18 @@ private:
         }
         bool isLong = suffix == "l" || suffix == "L";
         bool isUnsigned = suffix == "u" || suffix == "U";
+        std::string lower = suffix;
+        for (char& c : lower) {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        if (lower == "ul" || lower == "lu") { // a ulong: its bits, up to 2^64 - 1
+            errno = 0;
+            iv = static_cast<long long>(std::strtoull(begin, nullptr, 0));
+            overflow = errno == ERANGE || *begin == '-';
+            isLong = isUnsigned = true;
+        }
         if (overflow || (!suffix.empty() && !isLong && !isUnsigned) ||
-            (isUnsigned && iv > UINT32_MAX)) {
+            (isUnsigned && !isLong && iv > UINT32_MAX)) {
             rep_.fail(t.line, "unsupported integer literal '" + t.text + "'");
         }
         t.kind = TokKind::Int;
@@ -181,7 +191,7 @@ private:
         bool decimal = begin[0] != '0' || t.text.size() == 1 ||
                        (!digit(begin[1]) && begin[1] != 'x' && begin[1] != 'X');
         t.unsignedInt = isUnsigned || (!isLong && !decimal && iv > INT32_MAX && iv <= UINT32_MAX);
-        t.longInt = !t.unsignedInt && (isLong || iv > INT32_MAX);
+        t.longInt = (isUnsigned && isLong) || (!t.unsignedInt && (isLong || iv > INT32_MAX));
     }
 
     // 'a', '\n', '\0', '\'', '\\': an int, as C types a character constant.

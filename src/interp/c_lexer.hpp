@@ -21,6 +21,7 @@ struct Token {
     bool singleFloat = false; // Float with an f suffix
     bool longInt = false;     // Int with an l suffix or too large for int
     bool unsignedInt = false; // Int with a u suffix, or a hex or octal one only uint holds
+                              // (both: a ulong, with a ul suffix)
 };
 
 // The whole body as tokens ending with one End token. Function-like macros, other preprocessor

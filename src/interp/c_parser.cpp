@@ -13,13 +13,11 @@ namespace {
 // Words of C that this subset does not implement; they get a clear message instead of being
 // taken for identifiers.
 const std::set<std::string, std::less<>> kUnsupported = {
-    "goto",  "typedef", "sizeof",    "static",   "extern",    "register", "volatile",
-    "union", "enum",    "inline",    "restrict", "signed",    "short",    "half",
-    "uchar", "ushort",  "ulong",     "size_t",   "__global",  "__local",  "global",
-    "local", "private", "__private", "constant", "__constant"};
+    "goto",   "typedef", "sizeof",   "static",    "extern",   "register",  "volatile", "union",
+    "enum",   "inline",  "restrict", "signed",    "half",     "size_t",    "__global", "__local",
+    "global", "local",   "private",  "__private", "constant", "__constant"};
 
-const std::set<std::string, std::less<>> kUnsupportedTypes = {"signed", "short", "half",  "uchar",
-                                                              "ushort", "ulong", "size_t"};
+const std::set<std::string, std::less<>> kUnsupportedTypes = {"signed", "half", "size_t"};
 
 bool isTupleName(const std::string& w) {
     return w.rfind("Tuple", 0) == 0;
@@ -29,8 +27,10 @@ bool isTupleName(const std::string& w) {
 
 std::optional<CType> builtinTypeName(const std::string& word, uint32_t line, const Reporter& rep) {
     static const std::pair<const char*, Base> kBases[] = {
-        {"float", Base::Float}, {"double", Base::Double}, {"int", Base::Int},  {"uint", Base::UInt},
-        {"long", Base::Long},   {"char", Base::Char},     {"bool", Base::Bool}};
+        {"float", Base::Float},   {"double", Base::Double}, {"int", Base::Int},
+        {"uint", Base::UInt},     {"long", Base::Long},     {"ulong", Base::ULong},
+        {"char", Base::Char},     {"uchar", Base::UChar},   {"short", Base::Short},
+        {"ushort", Base::UShort}, {"bool", Base::Bool}};
     if (word == "unsigned") { // `unsigned int` (the parser reads the `int`) or `unsigned`
         return scalarType(Base::UInt);
     }
@@ -189,17 +189,29 @@ CType Parser::typeName() {
     }
     rejectKeyword(t);
     auto builtin = isStruct ? std::nullopt : builtinTypeName(t.text, t.line, rep_);
+    // unsigned int, char, short and long; `unsigned` alone is an unsigned int.
+    Base unsignedKind = Base::Void;
     if (t.text == "unsigned" && peek().kind == TokKind::Ident) {
-        if (peek().text == "int") {
+        static constexpr std::pair<const char*, Base> kUnsigned[] = {{"int", Base::UInt},
+                                                                     {"char", Base::UChar},
+                                                                     {"short", Base::UShort},
+                                                                     {"long", Base::ULong}};
+        for (auto [name, base] : kUnsigned) {
+            if (unsignedKind == Base::Void && peek().text == name) {
+                unsignedKind = base;
+            }
+        }
+        if (unsignedKind != Base::Void) {
             advance();
-        } else if (builtinTypeName(peek().text, peek().line, rep_) || peek().text == "short") {
+        } else if (builtinTypeName(peek().text, peek().line, rep_)) {
             rep_.fail(peek().line, "type 'unsigned " + peek().text + "' is not supported");
         }
     }
     // Any other type name stands for a struct; the only struct a user function can build is
     // its Tuple result, which the checker substitutes.
-    CType type =
-        builtin ? *builtin : CType{.base = Base::Tuple, .width = 1, .tuple = lift::kNoType};
+    CType type = unsignedKind != Base::Void ? scalarType(unsignedKind)
+                 : builtin                  ? *builtin
+                           : CType{.base = Base::Tuple, .width = 1, .tuple = lift::kNoType};
     while (peek().kind == TokKind::Ident && peek().text == "const") {
         advance();
     }

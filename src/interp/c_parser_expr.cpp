@@ -219,7 +219,10 @@ uint32_t Parser::primary() {
     case TokKind::Int:
         e.kind = ExprKind::IntLit;
         e.inum = t.inum;
-        e.type = scalarType(t.longInt ? Base::Long : t.unsignedInt ? Base::UInt : Base::Int);
+        e.type = scalarType(t.longInt && t.unsignedInt ? Base::ULong
+                            : t.longInt                ? Base::Long
+                            : t.unsignedInt            ? Base::UInt
+                                                       : Base::Int);
         return addExpr(std::move(e));
     case TokKind::Float:
         e.kind = ExprKind::FloatLit;

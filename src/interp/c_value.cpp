@@ -7,44 +7,74 @@ namespace egopt::interp::c {
 
 namespace {
 
+// Integer lanes hold their value wrapped to the kind's width. The unsigned kinds narrower than
+// 64 bits hold their value (0 to 2^n - 1: int64 comparison, / % and >> are unsigned); a ulong
+// holds its bits, and its comparisons, / % >> and conversions read them as unsigned.
 int64_t wrap(Base b, int64_t v) {
+    auto u = static_cast<uint64_t>(v);
     switch (b) {
     case Base::Bool:
         return v != 0;
     case Base::Char:
-        return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v)));
+        return static_cast<int8_t>(static_cast<uint8_t>(u));
+    case Base::UChar:
+        return static_cast<uint8_t>(u);
+    case Base::Short:
+        return static_cast<int16_t>(static_cast<uint16_t>(u));
+    case Base::UShort:
+        return static_cast<uint16_t>(u);
     case Base::Int:
-        return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
-    case Base::UInt: // kept as its value, 0 to 2^32-1: int64 comparison, / % and >> are unsigned
-        return static_cast<uint32_t>(static_cast<uint64_t>(v));
+        return static_cast<int32_t>(static_cast<uint32_t>(u));
+    case Base::UInt:
+        return static_cast<uint32_t>(u);
     default:
         return v;
+    }
+}
+
+// The range of an integer kind as doubles (ulong's upper end exclusive: 2^64).
+std::pair<double, double> rangeOf(Base b) {
+    switch (b) {
+    case Base::Char:
+        return {-128.0, 127.0};
+    case Base::UChar:
+        return {0.0, 255.0};
+    case Base::Short:
+        return {-32768.0, 32767.0};
+    case Base::UShort:
+        return {0.0, 65535.0};
+    case Base::Int:
+        return {-2147483648.0, 2147483647.0};
+    case Base::UInt:
+        return {0.0, 4294967295.0};
+    case Base::ULong:
+        return {0.0, 1.8446744073709550e19};
+    default:
+        return {-9.223372036854775808e18, 9.223372036854775e18};
     }
 }
 
 // Float to integer is undefined in C outside the target's range; report it instead.
 int64_t truncate(double d, Base to, const Where& w) {
     double t = std::trunc(d);
-    double lo = to == Base::Char   ? -128.0
-                : to == Base::Int  ? -2147483648.0
-                : to == Base::UInt ? 0.0
-                                   : -9.223372036854775808e18;
-    double hi = to == Base::Char   ? 127.0
-                : to == Base::Int  ? 2147483647.0
-                : to == Base::UInt ? 4294967295.0
-                                   : 9.223372036854775e18;
+    auto [lo, hi] = rangeOf(to);
     if (!(t >= lo && t <= hi)) {
         w.fail("converting " + std::to_string(d) + " to " + typeName(scalarType(to)) +
                " is out of range");
     }
-    return static_cast<int64_t>(t);
+    return to == Base::ULong ? static_cast<int64_t>(static_cast<uint64_t>(t))
+                             : static_cast<int64_t>(t);
 }
 
 Lane convertLane(Lane x, Base from, Base to, const Where& w) {
     bool fromFloat = from == Base::Float || from == Base::Double;
     Lane r{};
-    if (to == Base::Float || to == Base::Double) {
-        double d = fromFloat ? x.f : static_cast<double>(x.i);
+    if (to == Base::Float && from == Base::ULong) { // rounded once, from the unsigned value
+        r.f = static_cast<double>(static_cast<float>(static_cast<uint64_t>(x.i)));
+    } else if (to == Base::Float || to == Base::Double) {
+        double d = fromFloat             ? x.f
+                   : from == Base::ULong ? static_cast<double>(static_cast<uint64_t>(x.i))
+                                         : static_cast<double>(x.i);
         r.f = to == Base::Float ? static_cast<double>(static_cast<float>(d)) : d;
     } else if (to == Base::Bool) {
         r.i = fromFloat ? x.f != 0 : x.i != 0;
@@ -75,7 +105,8 @@ bool compare(Op op, double x, double y) {
     }
 }
 
-bool compareInt(Op op, int64_t x, int64_t y) {
+template <class T>
+bool compareInt(Op op, T x, T y) {
     switch (op) {
     case Op::Lt:
         return x < y;
@@ -126,9 +157,11 @@ double floatOp(Op op, double x, double y, bool single, const Where& w) {
 }
 
 // Signed overflow wraps (two's complement, as devices do); division faults are reported.
+// Scalars arrive promoted (int at least); vectors of narrow kinds compute in their width.
 int64_t intOp(Op op, int64_t x, int64_t y, Base b, const Where& w) {
     auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    int bits = b == Base::Long ? 64 : b == Base::Char ? 8 : 32;
+    bool ulong = b == Base::ULong;
+    int bits = 8 * laneBytes(b);
     switch (op) {
     case Op::Add:
         return wrap(b, static_cast<int64_t>(ux + uy));
@@ -147,14 +180,23 @@ int64_t intOp(Op op, int64_t x, int64_t y, Base b, const Where& w) {
         if (y < 0 || y >= bits) {
             w.fail("shift by " + std::to_string(y) + " is out of range");
         }
-        return op == Op::Shl ? wrap(b, static_cast<int64_t>(ux << y)) : x >> y;
+        if (op == Op::Shl) {
+            return wrap(b, static_cast<int64_t>(ux << y));
+        }
+        return ulong ? static_cast<int64_t>(ux >> y) : x >> y;
     default:
         break;
     }
     if (y == 0) {
         w.fail("integer division by zero");
     }
-    if (y == -1 && x == (b == Base::Long ? INT64_MIN : b == Base::Int ? INT32_MIN : INT8_MIN)) {
+    if (ulong) {
+        return static_cast<int64_t>(op == Op::Div ? ux / uy : ux % uy);
+    }
+    if (y == -1 && x == (b == Base::Long    ? INT64_MIN
+                         : b == Base::Int   ? INT32_MIN
+                         : b == Base::Short ? INT16_MIN
+                                            : INT8_MIN)) {
         w.fail("integer division overflows");
     }
     return op == Op::Div ? x / y : x % y; // C truncates toward zero, as C++ does
@@ -198,7 +240,7 @@ CVal zeroOf(CType t, const Ast& ast) {
 }
 
 CType promote(CType t) {
-    if (t.base == Base::Bool || t.base == Base::Char) {
+    if (t.base < Base::Int) { // bool, char, uchar, short, ushort
         t.base = Base::Int;
     }
     return t;
@@ -259,7 +301,11 @@ int laneBytes(Base b) {
     switch (b) {
     case Base::Bool:
     case Base::Char:
+    case Base::UChar:
         return 1;
+    case Base::Short:
+    case Base::UShort:
+        return 2;
     case Base::Int:
     case Base::UInt:
     case Base::Float:
@@ -279,7 +325,11 @@ uint64_t bitsOf(Lane l, Base b) {
     case Base::Double:
         return std::bit_cast<uint64_t>(l.f);
     case Base::Char:
+    case Base::UChar:
         return static_cast<uint8_t>(l.i);
+    case Base::Short:
+    case Base::UShort:
+        return static_cast<uint16_t>(l.i);
     case Base::Int:
     case Base::UInt:
         return static_cast<uint32_t>(l.i);
@@ -322,7 +372,10 @@ bool truthy(Lane l, CType t) {
 Lane binaryLane(Op op, Lane x, Lane y, CType ct, const Where& w) {
     Lane r;
     if (isComparison(op)) {
-        bool t = ct.isFloating() ? compare(op, x.f, y.f) : compareInt(op, x.i, y.i);
+        bool t = ct.isFloating() ? compare(op, x.f, y.f)
+                 : ct.base == Base::ULong
+                     ? compareInt(op, static_cast<uint64_t>(x.i), static_cast<uint64_t>(y.i))
+                     : compareInt(op, x.i, y.i);
         int64_t yes = ct.width > 1 ? -1 : 1; // OpenCL vector comparisons give -1 for true
         r.i = t ? yes : 0;
     } else if (ct.isFloating()) {

@@ -43,7 +43,9 @@ struct CVal {
 
     bool truthy() const { return type.isFloating() ? lanes[0].f != 0 : lanes[0].i != 0; }
     double laneDouble(int k) const {
-        return type.isFloating() ? lanes[k].f : static_cast<double>(lanes[k].i);
+        return type.isFloating()          ? lanes[k].f
+               : type.base == Base::ULong ? static_cast<double>(static_cast<uint64_t>(lanes[k].i))
+                                          : static_cast<double>(lanes[k].i);
     }
 };
 

@@ -1,5 +1,6 @@
-// Evaluation of expressions and of every pattern but Map (evaluator_map.cpp). Data-layout
-// patterns are in patterns.cpp, literal and input values in inputs.cpp.
+// Evaluation of expressions and of every pattern but Map (evaluator_map.cpp) and the sequential
+// patterns with data-dependent control flow (evaluator_sequential.cpp). Data-layout patterns are
+// in patterns.cpp, literal and input values in inputs.cpp.
 #include "evaluator.hpp"
 
 #include "egopt/lift/patterns.hpp"
@@ -37,6 +38,12 @@ Value Evaluator::apply(NodeId fun, std::span<Value> args) {
     case Semantics::Reduce:
     case Semantics::PartialReduce:
         return reduce(fun, args);
+    case Semantics::Scan:
+        return scan(fun, args);
+    case Semantics::ReduceWhile:
+        return reduceWhile(fun, args);
+    case Semantics::Sort:
+        return sort(fun, one(fun, args));
     case Semantics::Iterate: {
         Value x = one(fun, args);
         int64_t k = size(fun, 0);

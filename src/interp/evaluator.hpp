@@ -68,6 +68,12 @@ private:
     Value callUserFun(lift::NodeId fun, std::span<const Value> args);
     Value lanewise(lift::NodeId fun, std::span<Value> args);
     Value reduce(lift::NodeId fun, std::span<Value> args);
+    // ScanSeq, ReduceWhileSeq and InsertionSortSeq (evaluator_sequential.cpp).
+    Value scan(lift::NodeId fun, std::span<Value> args);
+    Value reduceWhile(lift::NodeId fun, std::span<Value> args);
+    Value sort(lift::NodeId fun, const Value& xs);
+    // Whether a predicate's or comparison's result (an Int or a Bool) is true, as C reads it.
+    bool truth(lift::NodeId fun, const Value& v) const;
     Value layout(lift::NodeId fun, std::span<Value> args);
 
     // Map (evaluator_map.cpp): f on every element, on several threads for large arrays.

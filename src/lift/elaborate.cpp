@@ -246,12 +246,9 @@ Val Elaborator::builtinName(SyntaxId id) {
 }
 
 void Elaborator::failUnknownName(const Val& v) const {
-    // Lift's sequential patterns with data-dependent control flow or result lengths: named, so
-    // that a program using one learns that egopt lacks it rather than that it misspelt it.
+    // Lift's patterns whose result length depends on the data: named, so that a program using
+    // one learns that egopt lacks it rather than that it misspelt it.
     static constexpr std::pair<const char*, const char*> kLiftOnly[] = {
-        {"ScanSeq", "a sequential prefix scan"},
-        {"ReduceWhileSeq", "a reduction that stops early"},
-        {"InsertionSortSeq", "a sequential sort"},
         {"FilterSeq", "a filter whose result length depends on the data"}};
     for (auto [name, what] : kLiftOnly) {
         if (v.text == name) {

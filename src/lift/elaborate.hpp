@@ -115,6 +115,9 @@ private:
                                    const EnvPtr& env);
     std::optional<Val> dataForm(const std::string& name, SyntaxId site, const Args& args,
                                 const EnvPtr& env);
+    // ScanSeq, ReduceWhileSeq and InsertionSortSeq (elaborate_sequential.cpp).
+    std::optional<Val> sequentialForm(const std::string& name, SyntaxId site, const Args& args,
+                                      const EnvPtr& env);
     // Head, Tail, MapSeqSlide and PrintType, expanded (elaborate_derived.cpp).
     std::optional<Val> derivedForm(const std::string& name, SyntaxId site, const Args& args,
                                    const EnvPtr& env);

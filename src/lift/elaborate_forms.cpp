@@ -334,6 +334,9 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         v.fun.bound = {asExpr(init, init.loc, ("as the initial value of " + name).c_str())};
         return v;
     }
+    if (auto v = sequentialForm(name, site, args, env)) {
+        return v;
+    }
     if (name == "Iterate") {
         expectArgs(site, args, 1, 2, "Iterate(n)(f)");
         Val n = eval(args[0], env);

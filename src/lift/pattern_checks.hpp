@@ -118,6 +118,17 @@ protected:
         return t;
     }
 
+    // Child `i` applied to `operands` must give a truth value: an Int or a Bool (C's truth).
+    void expectCondition(size_t i, std::span<const TypeId> operands, const char* what) const {
+        TypeId result = site_.applyChild(i, operands);
+        const TypeNode& r = types_.at(result);
+        if (r.kind != TypeKind::Scalar ||
+            (r.scalar != ScalarKind::Int && r.scalar != ScalarKind::Bool)) {
+            fail(std::string("the ") + what + " " + site_.describeChild(i) + " of " +
+                 site_.describe() + " must return Int or Bool, found " + show(result));
+        }
+    }
+
     void expectEqual(size_t index, TypeId expected, TypeId found) const {
         if (expected != found) {
             fail(argName(index) + " of " + site_.describe() + ": expected " + show(expected) +

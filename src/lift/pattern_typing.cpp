@@ -66,6 +66,12 @@ private:
             return reduce(s == Semantics::PartialReduce);
         case Semantics::Iterate:
             return iterate();
+        case Semantics::Scan:
+            return scan();
+        case Semantics::ReduceWhile:
+            return reduceWhile();
+        case Semantics::Sort:
+            return sort();
         case Semantics::Place:
             onlyChild();
             return site_.applyChild(0, args_);
@@ -137,13 +143,19 @@ private:
 
     TypeId reduce(bool partial) {
         onlyChild();
-        expectArgCount(2);
-        TypeId xs = expectArray(1);
+        TypeId xs = foldStep();
         arith::Size parts(1);
         if (partial) {
             parts = sizeArg(0, "result length");
             checkDivides(parts, types_.lengthOf(xs), "result length");
         }
+        return types_.array(args_[0], parts);
+    }
+
+    // The folds' arguments (init: A, xs: [T]n) and their function f: (A, T) -> A; returns xs.
+    TypeId foldStep() {
+        expectArgCount(2);
+        TypeId xs = expectArray(1);
         std::array<TypeId, 2> operands{args_[0], types_.elemOf(xs)};
         TypeId result = site_.applyChild(0, operands);
         if (result != args_[0]) {
@@ -151,7 +163,33 @@ private:
                  " must return " + show(args_[0]) + " (the type of the initial value), found " +
                  show(result));
         }
-        return types_.array(args_[0], parts);
+        return xs;
+    }
+
+    TypeId scan() {
+        onlyChild();
+        TypeId xs = foldStep();
+        return types_.array(args_[0], types_.lengthOf(xs));
+    }
+
+    TypeId reduceWhile() {
+        if (use_.numChildren != 2) {
+            fail(site_.describe() + " needs two function arguments (the operator and the " +
+                 "predicate), found " + std::to_string(use_.numChildren));
+        }
+        TypeId xs = foldStep();
+        std::array<TypeId, 2> operands{args_[0], types_.elemOf(xs)};
+        expectCondition(1, operands, "predicate");
+        return types_.array(args_[0], arith::Size(1));
+    }
+
+    TypeId sort() {
+        onlyChild();
+        expectArgCount(1);
+        TypeId xs = expectArray(0);
+        std::array<TypeId, 2> pair{types_.elemOf(xs), types_.elemOf(xs)};
+        expectCondition(0, pair, "comparison");
+        return xs;
     }
 
     // Types f once per iteration with the actual length (which may shrink or grow each time),
@@ -419,10 +457,17 @@ std::optional<std::vector<TypeId>> nestedArgTypes(TypeArena& types, const Patter
         return std::vector<TypeId>{types.elemOf(args[0])};
     case Semantics::Reduce:
     case Semantics::PartialReduce:
+    case Semantics::Scan:
+    case Semantics::ReduceWhile: // the operator and the predicate take the same arguments
         if (args.size() != 2 || !arrayAt(1)) {
             return std::nullopt;
         }
         return std::vector<TypeId>{args[0], types.elemOf(args[1])};
+    case Semantics::Sort:
+        if (args.size() != 1 || !arrayAt(0)) {
+            return std::nullopt;
+        }
+        return std::vector<TypeId>{types.elemOf(args[0]), types.elemOf(args[0])};
     case Semantics::MapLanes:
         if (args.size() != 1 || types.kind(args[0]) != TypeKind::Vector) {
             return std::nullopt;

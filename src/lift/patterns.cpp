@@ -61,6 +61,9 @@ PatternInfo{Op::At,               "At",                        K::Layout,      S
 PatternInfo{Op::Filter,           "Filter",                    K::Layout,      S::Filter,          2,    0,   0,    I::None,       L::None,       M::None,    false, P::Arguments},
 PatternInfo{Op::Id,               "id",                        K::Layout,      S::Identity,        1,    0,   0,    I::None,       L::None,       M::None,    false, P::Arguments},
 PatternInfo{Op::Reorder,          "Reorder",                   K::Layout,      S::Reorder,         1,    0,   0,    I::None,       L::None,       M::None,    false, P::Arguments},
+PatternInfo{Op::ScanSeq,          "ScanSeq",                   K::Computation, S::Scan,            2,    1,   0,    I::None,       L::Sequential, M::None,    true,  P::Arguments},
+PatternInfo{Op::ReduceWhileSeq,   "ReduceWhileSeq",            K::Computation, S::ReduceWhile,     2,    2,   0,    I::None,       L::Sequential, M::None,    true,  P::Arguments},
+PatternInfo{Op::InsertionSortSeq, "InsertionSortSeq",          K::Computation, S::Sort,            1,    1,   0,    I::None,       L::Sequential, M::None,    true,  P::Arguments},
 };
 // clang-format on
 
@@ -74,7 +77,7 @@ constexpr bool inOpOrder() {
     return true;
 }
 static_assert(inOpOrder(), "kPatterns must list every Op in the order of the enum");
-static_assert(kPatterns.size() == static_cast<size_t>(Op::Reorder) + 1,
+static_assert(kPatterns.size() == static_cast<size_t>(Op::InsertionSortSeq) + 1,
               "kPatterns must have a row for every Op");
 
 } // namespace

@@ -132,17 +132,22 @@ private:
         return "fun(" + params + " => " + expr(p_.lambdaBody(id)) + ")";
     }
 
-    // Is this application printed as `callee $ data` (one data argument)? Reductions print
-    // with their initial value bound: Reduce(f, init) $ xs.
+    // Is this application printed as `callee $ data` (one data argument)? Folds print with
+    // their initial value bound: Reduce(f, init) $ xs, ReduceWhileSeq(f, init, p) $ xs.
     bool chainable(NodeId apply, std::string& callee, NodeId& data) const {
         auto c = p_.children(apply);
         Op op = p_.op(c[0]);
-        bool reduction = op == Op::Reduce || op == Op::ReduceSeq || op == Op::PartRed;
-        if (reduction && c.size() == 3) {
+        Semantics meaning = semantics(op);
+        bool fold = meaning == Semantics::Reduce || meaning == Semantics::PartialReduce ||
+                    meaning == Semantics::Scan || meaning == Semantics::ReduceWhile;
+        if (fold && c.size() == 3) {
             std::string f = fun(p_.child(c[0], 0));
             std::string extra;
             for (const auto& s : p_.sizes(c[0])) {
                 extra += ", " + s.toString();
+            }
+            if (meaning == Semantics::ReduceWhile && p_.children(c[0]).size() == 2) {
+                extra += ", " + fun(p_.child(c[0], 1));
             }
             callee = std::string(opName(op)) + "(" + f + ", " + expr(c[1]) + extra + ")";
             data = c[2];

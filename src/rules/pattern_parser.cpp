@@ -18,6 +18,7 @@ struct OpSyntax {
     const char* kinds;
 };
 
+// clang-format off
 constexpr std::array kSyntax = {
     OpSyntax{Op::Map, "f"},           OpSyntax{Op::MapSeq, "f"},
     OpSyntax{Op::MapGlb, "if"},       OpSyntax{Op::MapWrg, "if"},
@@ -36,8 +37,10 @@ constexpr std::array kSyntax = {
     OpSyntax{Op::AsScalar, ""},       OpSyntax{Op::Slide, "ss"},
     OpSyntax{Op::Pad, "ssi"},         OpSyntax{Op::At, "s"},
     OpSyntax{Op::Filter, ""},         OpSyntax{Op::Id, ""},
-    OpSyntax{Op::Reorder, ""},
+    OpSyntax{Op::Reorder, ""},        OpSyntax{Op::ScanSeq, "f"},
+    OpSyntax{Op::ReduceWhileSeq, "ff"}, OpSyntax{Op::InsertionSortSeq, "f"},
 };
+// clang-format on
 
 const OpSyntax* findOp(const std::string& name) {
     for (const OpSyntax& s : kSyntax) {

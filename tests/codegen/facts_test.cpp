@@ -15,13 +15,15 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Counts {
-    size_t loops = 0, ifs = 0, barriers = 0, vectorAccesses = 0, unrolled = 0, calls = 0;
+    size_t loops = 0, ifs = 0, barriers = 0, vectorAccesses = 0, unrolled = 0, calls = 0,
+           breaks = 0;
 };
 
 void count(const std::vector<KernelNode>& nodes, Counts& c) {
     for (const KernelNode& n : nodes) {
         c.loops += n.kind == KernelNode::Kind::Loop ? 1 : 0;
         c.ifs += n.kind == KernelNode::Kind::If ? 1 : 0;
+        c.breaks += n.breaks ? 1 : 0;
         c.unrolled += n.unrolled ? 1 : 0;
         c.barriers += n.barrier ? 1 : 0;
         c.calls += n.calls.size();
@@ -83,7 +85,8 @@ TEST_CASE("kernel facts: loops, ifs, barriers, vector accesses and calls match t
             const std::string& src = g.code.source;
             std::string kernels = src.substr(src.find("__kernel"));
             CHECK(c.loops == occurrences(kernels, "for ("));
-            CHECK(c.ifs == occurrences(kernels, "if ("));
+            CHECK(c.ifs + c.breaks == occurrences(kernels, "if ("));
+            CHECK(c.breaks == occurrences(kernels, ") break;"));
             CHECK(c.barriers == occurrences(kernels, "barrier("));
             CHECK(c.barriers == static_cast<size_t>(barriers));
             CHECK(c.unrolled == occurrences(kernels, "#pragma unroll"));

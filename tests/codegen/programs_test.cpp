@@ -236,3 +236,16 @@ TEST_CASE("gemv: tuples with array components are views, not structs", "[codegen
     CHECK(w.code.kernel.launch.local[0] == 16);
     CHECK(w.code.kernel.barriers == 1);
 }
+
+TEST_CASE("Lift's sequential scan, early-stopping reduction and insertion sort", "[codegen]") {
+    // The accumulator (a private array here) is stored into the result after every step.
+    auto scan = check("seq_scan_array_acc", {{"N", 16}, {"M", 5}});
+    CHECK(has(scan, "float p_2[4];"));
+    // One-element rows keep their loop: the predicate leaves it with a break.
+    auto stop = check("seq_while_one", {{"N", 8}, {"M", 5}});
+    CHECK(has(stop, ")) break;"));
+    // Tuples sorted in global memory, floats in private memory (toPrivate).
+    auto sort = check("seq_sort_private", {{"N", 8}, {"M", 6}});
+    CHECK(has(sort, "Tuple2_float_int p_"));
+    CHECK(has(sort, "float p_9[6];"));
+}

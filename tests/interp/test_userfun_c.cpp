@@ -146,9 +146,48 @@ TEST_CASE("unsigned int: wrapping, unsigned comparison, division and shifts", "[
     CHECK(fn.f("{ uint u = 3000000000u; return (float)u; }", 0) == 3.0e9f);
     CHECK(fn.i("{ uint4 v = (uint4)(1u, 2u, 3u, 4u); v = v * 2u; return (int)(v.x + v.w); }", 0) ==
           10);
-    CHECK_THAT(fError("{ unsigned long u = 1; return x; }"),
-               Catch::Contains("'unsigned long' is not supported"));
+    CHECK_THAT(fError("{ unsigned float u = 1; return x; }"),
+               Catch::Contains("'unsigned float' is not supported"));
     CHECK_THAT(fError("{ uint u = -1.0f * x; return x; }"), Catch::Contains("out of range"));
+}
+
+TEST_CASE("ulong: 64-bit wrapping, unsigned comparison, division, shifts and conversions",
+          "[interp]") {
+    Fun fn;
+    CHECK(fn.i("{ ulong u = 0; u -= 1; return u == 18446744073709551615UL; }", 0) == 1);
+    // FNV-1a's 64-bit step: the offset basis does not fit a long; the product wraps.
+    uint64_t h = (14695981039346656037ULL ^ 7ULL) * 1099511628211ULL;
+    CHECK(fn.i("{ ulong h = 14695981039346656037UL; h ^= (ulong)a; h *= 1099511628211UL; "
+               "return (int)(h >> 40); }",
+               7) == static_cast<int32_t>(h >> 40));
+    CHECK(fn.i("{ unsigned long u = (unsigned long)a; return u > 1000UL; }", -1) == 1);
+    CHECK(fn.i("{ ulong u = (ulong)a; return (int)(u >> 60); }", -1) == 15); // logical shift
+    CHECK(fn.i("{ ulong u = 18446744073709551615UL; return u / 4294967296UL == 4294967295UL && "
+               "u % 10UL == 5UL; }",
+               0) == 1);
+    CHECK(fn.i("{ long l = -1; ulong u = 1; return l < u; }", 0) == 0); // l converts to 2^64 - 1
+    CHECK(fn.i("{ return max(18446744073709551615UL, 1UL) == 18446744073709551615UL; }", 0) == 1);
+    CHECK(fn.f("{ ulong u = 18446744073709551615UL; return (float)u; }", 0) == 1.8446744e19f);
+    CHECK(fn.f("{ ulong u = (ulong)x; return (float)(u + 1UL); }", 3.0e9f) == 3.0e9f);
+    CHECK_THAT(fError("{ ulong u = (ulong)(-x - 2.0f); return x; }"),
+               Catch::Contains("out of range"));
+}
+
+TEST_CASE("uchar, short and ushort: their widths' wrapping, promotion to int", "[interp]") {
+    Fun fn;
+    CHECK(fn.i("{ uchar c = 250; c += 10; return c; }", 0) == 4);
+    CHECK(fn.i("{ uchar c = 200; return c + c; }", 0) == 400); // promoted: no wrap
+    CHECK(fn.i("{ unsigned char c = (unsigned char)a; return c; }", -1) == 255);
+    CHECK(fn.i("{ short s = 32767; s += 1; return s; }", 0) == -32768);
+    CHECK(fn.i("{ short s = (short)a; return s; }", 70000) == 70000 - 65536);
+    CHECK(fn.i("{ ushort s = 0; s -= 1; return s; }", 0) == 65535);
+    CHECK(fn.i("{ unsigned short s = (unsigned short)a; return s >> 15; }", -1) == 1);
+    CHECK(fn.i("{ uchar4 v = (uchar4)(250, 251, 252, 253); v = v + (uchar4)(10); "
+               "return v.x + v.w; }",
+               0) == 4 + 7);
+    CHECK(fn.i("{ ushort u = 65535; return as_short(u); }", 0) == -1);
+    CHECK(fn.f("{ return (float)convert_short(x) + (float)convert_uchar(y); }", -3.7f, 200.5f) ==
+          197.0f);
 }
 
 TEST_CASE("more math builtins", "[interp]") {

@@ -19,17 +19,18 @@ TEST_CASE("the pattern table has one row per Op with a distinct name", "[lift]")
         CHECK(lift::opName(row.op) == row.name);
         CHECK(names.insert(row.name).second);
     }
-    CHECK(index == static_cast<size_t>(Op::Reorder) + 1);
+    CHECK(index == static_cast<size_t>(Op::InsertionSortSeq) + 1);
 }
 
 TEST_CASE("the pattern table's facts agree with one another", "[lift]") {
     for (const lift::PatternInfo& row : lift::patternTable()) {
         INFO(row.name);
         bool pattern = row.kind != PatternKind::Expression && row.kind != PatternKind::Function;
-        // Only patterns have a meaning of their own; computations nest exactly one function.
+        // Only patterns have a meaning of their own; computations nest exactly one function,
+        // ReduceWhileSeq two (the operator and the predicate).
         CHECK(pattern == (row.semantics != Semantics::None));
         if (row.kind == PatternKind::Computation) {
-            CHECK(row.children == 1);
+            CHECK(row.children == (row.semantics == Semantics::ReduceWhile ? 2 : 1));
         }
         // Lowering facts belong to computations: a view has no loop and no memory of its own.
         if (row.kind != PatternKind::Computation) {
@@ -86,4 +87,8 @@ TEST_CASE("the printer prints each pattern in its table form", "[lift]") {
     CHECK(p.show(p.add(Op::Get, 1, {})) == "Get(1)");
     CHECK(p.show(p.add(Op::Zip, 3, {})) == "Zip(3)");
     CHECK(p.show(p.add(Op::Reverse, 0, {})) == "reverse");
+    CHECK(p.show(p.add(Op::ScanSeq, 0, kids)) == "ScanSeq(abs)");
+    std::array<lift::NodeId, 2> two{f, f};
+    CHECK(p.show(p.add(Op::ReduceWhileSeq, 0, two)) == "ReduceWhileSeq(abs, abs)");
+    CHECK(p.show(p.add(Op::InsertionSortSeq, 0, kids)) == "InsertionSortSeq(abs)");
 }

@@ -98,3 +98,8 @@ TEST_CASE("corpus end to end: 3-D stencils and Zip3D", "[pipeline][corpus]") {
 TEST_CASE("corpus end to end: Lift's atomic and warp-level maps", "[pipeline][corpus]") {
     runGroup({"printed_atomic_", "printed_warp_"});
 }
+
+TEST_CASE("corpus end to end: Lift's ScanSeq, ReduceWhileSeq and InsertionSortSeq",
+          "[pipeline][corpus]") {
+    runGroup({"seq_"});
+}

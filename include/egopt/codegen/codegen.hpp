@@ -75,6 +75,9 @@ struct KernelNode {
     std::string intVar;           // an `int` variable declared or assigned ...
     arith::Size intValue;         // ... to this value
     bool threadIndexRead = false; // the value is a thread index (no work: a register or hoisted)
+    // `if (!(c)) break;`: leaves the enclosing loop where the data says (ReduceWhileSeq's
+    // predicate, InsertionSortSeq's comparison); the loop's facts keep its full trip count.
+    bool breaks = false;
     // Loop: `var` from `init` while var < bound, var += step.
     std::string var;
     arith::Size init, bound, step;

@@ -74,6 +74,11 @@ enum class Op : uint8_t {
     Filter,
     Id,
     Reorder,
+    // Lift's sequential patterns with data-dependent control flow (after the others, so that
+    // the ops above keep their values)
+    ScanSeq,
+    ReduceWhileSeq,
+    InsertionSortSeq,
 };
 
 std::string_view opName(Op op); // "MapGlb", "Split", ...

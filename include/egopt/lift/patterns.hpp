@@ -12,6 +12,12 @@
 //   Reduce/ReduceSeq(f)                 (init: A, xs: [T]n) -> [A]1 f: (A, T) -> A
 //   PartRed(f), sizes {m}               (init: A, xs: [A]n) -> [A]m reduces n/m consecutive elems each
 //   Iterate(f), sizes {k}               x -> f(...f(x)) k times
+//   ScanSeq(f)                          (init: A, xs: [T]n) -> [A]n f: (A, T) -> A; element i
+//                                       is the fold of init and xs[0..i] (inclusive prefixes)
+//   ReduceWhileSeq(f, p)                (init: A, xs: [T]n) -> [A]1 f, p: (A, T) -> A, Int|Bool;
+//                                       the fold stops before the first x with p(acc, x) false
+//   InsertionSortSeq(c)                 xs: [T]n -> [T]n  c: (T, T) -> Int|Bool, c(a, b) true
+//                                       when a goes before b (a stable insertion sort)
 //   ToGlobal/ToLocal/ToPrivate(f)       as f (memory placement of f's output)
 //   Gather(r)/Scatter(r)                xs: [T]n -> [T]n  r an index function (below)
 //   ReorderStride sizes {s}, Reverse, Shift sizes {k}  index functions, only inside Gather/Scatter
@@ -87,12 +93,15 @@ enum class Semantics : uint8_t {
     Pad,
     At,
     Filter,
+    Scan,        // ScanSeq: (init, [T]n) -> [A]n, every prefix's fold
+    ReduceWhile, // ReduceWhileSeq: Reduce that stops where its predicate fails
+    Sort,        // InsertionSortSeq: [T]n -> [T]n by a comparison function
 };
 
 // How a computation is lowered to OpenCL: which loop runs its nested function.
 enum class Loop : uint8_t {
     None,       // not lowered (high-level) or not a computation
-    Sequential, // MapSeq, ReduceSeq, Iterate: a loop in one thread
+    Sequential, // MapSeq, ReduceSeq, Iterate, ScanSeq, ...: a loop in one thread
     Global,     // MapGlb: work-items
     WorkGroup,  // MapWrg: work-groups
     Local,      // MapLcl: work-items of a work-group

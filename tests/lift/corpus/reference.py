@@ -20,7 +20,8 @@ CASES = {}
 
 # The programs the sanitizer run takes end to end (one small program per group of
 # tests/pipeline/test_corpus.cpp; the normal run takes every "pipeline" program).
-SMOKE = {"def_typed_params", "value_forms", "stencil1d_wrap", "zip2d", "zip3d", "printed_warp_maps"}
+SMOKE = {"def_typed_params", "value_forms", "stencil1d_wrap", "zip2d", "zip3d", "printed_warp_maps",
+         "seq_scan_rows"}
 
 
 def case(name, sizes, inputs, pipeline=False, tolerance=1e-4):
@@ -663,6 +664,96 @@ def _(s, i):
         bits = struct.unpack("<I", struct.pack("<f", x))[0]
         out.append(float(h >> 28) + float(k - 65 * c_div(k, 65)) + float(n & 0xF) + (bits & 0x7))
     return out
+
+
+def wrap_signed(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+@case("uf_unsigned_widths", {"N": 16},
+      lambda s: {"ks": [0, 1, 255, 256, -1, 33, 40, -40, 1000, 7, 12, 99, 200, -129, 31, 64]},
+      pipeline=True)
+def _(s, i):
+    out = []
+    for k in i["ks"]:
+        h = ((14695981039346656037 ^ (k & 0xFF)) * 1099511628211) % (1 << 64)
+        sh = wrap_signed(k * 1000, 16)
+        u = (sh - 1) & 0xFFFF
+        out.append(float(h >> 52) + sh * 0.001 + float(u & 0xF))
+    return out
+
+
+# ---------------------------------------------------------------- Lift's sequential patterns
+def scan(f, init, xs):
+    out, acc = [], init
+    for x in xs:
+        acc = f(acc, x)
+        out.append(acc)
+    return out
+
+
+def reduce_while(f, init, p, xs):
+    acc = init
+    for x in xs:
+        if not p(acc, x):
+            break
+        acc = f(acc, x)
+    return [acc]
+
+
+def insertion_sort(before, xs):
+    """Lift's insertion sort: x moves down past out[j - 1] while before(x, out[j - 1])."""
+    out = []
+    for x in xs:
+        j = len(out)
+        while j > 0 and before(x, out[j - 1]):
+            j -= 1
+        out.insert(j, x)
+    return out
+
+
+def ints(rows, cols, seed):
+    r = random.Random(seed)
+    return [[r.randint(-20, 20) for _ in range(cols)] for _ in range(rows)]
+
+
+@case("seq_scan_rows", {"N": 4, "M": 8}, lambda s: {"rows": mat(4, 8, 90)}, pipeline=True)
+def _(s, i):
+    return [scan(lambda a, x: a + x, 0.0, row) for row in i["rows"]]
+
+
+@case("seq_scan_tuples", {"N": 3, "M": 6}, lambda s: {"rows": mat(3, 6, 91)}, pipeline=True)
+def _(s, i):
+    return [[t[0] for t in scan(lambda a, x: (a[0] * x + a[1], a[1] + 1.0), (0.5, 1.0), row)]
+            for row in i["rows"]]
+
+
+# Rows of |x| summing past 1.5 at different places, and one that never does.
+@case("seq_while_rows", {"N": 4, "M": 6},
+      lambda s: {"rows": [[0.5, 0.75, 0.5, -0.25, 0.125, 0.0],
+                          [-0.25, 0.125, 0.25, -0.125, 0.5, 0.125],
+                          [1.75, 0.25, 0.125, 0.0, 0.5, 0.25],
+                          [0.25, -0.5, 0.5, 0.125, 0.5, -0.75]]},
+      pipeline=True)
+def _(s, i):
+    return [reduce_while(lambda a, x: a + abs(x), 0.0, lambda a, x: a + abs(x) < 1.5, row)[0]
+            for row in i["rows"]]
+
+
+@case("seq_while_never", {"N": 16}, lambda s: {"xs": vec(16, 92)}, pipeline=True)
+def _(s, i):
+    return reduce_while(lambda a, x: a + x, 0.0, lambda a, x: math.isfinite(a + x), i["xs"])
+
+
+@case("seq_sort_floats", {"N": 12}, lambda s: {"xs": vec(12, 93)}, pipeline=True)
+def _(s, i):
+    return insertion_sort(lambda a, b: a < b, i["xs"])
+
+
+@case("seq_sort_rows_int", {"N": 3, "M": 7}, lambda s: {"rows": ints(3, 7, 94)}, pipeline=True)
+def _(s, i):
+    return [insertion_sort(lambda a, b: a > b, row) for row in i["rows"]]
 
 
 def main():
