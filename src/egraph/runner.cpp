@@ -44,6 +44,7 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, Re
     for (size_t r = 0; r < rules.size(); ++r) {
         state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
         state_[r].direct = DirectRhs::compile(rules[r]);
+        state_[r].pins = functionPins(rules[r], lib);
         if (defersUnchangedMatches(rules[r], lib)) {
             state_[r].deferred = std::make_unique<detail::DeferredRule>(rules[r]);
         }
@@ -109,7 +110,17 @@ std::vector<bool> Runner::focusedRoots() const {
 }
 
 std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& report) {
-    OpIndex index(g_);
+    auto active = [&](size_t r) { return state_[r].bannedUntil <= iteration; };
+    std::vector<bool> filtered(rules_.size(), false);
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        filtered[r] = functionFilter && active(r) && state_[r].pins;
+    }
+    // Kept for the apply phase, whose deferred ranges are enumerated on the classes as they were.
+    index_ = std::make_unique<OpIndex>(g_, std::find(filtered.begin(), filtered.end(), true) !=
+                                               filtered.end());
+    const OpIndex& index = *index_;
+    filters_.assign(rules_.size(), FunctionFilter());
+    std::vector<std::vector<EClassId>> roots(rules_.size());
     // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
     // each task has its own result slot, and the flattening below reads them in task order,
     // so the matches do not depend on how the tasks were scheduled.
@@ -122,10 +133,14 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     std::vector<bool> inFocus = focusedRoots();
     std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
-        if (state_[r].bannedUntil > iteration) {
+        if (!active(r)) {
             continue;
         }
         std::span<const EClassId> cands = index.candidates(rules_[r].lhs);
+        if (filtered[r]) {
+            filters_[r] = makeFunctionFilter(g_, rules_[r], lib_, ctx_.facts, *state_[r].pins,
+                                             index, roots[r], cands);
+        }
         if (!inFocus.empty()) {
             std::copy_if(cands.begin(), cands.end(), std::back_inserter(focused[r]),
                          [&](EClassId c) { return c < inFocus.size() && inFocus[c]; });
@@ -171,7 +186,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         searchClasses(
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
-            deferral ? &*deferral : nullptr);
+            deferral ? &*deferral : nullptr, filterOf(r));
         seconds[t] = secondsSince(start);
     });
     std::vector<RuleMatches> out(rules_.size());
@@ -428,6 +443,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         size_t applied = 0;
         bool complete = false; // in the arena: its memory checks sum in parallel
         arena.execute([&] { complete = apply(matches, report, applied); });
+        filters_.clear();
+        index_.reset();
         auto rebuildStart = Clock::now();
         arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),

@@ -147,6 +147,10 @@ public:
     // Matches of a rule whose right-hand side compiles (DirectRhs) are applied through it when
     // not planned; the e-graph is the same either way.
     bool directRhs = true;
+    // Applications in left-hand sides (`?f $ (...)`) are searched only among the members that
+    // apply ?f's class, or a class its conditions allow (FunctionFilter); the matches are the
+    // same either way.
+    bool functionFilter = true;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -158,7 +162,8 @@ private:
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
-        std::optional<DirectRhs> direct; // its right-hand side compiled, where it can be
+        std::optional<DirectRhs> direct;  // its right-hand side compiled, where it can be
+        std::optional<FunctionPins> pins; // where FunctionFilter can narrow its search
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
@@ -231,12 +236,20 @@ private:
     bool deferring(size_t r) const;
     void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
+    // The function filter of rule r's search in this iteration, if any.
+    const FunctionFilter* filterOf(size_t r) const {
+        return r < filters_.size() && filters_[r].index ? &filters_[r] : nullptr;
+    }
 
     EGraph& g_;
     const std::vector<Rule>& rules_;
     const Library& lib_;
     RewriteContext& ctx_;
     std::vector<RuleState> state_;
+    // From the search to the end of the apply phase of an iteration: the search's operator
+    // index and, by rule, its function filter (index null: none).
+    std::unique_ptr<OpIndex> index_;
+    std::vector<FunctionFilter> filters_;
 };
 
 } // namespace egopt::egraph
