@@ -159,3 +159,49 @@ TEST_CASE("the function filter narrows the roots and members of a search", "[egr
     }
     CHECK(narrowed > 0); // the mult rules' roots: the classes that hold a product
 }
+
+TEST_CASE("the time limit stops an iteration inside its search or apply phase", "[egraph]") {
+    // arith-9 without backoff: its sixth to eighth iterations take most of the run. A limit
+    // reached early in the longest one stops it there, far before it would end, and leaves a
+    // rebuilt e-graph.
+    Library lib = Library::standard();
+    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    const std::string program = test::arithSumText(testenv::unlessSanitized(9, 7));
+    Run full = saturate(program, sum, lib, {});
+    REQUIRE(full.report.stop == StopReason::Saturated);
+    size_t longest = 0;
+    double before = 0;
+    for (size_t i = 0; i < full.report.iterations.size(); ++i) {
+        if (full.report.iterations[i].seconds > full.report.iterations[longest].seconds) {
+            longest = i;
+        }
+    }
+    for (size_t i = 0; i < longest; ++i) {
+        before += full.report.iterations[i].seconds;
+    }
+    const double t = full.report.iterations[longest].seconds;
+    INFO("iteration " << longest + 1 << " takes " << t << " s after " << before << " s");
+    EGraph g;
+    lift::Program p = lift::parseProgram(program, "filter.lift");
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, sum, lib, ctx);
+    runner.scheduler.matchLimit = 0;
+    runner.limits.iterations = 100;
+    runner.limits.nodes = 200'000;
+    runner.limits.seconds = before + t / 10;
+    RunReport limited = runner.run();
+    CHECK(limited.stop == StopReason::TimeLimit);
+    REQUIRE(!limited.iterations.empty());
+    double total = 0;
+    for (const IterationReport& ir : limited.iterations) {
+        total += ir.seconds;
+    }
+    CHECK(limited.iterations.back().seconds < t / 2);
+    CHECK(total < before + t / 2);
+    // Rebuilt: a further rebuild finds nothing to do.
+    std::string structure = test::structure(g);
+    g.rebuild();
+    CHECK(test::structure(g) == structure);
+    CHECK(limited.iterations.back().nodes == g.numNodes());
+}

@@ -6,12 +6,14 @@
 // is stored at its (rule, class) position and applied in that order, so the e-graph after each
 // iteration does not depend on the thread count. Right-hand sides may be planned in parallel
 // (planApply); a plan is used only where it adds what building the side in order would. Only
-// the time limit is inherently nondeterministic.
+// the time limit is inherently nondeterministic: it stops a search or apply phase where it is
+// reached (the matches applied so far stay, the e-graph is rebuilt).
 #pragma once
 
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -208,6 +210,7 @@ private:
         size_t& applied;
         detail::ApplyJournal* journal = nullptr;
         size_t sinceCheck = 0;
+        size_t sinceClock = 0; // matches since the time limit was last checked
         bool nodeLimit = false;
         bool stopped = false;
         bool record = false;
@@ -250,6 +253,11 @@ private:
     // index and, by rule, its function filter (index null: none).
     std::unique_ptr<OpIndex> index_;
     std::vector<FunctionFilter> filters_;
+    // The time limit, also checked inside an iteration: by each search task as it starts and
+    // every few thousand matches applied; timedOut_ says that the iteration stopped there.
+    std::chrono::steady_clock::time_point deadline_{};
+    bool timedOut_ = false;
+    bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
 } // namespace egopt::egraph
