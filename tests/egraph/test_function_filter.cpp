@@ -197,8 +197,12 @@ TEST_CASE("the time limit stops an iteration inside its search or apply phase", 
     for (const IterationReport& ir : limited.iterations) {
         total += ir.seconds;
     }
-    CHECK(limited.iterations.back().seconds < t / 2);
-    CHECK(total < before + t / 2);
+    // It stops soon after the limit, well before the iteration would have ended (under
+    // sanitizers, whose iterations are short next to the granularity of the checks, a search
+    // task and 1,024 applications, within most of it). The last iteration's own time depends
+    // on how fast the ones before it ran in this run.
+    const double overshoot = t * testenv::unlessSanitized(0.4, 0.8);
+    CHECK(total < runner.limits.seconds + overshoot);
     // Rebuilt: a further rebuild finds nothing to do.
     std::string structure = test::structure(g);
     g.rebuild();
