@@ -167,7 +167,7 @@ void addConditions(Library& lib) {
             return c && *c >= a[1].number;
         }};
     lib.conditions["isUserFun"] = {
-        {"c", "the function class holds a user function"},
+        {"c", "the function class holds a user function", false, Op::UserFun},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
             for (ENodeId n : g.eclass(a[0].eclass).nodes) {
                 if (g.node(n).op == Op::UserFun) {

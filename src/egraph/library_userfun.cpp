@@ -54,12 +54,12 @@ bool holdsLiteral(const EGraph& g, EClassId c, const std::string& text) {
 
 void addUserFunConditions(Library& lib) {
     lib.conditions["isFun"] = {
-        {"ct", "the function class holds the user function of this name", true},
+        {"ct", "the function class holds the user function of this name", true, Op::UserFun},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
             return holdsUserFun(g, a[0].eclass, a[1].text);
         }};
     lib.conditions["isLiteral"] = {
-        {"ct", "the class holds a literal of this value", true},
+        {"ct", "the class holds a literal of this value", true, Op::Literal},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
             return holdsLiteral(g, a[0].eclass, a[1].text);
         }};

@@ -2,7 +2,6 @@
 #include "egopt/egraph/pattern.hpp"
 
 #include <algorithm>
-#include <bitset>
 
 namespace egopt::egraph {
 
@@ -24,9 +23,12 @@ public:
     Matcher(const EGraph& g, const Pattern& p, size_t slots,
             const std::function<void(const Subst&)>& onMatch, const BindFilter& keep = {},
             const MatchAge& age = {}, const Deferral* deferral = nullptr,
-            const Resumption* resume = nullptr)
+            const Resumption* resume = nullptr, const FunctionFilter* filter = nullptr)
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
-          resume_(resume) {
+          resume_(resume), filter_(resume ? resume->filter : filter) {
+        if (filter_) {
+            picked_.resize(p.nodes.size() + 1);
+        }
         s_.classes.assign(slots, kNoClass);
         hot_ = deferral && deferral->hot ? deferral->hot : &ownHot_;
         binder_.assign(p.nodes.size(), {0, -1});
@@ -129,11 +131,11 @@ private:
             View v = view(cls);
             if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) != 0) {
                 if (resume_ && path_.size() <= resume_->path.size()) {
-                    resumeStep(pid, v.nodes, todo);
+                    resumeStep(pid, cls, v.nodes, todo);
                 } else if (deferral_ && changed_ == 0 && quiet(todo)) {
                     deferStep(pid, cls, v.nodes, todo);
                 } else {
-                    members(pid, v.nodes, 0, v.nodes.size(), todo);
+                    members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
                 }
             }
         }
@@ -156,33 +158,76 @@ private:
         }
     }
 
-    // Tries members [lo, hi) of a class at pattern node `pid`.
-    void members(PatId pid, std::span<const ENodeId> nodes, size_t lo, size_t hi,
+    // Tries members [lo, hi) of class `cls` at pattern node `pid`.
+    void members(PatId pid, EClassId cls, std::span<const ENodeId> nodes, size_t lo, size_t hi,
                  std::vector<std::pair<PatId, EClassId>>& todo) {
+        if (filter_ && filter_->fnSlot[pid] >= 0) {
+            pickedMembers(pid, cls, nodes, lo, hi, todo);
+            return;
+        }
         for (size_t i = lo; i < hi; ++i) {
             prefetchMembers(nodes, lo, i, hi);
-            ENodeId n = nodes[i];
-            bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
-            changed_ += changed;
-            path_.push_back(static_cast<uint32_t>(i));
-            tryNode(pid, g_.node(n), todo);
-            path_.pop_back();
-            changed_ -= changed;
+            tryMember(pid, nodes, i, todo);
+        }
+    }
+
+    void tryMember(PatId pid, std::span<const ENodeId> nodes, size_t i,
+                   std::vector<std::pair<PatId, EClassId>>& todo) {
+        ENodeId n = nodes[i];
+        bool changed = age_.since != 0 && g_.nodeChangedAt(n) >= age_.since;
+        changed_ += changed;
+        path_.push_back(static_cast<uint32_t>(i));
+        tryNode(pid, g_.node(n), todo);
+        path_.pop_back();
+        changed_ -= changed;
+    }
+
+    // Whether member i of class `cls` can match `?f $ (...)` at `pid` (FunctionFilter).
+    bool admitted(PatId pid, std::span<const EClassId> keys, size_t i) const {
+        uint32_t slot = static_cast<uint32_t>(filter_->fnSlot[pid]);
+        EClassId bound = s_.classes[slot];
+        return bound != kNoClass ? keys[i] == bound
+                                 : keys[i] != kNoClass && filter_->admits(slot, keys[i]);
+    }
+
+    // members() at an application node of a FunctionFilter: the members that apply the wanted
+    // function, picked from the index's keys (read in order) before any e-node is read.
+    void pickedMembers(PatId pid, EClassId cls, std::span<const ENodeId> nodes, size_t lo,
+                       size_t hi, std::vector<std::pair<PatId, EClassId>>& todo) {
+        std::span<const EClassId> keys = filter_->index->appliedFunctions(cls, nodes.size());
+        std::vector<uint32_t>& picked = picked_[path_.size()];
+        picked.clear();
+        for (size_t i = lo; i < hi; ++i) {
+            if (admitted(pid, keys, i)) {
+                picked.push_back(static_cast<uint32_t>(i));
+            }
+        }
+        constexpr size_t kBatch = 16; // as prefetchMembers, over the picked members
+        for (size_t k = 0; k < picked.size(); ++k) {
+            if (k % kBatch == 0 && picked.size() > 1) {
+                for (size_t j = k + kBatch; j < std::min(k + 2 * kBatch, picked.size()); ++j) {
+                    g_.prefetchNode(nodes[picked[j]], 0);
+                }
+                for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
+                    g_.prefetchNode(nodes[picked[j]], 1);
+                }
+            }
+            tryMember(pid, nodes, picked[k], todo);
         }
     }
 
     // Resuming: the member the search chose at this step, or the deferred range.
-    void resumeStep(PatId pid, std::span<const ENodeId> nodes,
+    void resumeStep(PatId pid, EClassId cls, std::span<const ENodeId> nodes,
                     std::vector<std::pair<PatId, EClassId>>& todo) {
         size_t k = path_.size();
         if (k < resume_->path.size()) {
             size_t i = resume_->path[k];
             if (i < nodes.size()) {
-                members(pid, nodes, i, i + 1, todo);
+                members(pid, cls, nodes, i, i + 1, todo);
             }
             return;
         }
-        members(pid, nodes, resume_->lo, std::min<size_t>(resume_->hi, nodes.size()), todo);
+        members(pid, cls, nodes, resume_->lo, std::min<size_t>(resume_->hi, nodes.size()), todo);
     }
 
     // No e-node matched so far is new and the pending pairs cannot match one: the members that
@@ -198,7 +243,7 @@ private:
             if (run < i) {
                 defer(run, i);
             }
-            members(pid, nodes, i, i + 1, todo);
+            members(pid, cls, nodes, i, i + 1, todo);
             run = i + 1;
         }
         if (run < nodes.size()) {
@@ -237,7 +282,18 @@ private:
         std::vector<uint32_t> found;
         EClass ec = g_.eclass(c);
         if (ec.mayHold(p_.nodes[pid].op)) {
+            // A member the function filter rules out matches nothing (its pins only: the
+            // answer must not depend on the bindings so far).
+            std::span<const EClassId> keys;
+            int32_t fnSlot = filter_ ? filter_->fnSlot[pid] : -1;
+            if (fnSlot >= 0) {
+                keys = filter_->index->appliedFunctions(c, ec.nodes.size());
+            }
             for (size_t i = 0; i < ec.nodes.size(); ++i) {
+                if (fnSlot >= 0 && (keys[i] == kNoClass ||
+                                    !filter_->admits(static_cast<uint32_t>(fnSlot), keys[i]))) {
+                    continue;
+                }
                 prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
                 if (memberHot(pid, ec.nodes[i])) {
                     found.push_back(static_cast<uint32_t>(i));
@@ -323,6 +379,8 @@ private:
     const MatchAge& age_;
     const Deferral* deferral_;
     const Resumption* resume_;
+    const FunctionFilter* filter_;
+    std::vector<std::vector<uint32_t>> picked_; // by path length: pickedMembers's members
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
     EClassId root_ = kNoClass;
@@ -351,9 +409,7 @@ void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
     Matcher(g, p, numSlots, onMatch).run(c);
 }
 
-namespace {
-
-std::optional<Op> opAt(const Pattern& p, PatId id) {
+std::optional<Op> patternOp(const Pattern& p, PatId id) {
     const PatNode& n = p.nodes[id];
     switch (n.kind) {
     case PatNode::Kind::ClassVar:
@@ -366,71 +422,19 @@ std::optional<Op> opAt(const Pattern& p, PatId id) {
     return n.op;
 }
 
-} // namespace
-
 std::optional<Op> rootOp(const Pattern& p) {
-    return opAt(p, p.root);
-}
-
-namespace {
-
-constexpr size_t kNumOps = size_t(1) << (8 * sizeof(Op));
-using OpSet = std::bitset<kNumOps>;
-
-void addOnce(std::vector<EClassId>& list, EClassId c) {
-    if (list.empty() || list.back() != c) {
-        list.push_back(c);
-    }
-}
-
-} // namespace
-
-OpIndex::OpIndex(const EGraph& g) : all_(g.classIds()), byOp_(kNumOps), appliedOp_(kNumOps) {
-    std::vector<OpSet> ops(g.numNodeIds()); // by canonical class id
-    for (EClassId c : all_) {
-        for (ENodeId n : g.eclass(c).nodes) {
-            ops[c].set(static_cast<size_t>(g.node(n).op));
-            addOnce(byOp_[static_cast<size_t>(g.node(n).op)], c);
-        }
-    }
-    for (EClassId c : all_) {
-        OpSet applied;
-        for (ENodeId n : g.eclass(c).nodes) {
-            const ENode& node = g.node(n);
-            if (node.op == Op::Apply && !node.children.empty()) {
-                applied |= ops[node.children[0]];
-            }
-        }
-        for (size_t op = 0; op < kNumOps && applied.any(); ++op) {
-            if (applied.test(op)) {
-                addOnce(appliedOp_[op], c);
-                applied.reset(op);
-            }
-        }
-    }
-}
-
-std::span<const EClassId> OpIndex::candidates(const Pattern& p) const {
-    std::optional<Op> op = rootOp(p);
-    if (!op) {
-        return all();
-    }
-    const PatNode& root = p.nodes[p.root];
-    if (*op == Op::Apply && !root.children.empty()) {
-        if (std::optional<Op> fn = opAt(p, root.children[0])) {
-            return appliedOp_[static_cast<size_t>(*fn)];
-        }
-    }
-    return byOp_[static_cast<size_t>(*op)];
+    return patternOp(p, p.root);
 }
 
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
-                  const BindFilter& keep, const MatchAge& age, const Deferral* deferral) {
+                  const BindFilter& keep, const MatchAge& age, const Deferral* deferral,
+                  const FunctionFilter* filter) {
     EClassId current = kNoClass;
     std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
-    Matcher m(g, p, numSlots, forward, keep, age, age.since != 0 ? deferral : nullptr);
+    Matcher m(g, p, numSlots, forward, keep, age, age.since != 0 ? deferral : nullptr, nullptr,
+              filter);
     for (EClassId c : classes) {
         current = c;
         m.run(c);

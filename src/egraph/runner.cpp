@@ -5,6 +5,7 @@
 #include "seminaive.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <iterator>
 #include <oneapi/tbb/blocked_range.h>
@@ -44,6 +45,7 @@ Runner::Runner(EGraph& g, const std::vector<Rule>& rules, const Library& lib, Re
     for (size_t r = 0; r < rules.size(); ++r) {
         state_[r].skipsUnchanged = skipsUnchangedMatches(rules[r], lib);
         state_[r].direct = DirectRhs::compile(rules[r]);
+        state_[r].pins = functionPins(rules[r], lib);
         if (defersUnchangedMatches(rules[r], lib)) {
             state_[r].deferred = std::make_unique<detail::DeferredRule>(rules[r]);
         }
@@ -109,7 +111,17 @@ std::vector<bool> Runner::focusedRoots() const {
 }
 
 std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& report) {
-    OpIndex index(g_);
+    auto active = [&](size_t r) { return state_[r].bannedUntil <= iteration; };
+    std::vector<bool> filtered(rules_.size(), false);
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        filtered[r] = functionFilter && active(r) && state_[r].pins;
+    }
+    // Kept for the apply phase, whose deferred ranges are enumerated on the classes as they were.
+    index_ = std::make_unique<OpIndex>(g_, std::find(filtered.begin(), filtered.end(), true) !=
+                                               filtered.end());
+    const OpIndex& index = *index_;
+    filters_.assign(rules_.size(), FunctionFilter());
+    std::vector<std::vector<EClassId>> roots(rules_.size());
     // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
     // each task has its own result slot, and the flattening below reads them in task order,
     // so the matches do not depend on how the tasks were scheduled.
@@ -122,10 +134,14 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     std::vector<bool> inFocus = focusedRoots();
     std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
-        if (state_[r].bannedUntil > iteration) {
+        if (!active(r)) {
             continue;
         }
         std::span<const EClassId> cands = index.candidates(rules_[r].lhs);
+        if (filtered[r]) {
+            filters_[r] = makeFunctionFilter(g_, rules_[r], lib_, ctx_.facts, *state_[r].pins,
+                                             index, roots[r], cands);
+        }
         if (!inFocus.empty()) {
             std::copy_if(cands.begin(), cands.end(), std::back_inserter(focused[r]),
                          [&](EClassId c) { return c < inFocus.size() && inFocus[c]; });
@@ -153,7 +169,12 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             hot[r] = std::make_unique<tbb::enumerable_thread_specific<HotMembers>>();
         }
     }
+    std::atomic<bool> timedOut = false;
     tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
+        if (timedOut.load(std::memory_order_relaxed) || pastDeadline()) {
+            timedOut = true; // the iteration stops: its matches are dropped
+            return;
+        }
         auto start = Clock::now();
         size_t r = tasks[t].rule;
         const Rule& rule = rules_[r];
@@ -171,10 +192,14 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         searchClasses(
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
-            deferral ? &*deferral : nullptr);
+            deferral ? &*deferral : nullptr, filterOf(r));
         seconds[t] = secondsSince(start);
     });
     std::vector<RuleMatches> out(rules_.size());
+    if (timedOut) {
+        timedOut_ = true;
+        return out;
+    }
     for (size_t r = 0; r < rules_.size(); ++r) {
         out[r].searched = state_[r].bannedUntil <= iteration;
     }
@@ -199,52 +224,6 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         }
     }
     return out;
-}
-
-const Applications::Instances& Applications::of(const std::string& rule) const {
-    static const Instances kNone;
-    for (const Entry& e : rhs) {
-        if (e.rule == rule) {
-            return e.instances;
-        }
-    }
-    return kNone;
-}
-
-namespace {
-
-// A right-hand side that uses OpenCL patterns (Applications: a schedule).
-bool schedule(const Rule& rule) {
-    if (!rule.rhs) {
-        return false;
-    }
-    return std::any_of(rule.rhs->nodes.begin(), rule.rhs->nodes.end(), [](const PatNode& n) {
-        switch (n.kind == PatNode::Kind::Node ? n.op : lift::Op::Map) {
-        case lift::Op::MapGlb:
-        case lift::Op::MapWrg:
-        case lift::Op::MapLcl:
-        case lift::Op::MapSeq:
-        case lift::Op::ReduceSeq:
-        case lift::Op::ToGlobal:
-        case lift::Op::ToLocal:
-        case lift::Op::ToPrivate:
-            return true;
-        default:
-            return false;
-        }
-    });
-}
-
-} // namespace
-
-void Applications::add(const Rule& rule, std::vector<ENodeId> nodes) {
-    for (Entry& e : rhs) {
-        if (e.rule == rule.name) {
-            e.instances.push_back(std::move(nodes));
-            return;
-        }
-    }
-    rhs.push_back({rule.name, schedule(rule), {std::move(nodes)}});
 }
 
 void Runner::planWindow(const Rule& rule, std::span<const Match> window,
@@ -285,6 +264,15 @@ bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& 
     if (++st.sinceCheck == kMemoryCheck) {
         st.sinceCheck = 0;
         if (g_.memoryBytes() > limits.memoryBytes) {
+            st.stopped = true;
+            return false;
+        }
+    }
+    constexpr size_t kClockCheck = 1024;
+    if (++st.sinceClock == kClockCheck) {
+        st.sinceClock = 0;
+        if (pastDeadline()) {
+            timedOut_ = true;
             st.stopped = true;
             return false;
         }
@@ -408,6 +396,9 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         report.rules.push_back({r.name});
     }
     auto start = Clock::now();
+    deadline_ = start + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(std::min(limits.seconds, 1e9)));
+    timedOut_ = false;
     // More threads than cores only adds contention (and a TBB warning); results are the same.
     auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
     tbb::task_arena arena(static_cast<int>(std::clamp<size_t>(threads, 1, cores)));
@@ -427,7 +418,11 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         auto applyStart = Clock::now();
         size_t applied = 0;
         bool complete = false; // in the arena: its memory checks sum in parallel
-        arena.execute([&] { complete = apply(matches, report, applied); });
+        if (!timedOut_) {
+            arena.execute([&] { complete = apply(matches, report, applied); });
+        }
+        filters_.clear();
+        index_.reset();
         auto rebuildStart = Clock::now();
         arena.execute([&] { g_.rebuild(); }); // its analysis rounds run on the same threads
         IterationReport ir{it + 1,           g_.numNodes(), g_.numClasses(),
@@ -446,6 +441,10 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         bool banned = false;
         for (const RuleState& s : state_) {
             banned = banned || s.bannedUntil > it + 1;
+        }
+        if (timedOut_) {
+            report.stop = StopReason::TimeLimit;
+            break;
         }
         if (g_.numNodes() > limits.nodes) {
             report.stop = StopReason::NodeLimit;

@@ -215,6 +215,7 @@ void Runner::withResumption(size_t r, const RuleMatches& matches, ApplyState& st
     const detail::DeferredRule& dr = *state_[r].deferred;
     detail::ApplyJournal& journal = *st.journal;
     st.resume = Resumption();
+    st.resume.filter = filterOf(r);
     st.resume.classAt = [&](EClassId c) -> const ClassSnapshot::Entry& { return journal.entry(c); };
     // Matches that cannot change anything now are left out; the others are applied as they are
     // found, so that what they merge is known to the matches after them. Past the e-node

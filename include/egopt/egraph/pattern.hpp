@@ -6,6 +6,7 @@
 
 #include "egopt/egraph/egraph.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -34,6 +35,8 @@ struct Pattern {
     bool isFunction() const; // decidable sort of the root (true: a function)
     bool sortKnown() const;
 };
+
+struct FunctionFilter; // below
 
 // A substitution: classes for e-class slots, sizes for size-variable names.
 struct Subst {
@@ -101,6 +104,8 @@ struct Resumption {
     uint32_t lo = 0, hi = 0;
     std::function<const ClassSnapshot::Entry&(EClassId)> classAt;
     std::function<bool(const Subst&, std::span<const std::pair<PatId, EClassId>> pending)> wanted;
+    // The search's FunctionFilter, if it had one: its index describes the classes as they were.
+    const FunctionFilter* filter = nullptr;
 };
 
 // Shared among the patterns of one rule: which slot a name denotes and the binder depth at
@@ -125,7 +130,7 @@ void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
                   const BindFilter& keep = {}, const MatchAge& age = {},
-                  const Deferral* deferral = nullptr);
+                  const Deferral* deferral = nullptr, const FunctionFilter* filter = nullptr);
 // The matches a Deferral handed over for root class `root` (Resumption).
 void resumeMatches(const EGraph& g, const Pattern& p, size_t numSlots, EClassId root,
                    const Resumption& resume, const std::function<void(const Subst&)>& onMatch,
@@ -143,6 +148,8 @@ bool deferrable(const Pattern& p);
 // the root is a class variable, which matches any class. Searches use it to try a pattern only
 // on the classes that hold an e-node of that operator.
 std::optional<Op> rootOp(const Pattern& p);
+// The operator of pattern node `id` as rootOp gives the root's.
+std::optional<Op> patternOp(const Pattern& p, PatId id);
 
 // The classes that hold at least one e-node of each operator (canonical ids, ascending), as
 // egg and egglog keep them: a pattern is tried only on the classes its root operator occurs
@@ -153,15 +160,41 @@ std::optional<Op> rootOp(const Pattern& p);
 // changes.
 class OpIndex {
 public:
-    explicit OpIndex(const EGraph& g);
+    // With `functionKeys`, also the applied functions of application members (below), for
+    // searches that narrow applications by their function (FunctionFilter).
+    explicit OpIndex(const EGraph& g, bool functionKeys = false);
     // The classes a match of `p` can be rooted at. Ascending, as a full scan would visit them.
     std::span<const EClassId> candidates(const Pattern& p) const;
     std::span<const EClassId> all() const { return all_; }
+    std::span<const EClassId> withOp(Op op) const; // the classes holding an e-node of `op`
+    // With functionKeys: by member of class `c` (canonical, `members` of them), the canonical
+    // class of the function an application member applies, kNoClass for other members.
+    std::span<const EClassId> appliedFunctions(EClassId c, size_t members) const;
+    // With functionKeys: the classes holding an application of function class `f`, ascending.
+    std::span<const EClassId> applying(EClassId f) const;
 
 private:
     std::vector<EClassId> all_;
     std::vector<std::vector<EClassId>> byOp_;      // by Op's value
     std::vector<std::vector<EClassId>> appliedOp_; // Apply classes, by the function's operator
+    std::vector<uint32_t> keyAt_;                  // by class id: its members' first key
+    std::vector<EClassId> keys_;                   // by member, class by class
+    std::unordered_map<EClassId, std::vector<EClassId>> applying_;
+};
+
+// Narrows a search by the applied functions of application members (OpIndex's function keys):
+// at a pattern node `?f $ (...)` a member that applies another class than ?f's, once ?f is
+// bound, or than one of the classes ?f is pinned to before (a rule's condition holds only for
+// them: isFun(?f, "add")), cannot match, and is skipped without reading it. The matches and
+// their order are those of the search without the filter.
+struct FunctionFilter {
+    const OpIndex* index = nullptr;
+    std::vector<int32_t> fnSlot;                   // by pattern node: its function's slot, or -1
+    std::vector<bool> pinned;                      // by slot
+    std::vector<std::vector<EClassId>> pins;       // by pinned slot: the classes it can bind
+    bool admits(uint32_t slot, EClassId f) const { // pins are ascending
+        return !pinned[slot] || std::binary_search(pins[slot].begin(), pins[slot].end(), f);
+    }
 };
 
 // Builds the term of a pattern under a substitution (class variables as shifted references).

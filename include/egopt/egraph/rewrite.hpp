@@ -59,6 +59,10 @@ struct Library {
         // The condition reads only the member e-nodes of its class arguments (their operators
         // and values): it holds for a class whose member list is unchanged iff it held before.
         bool membersOnly = false;
+        // The condition holds only for a class (its first argument, the only class one) that
+        // holds an e-node of this operator: a search can evaluate it ahead on the classes that
+        // do, and narrow `?f $ (...)` to applications of those (FunctionFilter).
+        std::optional<Op> requiresOp = std::nullopt;
     };
     std::map<std::string, std::pair<Entry, Condition>> conditions;
     std::map<std::string, std::pair<Entry, Generator>> generators;
@@ -108,7 +112,8 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch,
-                   uint32_t unchangedSince = 0, const Deferral* deferral = nullptr);
+                   uint32_t unchangedSince = 0, const Deferral* deferral = nullptr,
+                   const FunctionFilter* filter = nullptr);
 // The matches a Deferral of searchClasses handed over (resumeMatches), with the rule's
 // conditions; `journaled` answers condition i for a class whose members changed since the
 // search (nullopt: the condition is called).
@@ -123,6 +128,22 @@ void resumeSearchSession(const EGraph& g, const Rule& rule, const Library& lib,
                          const std::function<std::optional<bool>(size_t, EClassId)>& journaled,
                          const std::function<void(const Subst&)>& onMatch,
                          const std::function<void(const std::function<void(EClassId)>&)>& body);
+// What narrows a rule's search by applied functions (FunctionFilter), found once per rule: the
+// left-hand nodes `?f $ (...)` and the conditions that pin such a ?f (Library::Entry::
+// requiresOp, with no other class or size argument). nullopt: the rule has no such node.
+struct FunctionPins {
+    std::vector<int32_t> fnSlot;               // by left-hand node, or -1
+    std::vector<std::vector<size_t>> pinnedBy; // by slot: the conditions that pin it
+};
+std::optional<FunctionPins> functionPins(const Rule& rule, const Library& lib);
+// The filter for a search of the rule on `g`, clean, whose index has function keys: each pinned
+// variable's classes, the classes of `index.withOp(requiresOp)` where its conditions hold.
+// `roots` receives the classes a match can be rooted at when the root is `?f $ (...)` with ?f
+// pinned (ascending), else index.candidates(rule.lhs) is returned unchanged.
+FunctionFilter makeFunctionFilter(const EGraph& g, const Rule& rule, const Library& lib,
+                                  const SizeFacts& facts, const FunctionPins& pins,
+                                  const OpIndex& index, std::vector<EClassId>& roots,
+                                  std::span<const EClassId>& candidates);
 // By slot: whether a condition of the rule reads it (Deferral::conditionSlot).
 std::vector<bool> conditionSlotMask(const Rule& rule);
 

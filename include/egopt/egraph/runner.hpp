@@ -6,12 +6,14 @@
 // is stored at its (rule, class) position and applied in that order, so the e-graph after each
 // iteration does not depend on the thread count. Right-hand sides may be planned in parallel
 // (planApply); a plan is used only where it adds what building the side in order would. Only
-// the time limit is inherently nondeterministic.
+// the time limit is inherently nondeterministic: it stops a search or apply phase where it is
+// reached (the matches applied so far stay, the e-graph is rebuilt).
 #pragma once
 
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -147,6 +149,10 @@ public:
     // Matches of a rule whose right-hand side compiles (DirectRhs) are applied through it when
     // not planned; the e-graph is the same either way.
     bool directRhs = true;
+    // Applications in left-hand sides (`?f $ (...)`) are searched only among the members that
+    // apply ?f's class, or a class its conditions allow (FunctionFilter); the matches are the
+    // same either way.
+    bool functionFilter = true;
     RunReport run(const std::function<void(const IterationReport&)>& onIteration = {});
 
 private:
@@ -158,7 +164,8 @@ private:
         uint32_t appliedAt = 0;
         bool skipsUnchanged = false;
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
-        std::optional<DirectRhs> direct; // its right-hand side compiled, where it can be
+        std::optional<DirectRhs> direct;  // its right-hand side compiled, where it can be
+        std::optional<FunctionPins> pins; // where FunctionFilter can narrow its search
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
@@ -203,6 +210,7 @@ private:
         size_t& applied;
         detail::ApplyJournal* journal = nullptr;
         size_t sinceCheck = 0;
+        size_t sinceClock = 0; // matches since the time limit was last checked
         bool nodeLimit = false;
         bool stopped = false;
         bool record = false;
@@ -231,12 +239,25 @@ private:
     bool deferring(size_t r) const;
     void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
+    // The function filter of rule r's search in this iteration, if any.
+    const FunctionFilter* filterOf(size_t r) const {
+        return r < filters_.size() && filters_[r].index ? &filters_[r] : nullptr;
+    }
 
     EGraph& g_;
     const std::vector<Rule>& rules_;
     const Library& lib_;
     RewriteContext& ctx_;
     std::vector<RuleState> state_;
+    // From the search to the end of the apply phase of an iteration: the search's operator
+    // index and, by rule, its function filter (index null: none).
+    std::unique_ptr<OpIndex> index_;
+    std::vector<FunctionFilter> filters_;
+    // The time limit, also checked inside an iteration: by each search task as it starts and
+    // every few thousand matches applied; timedOut_ says that the iteration stopped there.
+    std::chrono::steady_clock::time_point deadline_{};
+    bool timedOut_ = false;
+    bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
 } // namespace egopt::egraph
