@@ -396,8 +396,13 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         report.rules.push_back({r.name});
     }
     auto start = Clock::now();
-    deadline_ = start + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(std::min(limits.seconds, 1e9)));
+    // The first iteration always runs whole, so that every run makes its first round of
+    // rewrites (a pipeline phase under a spent budget still lowers the program); the limit stops
+    // later iterations where it is reached.
+    const Clock::time_point deadline =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(std::min(limits.seconds, 1e9)));
+    deadline_ = Clock::time_point::max();
     timedOut_ = false;
     // More threads than cores only adds contention (and a TBB warning); results are the same.
     auto cores = static_cast<size_t>(std::max(1, tbb::info::default_concurrency()));
@@ -413,6 +418,9 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             break;
         }
         auto iterStart = Clock::now();
+        if (it == 1) {
+            deadline_ = deadline;
+        }
         std::vector<RuleMatches> matches;
         arena.execute([&] { matches = search(it, report); });
         auto applyStart = Clock::now();
