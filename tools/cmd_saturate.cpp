@@ -108,7 +108,7 @@ int runSaturate(const Args& args) {
             }
             std::printf("\n");
         }
-        std::printf("iteration %zu: %zu e-nodes, %zu e-classes, %zu bytes, %zu applied, %.3f s\n",
+        std::printf("iteration %zu: %zu e-nodes, %zu e-classes, %zu bytes, %zu applied, %.6f s\n",
                     it.iteration, it.nodes, it.classes, it.bytes, it.applied, it.seconds);
         std::fflush(stdout);
     };

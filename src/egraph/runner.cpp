@@ -321,11 +321,22 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
     ApplyState st{report, applied};
     st.journal = journal.get();
     // Matches are applied in windows: planned in parallel on the e-graph as the window begins,
-    // then applied in order (applyPlanned: the same e-graph as applying them one by one).
-    std::vector<Match> window(planWindowSize);
-    std::vector<PlannedMatch> plans(planWindowSize);
-    std::vector<std::pair<Matches*, size_t>> where(planWindowSize);
-    std::vector<const Matches::Deferred*> deferredAt(planWindowSize);
+    // then applied in order (applyPlanned: the same e-graph as applying them one by one). A
+    // window holds no more entries than a rule has: its slots are built and freed each
+    // iteration, which a small e-graph would otherwise pay for thousands of empty ones.
+    size_t mostEntries = 0;
+    for (const RuleMatches& rm : matches) {
+        size_t entries = 0;
+        for (const Matches& part : rm.parts) {
+            entries += part.count;
+        }
+        mostEntries = std::max(mostEntries, entries);
+    }
+    const size_t windowSize = std::clamp<size_t>(mostEntries, 1, planWindowSize);
+    std::vector<Match> window(windowSize);
+    std::vector<PlannedMatch> plans(windowSize);
+    std::vector<std::pair<Matches*, size_t>> where(windowSize);
+    std::vector<const Matches::Deferred*> deferredAt(windowSize);
     for (size_t r = 0; r < rules_.size(); ++r) {
         auto start = Clock::now();
         size_t before = g_.numNodeIds();
@@ -340,7 +351,7 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
             size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0;
             while (part < parts.size() && !st.stopped && !st.nodeLimit) {
                 size_t n = 0;
-                while (n < planWindowSize && part < parts.size()) {
+                while (n < windowSize && part < parts.size()) {
                     if (next == parts[part].count) {
                         ++part, next = 0, nextSizes = 0, nextDeferred = 0;
                         continue;
