@@ -17,19 +17,6 @@ using namespace egopt::egraph;
 
 namespace {
 
-std::vector<Rule> load(const Library& lib, const std::string& files) {
-    std::vector<Rule> all;
-    size_t at = 0;
-    while (at <= files.size()) {
-        size_t comma = std::min(files.find(',', at), files.size());
-        auto rules = rules::loadRules(
-            std::string(EGOPT_SOURCE_DIR) + "/" + files.substr(at, comma - at), lib);
-        all.insert(all.end(), rules.begin(), rules.end());
-        at = comma + 1;
-    }
-    return all;
-}
-
 struct DirectRun {
     std::vector<std::string> graphs; // after each iteration
     RunReport report;
@@ -88,13 +75,13 @@ void checkSameAsGeneric(const DirectRun& generic, const DirectRun& direct) {
 
 TEST_CASE("the rules of an AC sum compile to direct right-hand sides", "[egraph]") {
     Library lib = Library::standard();
-    for (const Rule& rule : load(lib, "tests/egraph/data/sum.rules")) {
+    for (const Rule& rule : test::loadSourceRules(lib, "tests/egraph/data/sum.rules")) {
         INFO(rule.name);
         CHECK(DirectRhs::compile(rule).has_value());
     }
     // Binders, sizes and C++ appliers take the generic path.
     size_t compiled = 0, rules = 0;
-    for (const Rule& rule : load(lib, "rules/core.rules")) {
+    for (const Rule& rule : test::loadSourceRules(lib, "rules/core.rules")) {
         compiled += DirectRhs::compile(rule) ? 1 : 0;
         ++rules;
     }
@@ -103,7 +90,7 @@ TEST_CASE("the rules of an AC sum compile to direct right-hand sides", "[egraph]
 
 TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egraph]") {
     Library lib = Library::standard();
-    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    auto sum = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     const size_t terms = testenv::unlessSanitized(7, 5);
     for (size_t threads : {1u, 2u}) {
         for (size_t matchLimit : {0u, 1000u}) {
@@ -118,7 +105,7 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
     }
     // Right-hand sides that are a variable (x·1 => x), literals, one inner e-node; stopped by
     // the e-node limit inside an iteration.
-    auto arith = load(lib, "tests/egraph/data/arith.rules");
+    auto arith = test::loadSourceRules(lib, "tests/egraph/data/arith.rules");
     const std::string program =
         "fun(Float, Float, Float, (a, b, c) => add(mult(neg(sub(a, b)), add(c, 0.0f)), "
         "mult(mult(a, 1.0f), neg(neg(add(b, c))))))";
@@ -135,7 +122,7 @@ TEST_CASE("direct right-hand sides build the e-graph of the generic path", "[egr
 TEST_CASE("direct right-hand sides beside the Lift rules", "[egraph]") {
     // mm with the core rules: most right-hand sides have binders; those without are direct.
     Library lib = Library::standard();
-    auto rules = load(lib, "rules/core.rules");
+    auto rules = test::loadSourceRules(lib, "rules/core.rules");
     std::ifstream in(test::example("mm.lift"));
     std::string mm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const size_t limit = testenv::unlessSanitized(4000, 1500);

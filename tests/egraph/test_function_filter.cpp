@@ -14,23 +14,20 @@ using namespace egopt::egraph;
 
 namespace {
 
-std::vector<Rule> load(const Library& lib, const char* file) {
-    return rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/" + file, lib);
-}
-
-struct Run {
+struct FilterRun {
     std::vector<std::string> graphs; // after each iteration
     RunReport report;
 };
 
-struct Options {
+struct FilterOptions {
     bool filter = true;
     size_t threads = 1;
     size_t matchLimit = 0;
     size_t iterations = 100;
 };
 
-Run saturate(EGraph& g, const std::vector<Rule>& rules, const Library& lib, const Options& o) {
+FilterRun saturateFiltered(EGraph& g, const std::vector<Rule>& rules, const Library& lib,
+                           const FilterOptions& o) {
     RewriteContext ctx;
     Runner runner(g, rules, lib, ctx);
     runner.scheduler.matchLimit = o.matchLimit;
@@ -38,24 +35,24 @@ Run saturate(EGraph& g, const std::vector<Rule>& rules, const Library& lib, cons
     runner.threads = o.threads;
     runner.limits.iterations = o.iterations;
     runner.limits.nodes = 200'000;
-    Run run;
+    FilterRun run;
     run.report =
         runner.run([&](const IterationReport&) { run.graphs.push_back(test::structure(g)); });
     return run;
 }
 
-Run saturate(const std::string& program, const std::vector<Rule>& rules, const Library& lib,
-             const Options& o) {
+FilterRun saturateFiltered(const std::string& program, const std::vector<Rule>& rules,
+                           const Library& lib, const FilterOptions& o) {
     EGraph g;
     lift::Program p = lift::parseProgram(program, "filter.lift");
     insertProgram(g, p);
-    return saturate(g, rules, lib, o);
+    return saturateFiltered(g, rules, lib, o);
 }
 
 // The same e-graphs and statistics; only how the semi-naive search splits the unchanged
 // matches it leaves unenumerated (deferred ranges) may differ, since the filter tells more
 // members apart as matching nothing.
-void checkSame(const Run& plain, const Run& filtered, bool deferring) {
+void checkSameAsUnfiltered(const FilterRun& plain, const FilterRun& filtered, bool deferring) {
     CHECK(filtered.report.stop == plain.report.stop);
     REQUIRE(filtered.graphs.size() == plain.graphs.size());
     for (size_t i = 0; i < plain.graphs.size(); ++i) {
@@ -79,41 +76,41 @@ void checkSame(const Run& plain, const Run& filtered, bool deferring) {
 
 TEST_CASE("the function filter builds the e-graph of the unfiltered search", "[egraph]") {
     Library lib = Library::standard();
-    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    auto sum = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     const size_t terms = testenv::unlessSanitized(7, 5);
     for (size_t threads : {1u, 2u}) {
         for (size_t matchLimit : {0u, 1000u}) {
             INFO("arith-" << terms << ", " << threads << " threads, match limit " << matchLimit);
-            Options o{true, threads, matchLimit};
-            Run filtered = saturate(test::arithSumText(terms), sum, lib, o);
+            FilterOptions o{true, threads, matchLimit};
+            FilterRun filtered = saturateFiltered(test::arithSumText(terms), sum, lib, o);
             o.filter = false;
-            Run plain = saturate(test::arithSumText(terms), sum, lib, o);
-            checkSame(plain, filtered, matchLimit == 0);
+            FilterRun plain = saturateFiltered(test::arithSumText(terms), sum, lib, o);
+            checkSameAsUnfiltered(plain, filtered, matchLimit == 0);
         }
     }
     // Conditions on literals and user functions, and variables that isFun does not pin.
-    auto arith = load(lib, "tests/egraph/data/arith.rules");
+    auto arith = test::loadSourceRules(lib, "tests/egraph/data/arith.rules");
     const std::string program =
         "fun(Float, Float, Float, (a, b, c) => add(mult(neg(sub(a, b)), add(c, 0.0f)), "
         "mult(mult(a, 1.0f), neg(neg(add(b, c))))))";
     for (size_t threads : {1u, 2u}) {
         INFO("arith.rules, " << threads << " threads");
-        Options o{true, threads, 0, testenv::unlessSanitized(size_t(8), size_t(5))};
-        Run filtered = saturate(program, arith, lib, o);
+        FilterOptions o{true, threads, 0, testenv::unlessSanitized(size_t(8), size_t(5))};
+        FilterRun filtered = saturateFiltered(program, arith, lib, o);
         o.filter = false;
-        Run plain = saturate(program, arith, lib, o);
-        checkSame(plain, filtered, true);
+        FilterRun plain = saturateFiltered(program, arith, lib, o);
+        checkSameAsUnfiltered(plain, filtered, true);
     }
 }
 
 TEST_CASE("the function filter narrows the roots and members of a search", "[egraph]") {
     // arith-6 after three iterations: many classes hold both add and mult applications.
     Library lib = Library::standard();
-    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    auto sum = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     EGraph g;
     lift::Program p = lift::parseProgram(test::arithSumText(6), "filter.lift");
     insertProgram(g, p);
-    saturate(g, sum, lib, {true, 1, 0, 3});
+    saturateFiltered(g, sum, lib, {true, 1, 0, 3});
     OpIndex index(g, true);
     SizeFacts facts;
     size_t narrowed = 0;
@@ -165,9 +162,9 @@ TEST_CASE("the time limit stops an iteration inside its search or apply phase", 
     // reached early in the longest one stops it there, far before it would end, and leaves a
     // rebuilt e-graph.
     Library lib = Library::standard();
-    auto sum = load(lib, "tests/egraph/data/sum.rules");
+    auto sum = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     const std::string program = test::arithSumText(testenv::unlessSanitized(9, 7));
-    Run full = saturate(program, sum, lib, {});
+    FilterRun full = saturateFiltered(program, sum, lib, {});
     REQUIRE(full.report.stop == StopReason::Saturated);
     size_t longest = 0;
     double before = 0;

@@ -5,11 +5,28 @@
 #include "egopt/egraph/egraph.hpp"
 #include "egopt/interp/interpreter.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "egopt/rules/loader.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
 namespace egopt::test {
+
+// The rules of the comma-separated rule files `files`, paths relative to the source tree.
+inline std::vector<egraph::Rule> loadSourceRules(const egraph::Library& lib,
+                                                 const std::string& files) {
+    std::vector<egraph::Rule> all;
+    size_t at = 0;
+    while (at <= files.size()) {
+        size_t comma = std::min(files.find(',', at), files.size());
+        auto rules = rules::loadRules(
+            std::string(EGOPT_SOURCE_DIR) + "/" + files.substr(at, comma - at), lib);
+        all.insert(all.end(), rules.begin(), rules.end());
+        at = comma + 1;
+    }
+    return all;
+}
 
 // sum_i x_i * y over n Float parameters, left-nested: scripts/bench-egraph's arith-n workload.
 inline std::string arithSumText(size_t n) {

@@ -15,18 +15,15 @@ using namespace egopt::egraph;
 
 namespace {
 
-std::vector<Rule> load(const Library& lib, const char* file) {
-    return rules::loadRules(std::string(EGOPT_SOURCE_DIR) + "/" + file, lib);
-}
-
-struct Run {
+struct SemiNaiveRun {
     std::vector<std::string> graphs; // after each iteration
     RunReport report;
     size_t matches = 0, applications = 0, newNodes = 0, deferred = 0, enumerated = 0;
 };
 
-Run saturate(const std::string& program, const std::vector<Rule>& rules, const Library& lib,
-             bool semiNaive, size_t threads, size_t nodes = 200'000) {
+SemiNaiveRun saturateSemiNaive(const std::string& program, const std::vector<Rule>& rules,
+                               const Library& lib, bool semiNaive, size_t threads,
+                               size_t nodes = 200'000) {
     EGraph g;
     lift::Program p = lift::parseProgram(program, "seminaive.lift");
     insertProgram(g, p);
@@ -37,7 +34,7 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     runner.threads = threads;
     runner.limits.iterations = 100;
     runner.limits.nodes = nodes;
-    Run run;
+    SemiNaiveRun run;
     run.report =
         runner.run([&](const IterationReport&) { run.graphs.push_back(test::structure(g)); });
     for (const RuleStats& st : run.report.rules) {
@@ -50,7 +47,7 @@ Run saturate(const std::string& program, const std::vector<Rule>& rules, const L
     return run;
 }
 
-void checkSame(const Run& full, const Run& semi) {
+void checkSameAsFull(const SemiNaiveRun& full, const SemiNaiveRun& semi) {
     CHECK(full.deferred == 0);
     CHECK(semi.report.stop == full.report.stop);
     REQUIRE(semi.graphs.size() == full.graphs.size());
@@ -70,14 +67,15 @@ void checkSame(const Run& full, const Run& semi) {
 TEST_CASE("semi-naive search builds the e-graph of the full search from fewer matches",
           "[egraph]") {
     Library lib = Library::standard();
-    auto rules = load(lib, "tests/egraph/data/sum.rules");
+    auto rules = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     for (size_t n : testenv::sanitizerRun() ? std::vector<size_t>{6} : std::vector<size_t>{6, 7}) {
         for (size_t threads : {1u, 2u}) {
             INFO("arith-" << n << ", " << threads << " threads");
-            Run full = saturate(test::arithSumText(n), rules, lib, false, threads);
-            Run semi = saturate(test::arithSumText(n), rules, lib, true, threads);
+            SemiNaiveRun full =
+                saturateSemiNaive(test::arithSumText(n), rules, lib, false, threads);
+            SemiNaiveRun semi = saturateSemiNaive(test::arithSumText(n), rules, lib, true, threads);
             CHECK(full.report.stop == StopReason::Saturated);
-            checkSame(full, semi);
+            checkSameAsFull(full, semi);
             // Fewer matches enumerated; some deferred ranges were enumerated at apply time
             // (a merge of the phase reached them) and most were not.
             CHECK(semi.matches * 10 < full.matches * 6);
@@ -92,7 +90,7 @@ TEST_CASE("semi-naive search agrees with the full search on the arithmetic rules
     // Negation, subtraction, x·1 and x+0 besides the AC rules: rules with one or no inner
     // right-hand e-node, literal conditions, right-hand sides that are a variable.
     Library lib = Library::standard();
-    auto rules = load(lib, "tests/egraph/data/arith.rules");
+    auto rules = test::loadSourceRules(lib, "tests/egraph/data/arith.rules");
     const std::string program =
         "fun(Float, Float, Float, (a, b, c) => add(mult(neg(sub(a, b)), add(c, 0.0f)), "
         "mult(mult(a, 1.0f), neg(neg(add(b, c))))))";
@@ -100,9 +98,9 @@ TEST_CASE("semi-naive search agrees with the full search on the arithmetic rules
         INFO(threads << " threads");
         // Stopped by the e-node limit inside an iteration, after a few saturating ones.
         const size_t limit = testenv::unlessSanitized(6000, 2500);
-        Run full = saturate(program, rules, lib, false, threads, limit);
-        Run semi = saturate(program, rules, lib, true, threads, limit);
-        checkSame(full, semi);
+        SemiNaiveRun full = saturateSemiNaive(program, rules, lib, false, threads, limit);
+        SemiNaiveRun semi = saturateSemiNaive(program, rules, lib, true, threads, limit);
+        checkSameAsFull(full, semi);
         CHECK(semi.matches < full.matches);
         CHECK(semi.deferred > 0);
     }
@@ -111,7 +109,7 @@ TEST_CASE("semi-naive search agrees with the full search on the arithmetic rules
 TEST_CASE("semi-naive search is off with the backoff scheduler", "[egraph]") {
     // Bans count every match, so a search that leaves some unenumerated would ban later.
     Library lib = Library::standard();
-    auto rules = load(lib, "tests/egraph/data/sum.rules");
+    auto rules = test::loadSourceRules(lib, "tests/egraph/data/sum.rules");
     EGraph g;
     lift::Program p = lift::parseProgram(test::arithSumText(6), "seminaive.lift");
     insertProgram(g, p);
