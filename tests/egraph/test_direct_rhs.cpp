@@ -5,6 +5,7 @@
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/runner.hpp"
 #include "egopt/rules/loader.hpp"
+#include "same_runs.hpp"
 #include "sanitizer_run.hpp"
 #include "test_helpers.hpp"
 
@@ -54,21 +55,7 @@ DirectRun saturateWith(const std::string& program, const std::vector<Rule>& rule
 
 void checkSameAsGeneric(const DirectRun& generic, const DirectRun& direct) {
     CHECK(generic.fromDirect == 0);
-    CHECK(direct.report.stop == generic.report.stop);
-    REQUIRE(direct.graphs.size() == generic.graphs.size());
-    for (size_t i = 0; i < generic.graphs.size(); ++i) {
-        INFO("iteration " << i + 1);
-        CHECK(direct.graphs[i] == generic.graphs[i]);
-    }
-    for (size_t r = 0; r < generic.report.rules.size(); ++r) {
-        const RuleStats &a = generic.report.rules[r], &b = direct.report.rules[r];
-        INFO(a.name);
-        CHECK(b.matches == a.matches);
-        CHECK(b.applications == a.applications);
-        CHECK(b.newNodes == a.newNodes);
-        CHECK(b.unchangedSkipped == a.unchangedSkipped);
-        CHECK(b.timesBanned == a.timesBanned);
-    }
+    test::checkSameRuns(generic.report, generic.graphs, direct.report, direct.graphs, {});
 }
 
 } // namespace

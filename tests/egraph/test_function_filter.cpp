@@ -4,6 +4,7 @@
 // iteration, ids included, must be those of the search without it, on 1 and 2 threads.
 #include "egopt/egraph/runner.hpp"
 #include "egopt/rules/loader.hpp"
+#include "same_runs.hpp"
 #include "sanitizer_run.hpp"
 #include "test_helpers.hpp"
 
@@ -53,23 +54,8 @@ FilterRun saturateFiltered(const std::string& program, const std::vector<Rule>& 
 // matches it leaves unenumerated (deferred ranges) may differ, since the filter tells more
 // members apart as matching nothing.
 void checkSameAsUnfiltered(const FilterRun& plain, const FilterRun& filtered, bool deferring) {
-    CHECK(filtered.report.stop == plain.report.stop);
-    REQUIRE(filtered.graphs.size() == plain.graphs.size());
-    for (size_t i = 0; i < plain.graphs.size(); ++i) {
-        INFO("iteration " << i + 1);
-        CHECK(filtered.graphs[i] == plain.graphs[i]);
-    }
-    for (size_t r = 0; r < plain.report.rules.size(); ++r) {
-        const RuleStats &a = plain.report.rules[r], &b = filtered.report.rules[r];
-        INFO(a.name);
-        if (!deferring) {
-            CHECK(b.matches == a.matches);
-        }
-        CHECK(b.applications == a.applications);
-        CHECK(b.newNodes == a.newNodes);
-        CHECK(b.unchangedSkipped == a.unchangedSkipped);
-        CHECK(b.timesBanned == a.timesBanned);
-    }
+    test::checkSameRuns(plain.report, plain.graphs, filtered.report, filtered.graphs,
+                        {.matches = !deferring});
 }
 
 } // namespace
