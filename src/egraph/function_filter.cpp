@@ -75,6 +75,20 @@ std::optional<FunctionPins> functionPins(const Rule& rule, const Library& lib) {
             pins.pinnedBy.at(*slot).push_back(i);
         }
     }
+    // The filter narrows a search only where ?f is pinned by a condition or bound before a
+    // second `?f $` node (associativity); otherwise the operator check rules out as much, and
+    // the index's function keys would be built for nothing (`Map(fun(x => ?f $ (?a, x)))`).
+    std::vector<size_t> uses(pins.pinnedBy.size(), 0);
+    bool narrows = false;
+    for (int32_t slot : pins.fnSlot) {
+        if (slot >= 0) {
+            auto s = static_cast<size_t>(slot);
+            narrows = narrows || !pins.pinnedBy[s].empty() || ++uses[s] > 1;
+        }
+    }
+    if (!narrows) {
+        return std::nullopt;
+    }
     return pins;
 }
 

@@ -41,7 +41,7 @@ OpIndex::OpIndex(const EGraph& g, bool functionKeys)
             EClassId fn = kNoClass;
             if (node.op == Op::Apply && !node.children.empty()) {
                 applied |= ops[node.children[0]];
-                fn = g.findConst(node.children[0]);
+                fn = functionKeys ? g.findConst(node.children[0]) : kNoClass;
             }
             if (functionKeys) {
                 keys_.push_back(fn);

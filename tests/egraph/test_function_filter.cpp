@@ -192,3 +192,21 @@ TEST_CASE("the time limit stops an iteration inside its search or apply phase", 
     CHECK(test::structure(g) == structure);
     CHECK(limited.iterations.back().nodes == g.numNodes());
 }
+
+TEST_CASE("a rule whose ?f is neither pinned nor applied twice takes no function filter",
+          "[egraph]") {
+    Library lib = Library::standard();
+    size_t some = 0;
+    for (const Rule& rule : test::loadSourceRules(lib, "rules/opencl.rules")) {
+        if (rule.name.starts_with("vectorize-map-capture")) { // Map(fun(x => ?f $ (?a, x))) $ ?xs
+            INFO(rule.name);
+            CHECK_FALSE(functionPins(rule, lib).has_value());
+            ++some;
+        }
+    }
+    CHECK(some > 0);
+    for (const Rule& rule : test::loadSourceRules(lib, "tests/egraph/data/sum.rules")) {
+        INFO(rule.name);
+        CHECK(functionPins(rule, lib).has_value()); // pinned by isFun
+    }
+}

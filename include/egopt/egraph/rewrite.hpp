@@ -130,7 +130,8 @@ void resumeSearchSession(const EGraph& g, const Rule& rule, const Library& lib,
                          const std::function<void(const std::function<void(EClassId)>&)>& body);
 // What narrows a rule's search by applied functions (FunctionFilter), found once per rule: the
 // left-hand nodes `?f $ (...)` and the conditions that pin such a ?f (Library::Entry::
-// requiresOp, with no other class or size argument). nullopt: the rule has no such node.
+// requiresOp, with no other class or size argument). nullopt: the rule has no such node, or
+// none that the filter narrows (a ?f neither pinned nor applied at two nodes).
 struct FunctionPins {
     std::vector<int32_t> fnSlot;               // by left-hand node, or -1
     std::vector<std::vector<size_t>> pinnedBy; // by slot: the conditions that pin it
