@@ -19,7 +19,7 @@ void addFunctionConditions(Library& lib);
 // (library_appliers.cpp): copyOf, interchange.
 void addStructuralAppliers(Library& lib);
 
-// Appliers for maps over zips (library_zip.cpp): mapOfSecond.
+// Appliers for maps over zips (library_zip.cpp): mapOfHalf.
 void addZipAppliers(Library& lib);
 
 // What a member-keeping copy puts in place of a variable `var` whose index, seen `depth` binders
