@@ -257,3 +257,56 @@ TEST_CASE("the local tiles' products read A's scalars and B's float4s directly",
     CHECK(used == std::vector<std::string>{"beta", "join-map-rev", "map-fusion", "map-get-first",
                                            "map-get-zip-first"});
 }
+
+// The local tiles' zips of the folds' elements with what is left of the zeros, in small: a map
+// over a zip whose body maps over the zip of its pair's halves, each reading only the second
+// halves. map-zip-second-only copies a body's smallest term: the outer body's reads Get(0) $ q
+// until the inner zip is gone, so the first application rewrites the inner map and the second
+// the outer one (the local tiles' clause applies it four times, innermost level first).
+TEST_CASE("maps over zips that read only the pairs' second halves map the second arrays",
+          "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule second-halves: Map(fun(q => Map(fun(r => ?h $ (Get(1) $ r))) $ (Zip $ (Get(0) $ q, "
+        "Get(1) $ q)))) $ (Zip $ (?a, ?b)) => Map(fun(y => Map(fun(r => ?h $ r)) $ y)) $ ?b\n"
+        "    if notFree(?h, 0), notFree(?h, 1)\n"
+        "    by map-zip-second-only; map-zip-second-only\n",
+        true);
+    CHECK(used == std::vector<std::string>{"map-zip-second-only"}); // the outer map's merge
+}
+
+// The local tiles' copies into local memory, in small (macro-mm-local-tiles: a-copy-layout,
+// b-copy-layout, after copies-as-views made the copies views): A's slice (rows by 4·#s columns)
+// copied as float4s, stored transposed and read back as float4 columns is the slice transposed,
+// read as float4s (the transposes cancel, tw-elim and t-t; the splits and joins too); B's slice
+// copied #x float4s at a time and read back as rows of #x is B's slice split so (the copy's two
+// transposes, fused, are an identity map, which copy-elim removes). In the clause the B steps
+// follow A's (a-copy-layout's map-fusion fuses the transposes).
+TEST_CASE("the local tiles' copies read back through their layouts are views of the slices",
+          "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-copy: Map(AsVector(4)) $ (Transpose $ ?s) => Map(AsVector(4)) $ (TransposeW $ "
+        "(Split(#lk) $ (AsScalar $ (Join $ (Map(Join) $ (Map(fun(g => TransposeW $ (Transpose $ "
+        "(Split(#x) $ (Join $ g))))) $ (Split(#m) $ (Map(AsVector(4)) $ ?s))))))))\n"
+        "    if divides(4, ?s), scalarMatrix(?s), innerDivides(4, ?s)\n"
+        "    where #lm = lengthOf(?s), #m = tuningOf(#lm), #lk = innerLengthOf(?s), "
+        "#x = tuningOf(#lk /^ 4)\n"
+        "    by tw-elim; t-t; map-fusion; beta; split-join-cancel; eta-map; join-join-rev; "
+        "split-join-cancel; asscalar-join; join-split-cancel\n",
+        true);
+    for (const char* rule : {"tw-elim", "t-t", "asscalar-join", "join-split-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+    used = derivedInOrder(
+        "rule b-copy: Map(Split(#x)) $ ?s => Map(Split(#x)) $ (Split(#ln) $ (Join $ (Map(Join) $ "
+        "(Map(TransposeW) $ (Map(Transpose) $ (Split(#m) $ (Split(#x) $ (Join $ ?s))))))))\n"
+        "    if scalarMatrix(?s)\n"
+        "    where #ln = innerLengthOf(?s), #lm = lengthOf(?s), #m = tuningOf((#lm * #ln) /^ #x)\n"
+        "    by map-fusion; tw-elim; t-t; copy-elim; join-join-rev; split-join-cancel; "
+        "split-join-cancel; join-split-cancel\n",
+        true);
+    for (const char* rule : {"copy-elim", "split-join-cancel", "join-split-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}
