@@ -250,6 +250,7 @@ Library Library::standard() {
         }};
     detail::addFunctionConditions(lib);
     detail::addStructuralAppliers(lib);
+    detail::addZipAppliers(lib);
     addUserFunConditions(lib);
     lib.appliers["beta"] = {
         {"c+", "beta-reduction: the body of a k-ary lambda with its k arguments substituted"},

@@ -19,6 +19,9 @@ void addFunctionConditions(Library& lib);
 // (library_appliers.cpp): copyOf, interchange.
 void addStructuralAppliers(Library& lib);
 
+// Appliers for maps over zips (library_zip.cpp): mapOfHalf.
+void addZipAppliers(Library& lib);
+
 // What a member-keeping copy puts in place of a variable `var` whose index, seen `depth` binders
 // below the copied root, is at least depth + cutoff: its class, or nullopt to leave the member
 // using it out.

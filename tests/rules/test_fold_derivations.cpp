@@ -42,6 +42,7 @@ std::vector<std::string> derivedInOrder(const std::string& text, bool checkSound
     rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, {});
     INFO(rules::formatDerivation(d));
     REQUIRE(d.derived);
+    INFO(d.progress.at(0));
     CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
     return stepNames(d);
 }
@@ -256,4 +257,104 @@ TEST_CASE("the local tiles' products read A's scalars and B's float4s directly",
     std::sort(used.begin(), used.end());
     CHECK(used == std::vector<std::string>{"beta", "join-map-rev", "map-fusion", "map-get-first",
                                            "map-get-zip-first"});
+}
+
+// The local tiles' zips of the folds' elements with what is left of the zeros, in small: a map
+// over a zip whose body maps over the zip of its pair's halves, each reading only the second
+// halves. map-zip-second-only copies a body's smallest term: the outer body's reads Get(0) $ q
+// until the inner zip is gone, so the first application rewrites the inner map and the second
+// the outer one (the local tiles' clause applies it four times, innermost level first).
+TEST_CASE("maps over zips that read only the pairs' second halves map the second arrays",
+          "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule second-halves: Map(fun(q => Map(fun(r => ?h $ (Get(1) $ r))) $ (Zip $ (Get(0) $ q, "
+        "Get(1) $ q)))) $ (Zip $ (?a, ?b)) => Map(fun(y => Map(fun(r => ?h $ r)) $ y)) $ ?b\n"
+        "    if notFree(?h, 0), notFree(?h, 1)\n"
+        "    by map-zip-second-only; map-zip-second-only\n",
+        true);
+    CHECK(used == std::vector<std::string>{"map-zip-second-only"}); // the outer map's merge
+}
+
+// The local tiles' copies into local memory, in small (macro-mm-local-tiles: a-copy-layout,
+// b-copy-layout, after copies-as-views made the copies views): A's slice (rows by 4·#s columns)
+// copied as float4s, stored transposed and read back as float4 columns is the slice transposed,
+// read as float4s (the transposes cancel, tw-elim and t-t; the splits and joins too); B's slice
+// copied #x float4s at a time and read back as rows of #x is B's slice split so (the copy's two
+// transposes, fused, are an identity map, which copy-elim removes). In the clause the B steps
+// follow A's (a-copy-layout's map-fusion fuses the transposes).
+TEST_CASE("the local tiles' copies read back through their layouts are views of the slices",
+          "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-copy: Map(AsVector(4)) $ (Transpose $ ?s) => Map(AsVector(4)) $ (TransposeW $ "
+        "(Split(#lk) $ (AsScalar $ (Join $ (Map(Join) $ (Map(fun(g => TransposeW $ (Transpose $ "
+        "(Split(#x) $ (Join $ g))))) $ (Split(#m) $ (Map(AsVector(4)) $ ?s))))))))\n"
+        "    if divides(4, ?s), scalarMatrix(?s), innerDivides(4, ?s)\n"
+        "    where #lm = lengthOf(?s), #m = tuningOf(#lm), #lk = innerLengthOf(?s), "
+        "#x = tuningOf(#lk /^ 4)\n"
+        "    by tw-elim; t-t; map-fusion; beta; split-join-cancel; eta-map; join-join-rev; "
+        "split-join-cancel; asscalar-join; join-split-cancel\n",
+        true);
+    for (const char* rule : {"tw-elim", "t-t", "asscalar-join", "join-split-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+    used = derivedInOrder(
+        "rule b-copy: Map(Split(#x)) $ ?s => Map(Split(#x)) $ (Split(#ln) $ (Join $ (Map(Join) $ "
+        "(Map(TransposeW) $ (Map(Transpose) $ (Split(#m) $ (Split(#x) $ (Join $ ?s))))))))\n"
+        "    if scalarMatrix(?s)\n"
+        "    where #ln = innerLengthOf(?s), #lm = lengthOf(?s), #m = tuningOf((#lm * #ln) /^ #x)\n"
+        "    by map-fusion; tw-elim; t-t; copy-elim; join-join-rev; split-join-cancel; "
+        "split-join-cancel; join-split-cancel\n",
+        true);
+    for (const char* rule : {"copy-elim", "split-join-cancel", "join-split-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}
+
+// The local tiles' operands, in small (docs/rules.md, Open points: what the clause's y and x
+// levels read). A's pieces per slice (the copy's layout read back: #r float4s of a column per
+// work-item row), transposed to work-item rows and read as scalar rows per work-item row, are
+// A's rows split by 4·#r. Each level's transposes and joins move out of the maps
+// (flat-rearrange-transpose, map-fission, transpose-join, ...), the slices' split cancels, a
+// split of float4s is the float4s of a split (split-asvector) and the split columns the
+// split's columns (map-split-transpose); then the float4s cancel against their scalars.
+TEST_CASE("A's pieces of the work-item rows over the slices are A's rows split", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-rows: Map(fun(y => Transpose $ (Map(AsScalar) $ (Join $ y)))) $ (Transpose $ "
+        "(Map(fun(s => Transpose $ (Map(Split(#r)) $ (Map(AsVector(4)) $ (Transpose $ s))))) $ "
+        "(Transpose $ (Map(Split(#k)) $ ?a)))) => Split(4 * #r) $ ?a\n"
+        "    if scalarMatrix(?a)\n"
+        "    by flat-rearrange-transpose; map-fission; transpose-join-rev; flat-distribute-nest; "
+        "map-fission; join-map; join-map; transpose-map-join-rev; map-fusion; split-join-cancel; "
+        "copy-elim; split-asvector; map-fission; map-split-transpose; transpose-map-map; t-t; "
+        "map-fusion; beta; vector-cancel; copy-elim; map-fusion; beta; t-t; copy-elim; "
+        "map-fusion; beta; vector-cancel; copy-elim; t-t; copy-elim\n",
+        true, {"rules/flattening.rules"});
+    for (const char* rule : {"split-asvector", "map-split-transpose", "transpose-join-rev"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) == 1);
+    }
+}
+
+// B's pieces per slice (the copy's layout read back: per work-item column x, the float4
+// columns x, x + #wx, ...), concatenated over the slices and transposed, are B's columns split
+// by #wx, transposed. The split of the columns is the columns of the split
+// (map-split-transpose), and the three transposes of the 3-D pieces put back in B's order need
+// transpose-braid (the two orders of exchanging three dimensions pairwise that reverse them).
+TEST_CASE("B's pieces of the work-item columns over the slices are B's columns split", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule b-cols: Map(fun(x => Transpose $ (Join $ x))) $ (Transpose $ (Map(fun(s => "
+        "Transpose $ (Map(Transpose) $ (Map(Split(#x)) $ s)))) $ (Split(#k) $ (Transpose $ ?b)))) "
+        "=> Transpose $ (Split(#x) $ ?b)\n"
+        "    if scalarMatrix(?b)\n"
+        "    by flat-rearrange-transpose; eta-map; transpose-join-rev; flat-distribute-nest; "
+        "eta-map; "
+        "join-map; join-map; split-join-cancel; map-split-transpose; transpose-braid; map-fusion; "
+        "t-t; copy-elim\n",
+        true, {"rules/flattening.rules"});
+    for (const char* rule : {"map-split-transpose", "transpose-braid", "split-join-cancel"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) == 1);
+    }
 }
