@@ -48,7 +48,10 @@ void addPrimitiveSteps(Phase& phase) {
     namespace fs = std::filesystem;
     for (const std::string& f : phase.ruleFiles) {
         fs::path steps = fs::path(f).parent_path() / "workgroups.rules";
-        if (fs::path(f).filename() == "gpu.rules" && fs::exists(steps)) {
+        if (fs::path(f).filename() == "gpu.rules" && fs::exists(steps) &&
+            std::none_of(phase.ruleFiles.begin(), phase.ruleFiles.end(), [](const std::string& r) {
+                return fs::path(r).filename() == "workgroups.rules";
+            })) {
             phase.ruleFiles.push_back(steps.string());
             return;
         }

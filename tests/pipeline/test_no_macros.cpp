@@ -117,3 +117,30 @@ TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[p
     CHECK(shapeOf(glb) != shapeOf(strided));
     CHECK(shapeOf("VectorizeUserFun(add, 16) $ x") == "VectorizeUserFun(add, 16) $ x");
 }
+
+TEST_CASE("without macros, a reduction's last level is one work-group folding in local memory",
+          "[pipeline]") {
+    Options o = gpuTarget("asum", {{"N", 65536}}, 6);
+    o.saturation.phases[1].limits.iterations = 4; // the default phases' own limits
+    o.saturation.noMacros = true;
+    o.search.stages = 1;
+    o.search.draws = 0;
+    o.tune.budget = 2;
+    o.tune.runs = 1;
+    Result r = run(o);
+    // reduce-one-chunk and reduce-chunks-group (workgroups.rules): the whole tail in one MapWrg
+    // over a split by the whole length, its MapLcl folding the partial results.
+    auto oneGroupTail = [](const CandidateResult& c) {
+        return c.text.rfind("Join $ (MapWrg(", 0) == 0 &&
+               c.text.find("MapLcl(") != std::string::npos;
+    };
+    for (const CandidateResult& c : r.candidates) {
+        UNSCOPED_INFO(c.text);
+    }
+    CHECK(std::any_of(r.candidates.begin(), r.candidates.end(), oneGroupTail));
+    // Extraction refuses a MapLcl's private result as the array a work-group's fold reads.
+    for (const extract::Rejection& rej : r.rejected) {
+        INFO(rej.text);
+        CHECK(rej.reason.find("private memory of a MapLcl") == std::string::npos);
+    }
+}
