@@ -341,6 +341,21 @@ void addFunctionConditions(Library& lib) {
         [](const EGraph& g, const SizeFacts&, Args a) {
             return hasOp(g, a[0].eclass, {Op::Reduce, Op::ReduceSeq, Op::PartRed});
         }};
+    // A lambda's body class, not its type: a bound variable's class has no type, so the lengths
+    // inside a lambda are unknown; a reduction's result has one element whatever it reduces.
+    lib.conditions["reducesChunk"] = {
+        {"c", "the function class holds a one-parameter lambda whose body is a reduction's result"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            for (ENodeId n : g.eclass(a[0].eclass).nodes) {
+                const ENode& e = g.node(n);
+                if (e.op == Op::Lambda && e.ival == 1 &&
+                    (holdsApplicationOf(g, e.children[0], Op::Reduce) ||
+                     holdsApplicationOf(g, e.children[0], Op::ReduceSeq))) {
+                    return true;
+                }
+            }
+            return false;
+        }};
     lib.conditions["isLayout"] = {
         {"c", "the function class holds a data-layout pattern (a view worth materialising)"},
         [](const EGraph& g, const SizeFacts&, Args a) {

@@ -12,9 +12,10 @@ using lift::Memory;
 using lift::Op;
 using lift::Semantics;
 
+// 15 bits (Search::contextsOf packs it below 18): 8 levels, 3 dimensions per mask.
 uint32_t Context::key() const {
-    return static_cast<uint32_t>(level) | uint32_t(glb) << 4 | uint32_t(wrg) << 8 |
-           uint32_t(lcl) << 12 | uint32_t(seq) << 16 | uint32_t(top) << 17;
+    return static_cast<uint32_t>(level) | uint32_t(glb) << 3 | uint32_t(wrg) << 6 |
+           uint32_t(lcl) << 9 | uint32_t(seq) << 12 | uint32_t(top) << 13 | uint32_t(shared) << 14;
 }
 
 std::string Context::show() const {
@@ -52,7 +53,8 @@ std::string Context::show() const {
     dims("glb", glb);
     dims("wrg", wrg);
     dims("lcl", lcl);
-    for (auto [flag, name] : {std::pair{seq, "seq"}, std::pair{top, "top"}}) {
+    for (auto [flag, name] :
+         {std::pair{seq, "seq"}, std::pair{top, "top"}, std::pair{shared, "shared"}}) {
         if (flag) {
             s += (s.empty() ? "" : ".") + std::string(name);
         }
@@ -83,6 +85,7 @@ std::vector<ChildContexts> threadMap(const ENode& n, Context c) {
     Context inner = c;
     inner.seq = false;
     inner.top = true;
+    inner.shared = false;
     bool ok = false;
     switch (lift::loopOf(n.op)) {
     case Loop::Global: // nested in MapGlb of other dimensions only, never in MapWrg/MapLcl
@@ -109,9 +112,14 @@ std::vector<ChildContexts> deviceApply(const ENode& n, Context c) {
     size_t args = n.children.size() - 1;
     Context inThread = c;
     inThread.top = false;
+    // A fold at work-group level runs in every work-item over its whole array (Context::shared).
+    bool fold = args == 2 && c.workGroupLevel();
     auto with = [&](Context fn, Context arg) {
         ChildContexts cs(1, fn);
         cs.insert(cs.end(), args, arg);
+        if (fold) {
+            cs.back().shared = true;
+        }
         return cs;
     };
     if (!c.top) {
@@ -132,6 +140,7 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
         Context inner = c;
         inner.seq = true;
         inner.top = false;
+        inner.shared = false;
         return {ChildContexts(k, inner)};
     }
     case Loop::Lanes: // the code generator vectorises user functions only
@@ -145,8 +154,9 @@ std::vector<ChildContexts> inDevice(const ENode& n, Context c) {
                           : std::vector<ChildContexts>{};
     case Memory::Private: // private memory belongs to one thread; at work-group level a
                           // MapLcl's result is divided among the work-items (an accumulator)
-        return c.glb || c.lcl || c.seq || c.wrg ? std::vector<ChildContexts>{ChildContexts(k, c)}
-                                                : std::vector<ChildContexts>{};
+        return (c.glb || c.lcl || c.seq || c.wrg) && !c.shared
+                   ? std::vector<ChildContexts>{ChildContexts(k, c)}
+                   : std::vector<ChildContexts>{};
     default:
         break;
     }

@@ -39,9 +39,33 @@ Phase phaseOf(std::vector<std::string> ruleFiles, size_t position) {
     return {std::to_string(position + 1), std::move(ruleFiles), egraph::Limits{}};
 }
 
+namespace {
+
+// Without macros, a phase that loads gpu.rules also loads workgroups.rules beside it: the
+// primitive steps that build the work-group trees gpu.rules' macros write in one step (with the
+// macros loaded they would only add other ways to write the same schedules).
+void addPrimitiveSteps(Phase& phase) {
+    namespace fs = std::filesystem;
+    for (const std::string& f : phase.ruleFiles) {
+        fs::path steps = fs::path(f).parent_path() / "workgroups.rules";
+        if (fs::path(f).filename() == "gpu.rules" && fs::exists(steps) &&
+            std::none_of(phase.ruleFiles.begin(), phase.ruleFiles.end(), [](const std::string& r) {
+                return fs::path(r).filename() == "workgroups.rules";
+            })) {
+            phase.ruleFiles.push_back(steps.string());
+            return;
+        }
+    }
+}
+
+} // namespace
+
 std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
     std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     for (Phase& p : phases) {
+        if (options.noMacros) {
+            addPrimitiveSteps(p);
+        }
         const LimitOverrides& o = options.limits;
         p.limits.iterations = o.iterations.value_or(p.limits.iterations);
         p.limits.nodes = o.nodes.value_or(p.limits.nodes);

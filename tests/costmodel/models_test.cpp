@@ -277,3 +277,28 @@ TEST_CASE("analytic GPU throughput grows with the work-items in flight", "[model
     CHECK(readMegabyte(132, 4 * p.saturationItems) == Approx(full).epsilon(0.05));
     CHECK(readMegabyte(128, 1) > 20 * full); // a floor of a tenth gave about 10x
 }
+
+// asum at 128M on an H200 (docs/search.md): the first level's 65,536 partial sums folded by one
+// work-group in local memory (one kernel, workgroups.rules) against three more kernels of strided
+// folds. Measured there: each tail kernel 3.4-4.2 us, the macro schedule's one-work-group tail
+// 3.2 us.
+TEST_CASE("analytic GPU predictions rank a one-work-group tail above three tail kernels",
+          "[models]") {
+    AnalyticModel m = shippedAnalytic();
+    DeviceProfile p = nvidiaConstants(m);
+    p.computeUnits = 132;
+    p.maxWorkGroupSize = 1024;
+    arith::Bindings sizes{{"N", int64_t(1) << 27}};
+    std::string dir = sourceDir() + "/tests/costmodel/data/";
+    Features oneGroup = featuresOfFile(dir + "asum_tail_one_group.lift", sizes, p);
+    Features kernels = featuresOfFile(dir + "asum_tail_kernels.lift", sizes, p);
+    REQUIRE(oneGroup.kernels.size() == 2);
+    REQUIRE(kernels.kernels.size() == 4);
+    double first = m.kernelSeconds(kernels.kernels[0], p);
+    double oneTail = m.predictSeconds(oneGroup, p) - first;
+    double threeTails = m.predictSeconds(kernels, p) - first;
+    INFO("first level " << first << " s, one-work-group tail " << oneTail
+                        << " s, three tail kernels " << threeTails << " s");
+    CHECK(m.kernelSeconds(oneGroup.kernels[0], p) == Approx(first));
+    CHECK(oneTail < threeTails);
+}

@@ -62,8 +62,11 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
         INFO(primitive);
         CHECK(loads(without, primitive));
     }
-    CHECK(without[1].rules.size() + 10 ==
-          with[1].rules.size()); // the composites of opencl.rules and gpu.rules
+    // The composites of opencl.rules and gpu.rules left out, workgroups.rules' 2 primitive
+    // steps added (the work-group trees of gpu.rules' macros, docs/search.md).
+    CHECK(without[1].rules.size() + 10 == with[1].rules.size() + 2);
+    CHECK(loads(without, "reduce-one-chunk"));
+    CHECK_FALSE(loads(with, "reduce-chunks-group"));
     nlohmann::json j = nlohmann::json::parse(withoutReport);
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
 }
@@ -113,4 +116,31 @@ TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[p
     CHECK(shapeOf(glb) == shapeOf(wrg));
     CHECK(shapeOf(glb) != shapeOf(strided));
     CHECK(shapeOf("VectorizeUserFun(add, 16) $ x") == "VectorizeUserFun(add, 16) $ x");
+}
+
+TEST_CASE("without macros, a reduction's last level is one work-group folding in local memory",
+          "[pipeline]") {
+    Options o = gpuTarget("asum", {{"N", 65536}}, 6);
+    o.saturation.phases[1].limits.iterations = 4; // the default phases' own limits
+    o.saturation.noMacros = true;
+    o.search.stages = 1;
+    o.search.draws = 0;
+    o.tune.budget = 2;
+    o.tune.runs = 1;
+    Result r = run(o);
+    // reduce-one-chunk and reduce-chunks-group (workgroups.rules): the whole tail in one MapWrg
+    // over a split by the whole length, its MapLcl folding the partial results.
+    auto oneGroupTail = [](const CandidateResult& c) {
+        return c.text.rfind("Join $ (MapWrg(", 0) == 0 &&
+               c.text.find("MapLcl(") != std::string::npos;
+    };
+    for (const CandidateResult& c : r.candidates) {
+        UNSCOPED_INFO(c.text);
+    }
+    CHECK(std::any_of(r.candidates.begin(), r.candidates.end(), oneGroupTail));
+    // Extraction refuses a MapLcl's private result as the array a work-group's fold reads.
+    for (const extract::Rejection& rej : r.rejected) {
+        INFO(rej.text);
+        CHECK(rej.reason.find("private memory of a MapLcl") == std::string::npos);
+    }
 }

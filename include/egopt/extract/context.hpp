@@ -51,6 +51,10 @@ struct Context {
     // start (MapGlb in MapGlb, MapWrg in MapWrg, MapLcl in MapLcl): nothing synchronises the
     // threads of a nested map with a consumer of its result in the enclosing thread.
     bool top = false;
+    // At work-group level: the array a two-argument application there folds (a ReduceSeq's data,
+    // which every work-item of the group runs over whole). A MapLcl's private result, divided
+    // among the work-items, cannot be it (an accumulator, its first argument, can).
+    bool shared = false;
 
     static Context host() { return {}; }
     static Context singleThread() { return {Level::Device, 0, 0, 0, true, false}; }
