@@ -51,7 +51,7 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
         break;
     }
     case Op::Apply: {
-        std::vector<TypeId> args;
+        InlineVec<TypeId> args; // no allocation for up to three arguments
         for (size_t i = 1; i < n.children.size(); ++i) {
             ClassData cd = dataOf(n.children[i]);
             if (!cd.isData()) {
@@ -63,7 +63,9 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
         if (dataOf(n.children.at(0)).isData()) {
             throw TypeError("applying a value that is not a function");
         }
-        d.type = applyType != lift::kNoType ? applyType : resultOf(n.children[0], args);
+        d.type = applyType != lift::kNoType
+                     ? applyType
+                     : resultOf(n.children[0], std::span<const TypeId>(args.data(), args.size()));
         break;
     }
     case Op::Lambda:
