@@ -4,6 +4,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
@@ -50,7 +51,7 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
         break;
     }
     case Op::Apply: {
-        std::vector<TypeId> args;
+        InlineVec<TypeId> args; // no allocation for up to three arguments
         for (size_t i = 1; i < n.children.size(); ++i) {
             ClassData cd = dataOf(n.children[i]);
             if (!cd.isData()) {
@@ -62,7 +63,9 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
         if (dataOf(n.children.at(0)).isData()) {
             throw TypeError("applying a value that is not a function");
         }
-        d.type = applyType != lift::kNoType ? applyType : resultOf(n.children[0], args);
+        d.type = applyType != lift::kNoType
+                     ? applyType
+                     : resultOf(n.children[0], std::span<const TypeId>(args.data(), args.size()));
         break;
     }
     case Op::Lambda:
@@ -86,11 +89,28 @@ ClassFacts EGraph::make(const ENode& n, TypeId applyType) {
 ClassFacts EGraph::remake(const ENode& n) const {
     ClassFacts d;
     uint64_t cost = 1;
+    // The children's free variables united as a bit set while every index is below 64 (nearly
+    // always), and the sorted list built once: uniting list by list allocated a list per child
+    // once a set outgrew the three inline values (arith's sums use up to eleven variables).
+    uint64_t bits = 0;
+    bool small = true;
     for (EClassId c : n.children) {
         ClassData cd = dataOf(findConst(c));
         cost = std::min(kCostCap, cost + cd.cost);
         if (n.op != Op::Lambda) {
-            uniteInto(d.freeVars, cd.freeVars);
+            for (int32_t v : cd.freeVars) {
+                small = small && v >= 0 && v < 64;
+                bits |= small ? uint64_t(1) << v : 0;
+            }
+        }
+    }
+    if (small) {
+        for (; bits != 0; bits &= bits - 1) {
+            d.freeVars.push_back(std::countr_zero(bits));
+        }
+    } else {
+        for (EClassId c : n.children) {
+            uniteInto(d.freeVars, dataOf(findConst(c)).freeVars);
         }
     }
     d.cost = cost;

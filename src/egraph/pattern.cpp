@@ -25,7 +25,7 @@ public:
             const MatchAge& age = {}, const Deferral* deferral = nullptr,
             const Resumption* resume = nullptr, const FunctionFilter* filter = nullptr)
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
-          resume_(resume), filter_(resume ? resume->filter : filter) {
+          resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()) {
         if (filter_) {
             picked_.resize(p.nodes.size() + 1);
         }
@@ -95,6 +95,11 @@ private:
         return {ec.nodes, ec.opMask};
     }
 
+    // The canonical id of a class that the search reached: itself in a clean e-graph (as the
+    // runner's search sees it), whose e-nodes' children and operator index are canonical, so
+    // no union-find entry (a likely cache miss on a large e-graph) is read.
+    EClassId canon(EClassId c) const { return canonical_ ? c : g_.findConst(c); }
+
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
@@ -114,7 +119,7 @@ private:
         todo.pop_back();
         const PatNode& pn = p_.nodes[pid];
         // Resuming, the ids are those the search saw: the classes of a journal.
-        cls = resume_ ? cls : g_.findConst(cls);
+        cls = resume_ ? cls : canon(cls);
         if (pn.kind == PatNode::Kind::ClassVar) {
             EClassId& bound = s_.classes[pn.slot];
             if (bound == kNoClass) {
@@ -259,7 +264,7 @@ private:
             }
         }
         return std::none_of(todo.begin(), todo.end(),
-                            [&](const auto& t) { return hot(t.first, g_.findConst(t.second)); });
+                            [&](const auto& t) { return hot(t.first, canon(t.second)); });
     }
 
     // Whether pattern node `pid` can match at class `c` with a new e-node or a new condition
@@ -315,7 +320,7 @@ private:
             return true;
         }
         for (size_t k = 0; k < pn.children.size(); ++k) {
-            if (hot(pn.children[k], g_.findConst(node.children[k]))) {
+            if (hot(pn.children[k], canon(node.children[k]))) {
                 return true;
             }
         }
@@ -380,6 +385,7 @@ private:
     const Deferral* deferral_;
     const Resumption* resume_;
     const FunctionFilter* filter_;
+    bool canonical_; // the e-graph was clean when the matcher was set up (canon)
     std::vector<std::vector<uint32_t>> picked_; // by path length: pickedMembers's members
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;

@@ -347,11 +347,14 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     !g_.explanations && !st.record;
         std::vector<Matches>& parts = matches[r].parts;
         // The first entry not in a window yet.
+        // Unplanned matches go one at a time through the window's first slot: filling a window
+        // first would only spread them over as many substitutions in memory.
+        const size_t span = plan ? windowSize : 1;
         withResumption(r, matches[r], st, [&] {
-            size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0;
+            size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0, freed = 0;
             while (part < parts.size() && !st.stopped && !st.nodeLimit) {
                 size_t n = 0;
-                while (n < windowSize && part < parts.size()) {
+                while (n < span && part < parts.size()) {
                     if (next == parts[part].count) {
                         ++part, next = 0, nextSizes = 0, nextDeferred = 0;
                         continue;
@@ -380,8 +383,8 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                         break;
                     }
                 }
-                for (size_t p = 0; p < part; ++p) {
-                    parts[p] = Matches(); // applied: its memory goes back
+                for (; freed < part; ++freed) {
+                    parts[freed] = Matches(); // applied: its memory goes back
                 }
             }
         });

@@ -138,7 +138,11 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
         }
     };
     std::vector<EClassId> current;
-    BindFilter keep = [&](const Subst& s, uint32_t slot) {
+    BindFilter keep;
+    for (const auto& conds : bySlot) {
+        keep.slots.push_back(!conds.empty());
+    }
+    keep.fn = [&](const Subst& s, uint32_t slot) {
         for (size_t i : bySlot[slot]) {
             bool ready = std::all_of(slotsOf[i].begin(), slotsOf[i].end(),
                                      [&](uint32_t v) { return s.classes[v] != kNoClass; });

@@ -67,9 +67,12 @@ TypeId EGraph::patternResult(const ENode& fn, std::span<const TypeId> args) {
         bool tupled = d.paramTypes.size() > 1 && args.size() == 1 &&
                       types.kind(args[0]) == TypeKind::Tuple &&
                       args[0] == types.tuple(d.paramTypes);
-        need(tupled ||
-                 std::equal(args.begin(), args.end(), d.paramTypes.begin(), d.paramTypes.end()),
-             "user function " + d.name + " applied to arguments of other types");
+        // The message is built only on failure: every new application of a user function
+        // (arith's add and mult) is typed here.
+        if (!tupled &&
+            !std::equal(args.begin(), args.end(), d.paramTypes.begin(), d.paramTypes.end())) {
+            need(false, "user function " + d.name + " applied to arguments of other types");
+        }
         return d.returnType;
     }
     default: {

@@ -7,6 +7,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <span>
@@ -82,15 +83,31 @@ public:
         std::vector<uint8_t> conditions; // by the journal's condition probes (Runner)
     };
     const Entry* find(EClassId c) const {
-        auto it = entries_.find(c);
-        return it == entries_.end() ? nullptr : &it->second;
+        return c < index_.size() && index_[c] != kNone ? &entries_[index_[c]] : nullptr;
     }
-    bool has(EClassId c) const { return entries_.count(c) != 0; }
-    Entry& add(EClassId c) { return entries_[c]; }
-    void clear() { entries_.clear(); }
+    bool has(EClassId c) const { return find(c) != nullptr; }
+    Entry& add(EClassId c) {
+        if (c >= index_.size()) {
+            index_.resize(std::max<size_t>(c + 1, 2 * index_.size()), kNone);
+        }
+        if (index_[c] == kNone) {
+            index_[c] = static_cast<uint32_t>(entries_.size());
+            entries_.emplace_back();
+        }
+        return entries_[index_[c]];
+    }
+    void clear() {
+        index_.clear();
+        entries_.clear();
+    }
 
 private:
-    std::unordered_map<EClassId, Entry> entries_;
+    // By class id, the entry's index (a class is looked up at every step of a resumed match: a
+    // hash map's lookups were a few percent of arith-8's time). A deque keeps the entries in
+    // place, so a reference stays valid as others are added.
+    static constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> index_;
+    std::deque<Entry> entries_;
 };
 
 // Enumerates the matches a Deferral handed over: the member chosen at each e-node step of
@@ -122,7 +139,15 @@ void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
 // Called when matching binds class variable `slot` (the substitution so far); false drops every
 // match that extends this binding (a rule's conditions on the variables bound so far), which
 // prunes the backtracking without changing the order of the matches that remain.
-using BindFilter = std::function<bool(const Subst&, uint32_t slot)>;
+// `slots` names the slots it reads (empty: all), so that binding any other one costs no call.
+struct BindFilter {
+    std::function<bool(const Subst&, uint32_t slot)> fn;
+    std::vector<bool> slots;
+    explicit operator bool() const { return static_cast<bool>(fn); }
+    bool operator()(const Subst& s, uint32_t slot) const {
+        return (!slots.empty() && !slots[slot]) || fn(s, slot);
+    }
+};
 
 // matchClass for each of `classes` in turn (one matcher set-up for all of them).
 // With `deferral`, unchanged matches may be deferred instead (Deferral).
