@@ -120,7 +120,7 @@ TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[p
 
 TEST_CASE("without macros, a reduction's last level is one work-group folding in local memory",
           "[pipeline]") {
-    Options o = gpuTarget("asum", {{"N", 65536}}, 6);
+    Options o = gpuTarget("asum", {{"N", 16384}}, 6);
     o.saturation.phases[1].limits.iterations = 4; // the default phases' own limits
     o.saturation.noMacros = true;
     o.search.stages = 1;
