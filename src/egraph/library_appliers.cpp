@@ -209,12 +209,7 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     if (!e) {
         return std::nullopt;
     }
-    TermNode ms;
-    ms.op = Op::MapSeq;
-    ms.children = {t.lambda({}, 1, *e)};
-    TermId msId = t.add(std::move(ms));
-    TermId x = t.ref(a[3].eclass);
-    TermId mapped = t.apply(msId, std::span<const TermId>(&x, 1));
+    TermId mapped = mapOverClass(t, Op::MapSeq, *e, a[3].eclass);
     TermNode rs;
     rs.op = Op::ReduceSeq;
     rs.children = {t.ref(f)};
@@ -222,6 +217,19 @@ std::optional<EClassId> reduceFission(EGraph& g, Args a) {
     std::vector<TermId> args{t.ref(a[2].eclass), mapped};
     return g.addTerm(t, t.apply(rsId, args));
 }
+
+} // namespace
+
+TermId mapOverClass(TermArena& t, Op map, TermId body, EClassId arg) {
+    TermNode m;
+    m.op = map;
+    m.children = {t.lambda({}, 1, body)};
+    TermId fn = t.add(std::move(m));
+    TermId x = t.ref(arg);
+    return t.apply(fn, std::span<const TermId>(&x, 1));
+}
+
+namespace {
 
 // A term applying the pattern function `op` (with index `ival`, e.g. Get(1)) to `args`.
 TermId applyOp(TermArena& t, Op op, int32_t ival, std::vector<TermId> args) {

@@ -22,6 +22,10 @@ void addStructuralAppliers(Library& lib);
 // Appliers for maps over zips (library_zip.cpp): mapOfHalf.
 void addZipAppliers(Library& lib);
 
+// `map`(fun(x => body)) $ arg in `t`: a map (Map, MapSeq, ...) of a one-parameter lambda whose
+// body is already in `t`, applied to an array class (library_appliers.cpp).
+TermId mapOverClass(TermArena& t, Op map, TermId body, EClassId arg);
+
 // What a member-keeping copy puts in place of a variable `var` whose index, seen `depth` binders
 // below the copied root, is at least depth + cutoff: its class, or nullopt to leave the member
 // using it out.

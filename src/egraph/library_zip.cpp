@@ -57,12 +57,7 @@ std::optional<EClassId> mapOfHalf(EGraph& g, Args a) {
     if (!body) {
         return std::nullopt;
     }
-    TermNode m;
-    m.op = Op::Map;
-    m.children = {t.lambda({}, 1, *body)};
-    TermId fn = t.add(std::move(m));
-    TermId arg = t.ref(a[1].eclass);
-    return g.addTerm(t, t.apply(fn, std::span<const TermId>(&arg, 1)));
+    return g.addTerm(t, mapOverClass(t, Op::Map, *body, a[1].eclass));
 }
 
 } // namespace
