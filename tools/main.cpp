@@ -145,7 +145,8 @@ std::vector<Command> commands() {
           {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
           {"show-clause", false,
            "derive: after a rule's stated steps, print the right-hand side's term with the "
-           "fewest OpenCL-specific operators, tuples and written-out fold steps"},
+           "fewest OpenCL-specific operators, tuples and written-out fold steps, and the "
+           "e-nodes each step added"},
           kHelpOption},
          2,
          SIZE_MAX,

@@ -22,6 +22,10 @@ using egraph::EGraph;
 using egraph::ENodeId;
 using egraph::Rule;
 
+// The `by` clause's marker after which steps rewrite only the right-hand side's term
+// (applyInOrder); not a rule.
+constexpr const char* kFocusStep = "focus";
+
 // An instance of the rule in a fresh e-graph: the node of its left-hand side and of the right-
 // hand side the rule builds for it (not merged), both as inserted, so explanations start there.
 struct Setup {
@@ -254,26 +258,43 @@ void explainInto(const Setup& s, Derivation& d) {
 
 // The stated composition in order: each step's rule alone, all its matches once (a step may
 // apply where the previous ones left a new term). False when a rule fails (d says why).
+// After a `focus` step, each later step rewrites only the classes of the right-hand side's
+// structured term as the steps before the marker wrote it (derive_show.hpp) and the classes that
+// steps after the marker created or added a member to (egraph::Focus): the rest of the e-graph,
+// which the steps before filled with every form of every match, stays as it is.
 bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const egraph::Library& lib,
-                  EGraph& g, egraph::RewriteContext& ctx,
-                  const std::function<bool(const EGraph&)>& reached, Derivation& d) {
+                  EGraph& g, egraph::RewriteContext& ctx, EClassId rhs,
+                  const std::function<bool(const EGraph&)>& reached, bool showGrowth,
+                  Derivation& d) {
+    std::optional<egraph::Focus> focus;
     size_t done = 0;
-    std::string idle; // steps that found nothing to rewrite
+    std::string idle;   // steps that found nothing to rewrite
+    std::string growth; // each step's e-nodes added (with --show-clause)
     for (const std::string& step : rule.composition) {
+        if (step == kFocusStep) {
+            g.rebuild();
+            focus = egraph::Focus{detail::structuredClasses(g, {g.find(rhs)}), g.numNodeIds()};
+            ++done;
+            continue;
+        }
         auto it = std::find_if(catalogue.begin(), catalogue.end(),
                                [&](const Rule& r) { return r.name == step; });
         std::vector<Rule> one{*it};
         egraph::Runner runner(g, one, lib, ctx);
         runner.limits.iterations = 1;
+        runner.focus = focus ? &*focus : nullptr;
         // A step applies to every match: a step of the composition is not a search that a
         // rule with many matches could flood (the scheduler's bans are for saturation).
         runner.scheduler.matchLimit = 0;
         runner.goal = reached;
         try {
+            size_t before = g.numNodes();
             egraph::RunReport report = runner.run();
             if (report.rules.at(0).applications == 0) {
                 idle += (idle.empty() ? "" : ", ") + step;
             }
+            growth += fmt("%s%s %+ld", growth.empty() ? "" : ", ", step.c_str(),
+                          static_cast<long>(g.numNodes()) - static_cast<long>(before));
         } catch (const Error& e) {
             d.progress.push_back("step " + step + " failed: " + e.message());
             return false;
@@ -288,6 +309,9 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
                              reached(g) ? "reached the right-hand side" : "not reached",
                              g.numNodes()) +
                          (idle.empty() ? "" : "; steps that rewrote nothing: " + idle));
+    if (showGrowth) {
+        d.progress.push_back("e-nodes each step added: " + growth);
+    }
     return true;
 }
 
@@ -299,7 +323,7 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     d.rule = rule.name;
     d.where = rule.file + ":" + std::to_string(rule.loc.line) + ":" + std::to_string(rule.loc.col);
     for (const std::string& step : rule.composition) {
-        if (!hasRule(catalogue, step)) {
+        if (step != kFocusStep && !hasRule(catalogue, step)) {
             d.progress.push_back("its composition names '" + step +
                                  "', which is not a primitive rule of the catalogue");
             return d;
@@ -337,7 +361,8 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     // terms (every member there would copy each stage's growth again).
     g.keepMembersInCopies = true;
     bool applied =
-        rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, reached, d);
+        rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, g.find(rhs),
+                                                 reached, options.showClause, d);
     g.keepMembersInCopies = false;
     if (applied && options.showClause && !rule.composition.empty()) {
         d.progress.push_back("right-hand side after the stated steps (structured): " +

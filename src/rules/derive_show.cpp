@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace egopt::rules::detail {
 
@@ -78,6 +79,28 @@ std::string showStructured(const EGraph& g, EClassId root, const std::vector<std
         return out.add(std::move(t));
     };
     return egraph::showTerm(g, out, build(root), names);
+}
+
+std::vector<EClassId> structuredClasses(const EGraph& g, const std::vector<EClassId>& roots) {
+    const std::unordered_map<EClassId, Best> best = cheapest(g);
+    std::vector<EClassId> out;
+    std::unordered_set<EClassId> seen;
+    std::vector<EClassId> todo;
+    for (EClassId r : roots) {
+        todo.push_back(g.findConst(r));
+    }
+    while (!todo.empty()) {
+        EClassId c = todo.back();
+        todo.pop_back();
+        if (!seen.insert(c).second) {
+            continue;
+        }
+        out.push_back(c);
+        for (EClassId k : g.node(best.at(c).node).children) {
+            todo.push_back(g.findConst(k));
+        }
+    }
+    return out;
 }
 
 } // namespace egopt::rules::detail

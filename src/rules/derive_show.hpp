@@ -17,4 +17,9 @@ namespace egopt::rules::detail {
 std::string showStructured(const egraph::EGraph& g, egraph::EClassId root,
                            const std::vector<std::string>& names);
 
+// The classes of those terms of `roots` (showStructured's), each once: where a clause's steps
+// after `focus` rewrite.
+std::vector<egraph::EClassId> structuredClasses(const egraph::EGraph& g,
+                                                const std::vector<egraph::EClassId>& roots);
+
 } // namespace egopt::rules::detail

@@ -358,3 +358,36 @@ TEST_CASE("B's pieces of the work-item columns over the slices are B's columns s
         CHECK(std::count(used.begin(), used.end(), rule) == 1);
     }
 }
+
+// The operands as the local tiles' clause leaves them after `focus; operands-out; a-pieces-out`
+// (macro-mm-local-tiles' a-operand and b-operand), in small: A's pieces of the work-item rows,
+// read as scalar rows per work-item row, are A's rows split by 4·#r (the maps of the
+// cancellations and of split-asvector: map-split-join-cancel, map-split-asvector,
+// map-vector-cancel, map-t-t); B's pieces of the work-item columns are B's columns split by #x.
+TEST_CASE("the local tiles' operands out of the folds are A's rows and B's columns split",
+          "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule a-operand: Map(Transpose) $ (Map(Map(AsScalar)) $ (Transpose $ (Map(Split(#r)) $ "
+        "(Map(AsVector(4)) $ (Transpose $ (Map(Join) $ (Map(Split(#k)) $ ?a))))))) => "
+        "Split(4 * #r) $ ?a\n"
+        "    if scalarMatrix(?a)\n"
+        "    by map-split-join-cancel; map-split-asvector; map-split-transpose; transpose-map-map; "
+        "t-t; map-vector-cancel; map-t-t\n",
+        true);
+    for (const char* rule :
+         {"map-split-join-cancel", "map-split-asvector", "map-vector-cancel", "map-t-t"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) == 1);
+    }
+    used = derivedInOrder(
+        "rule b-operand: Map(Transpose) $ (Transpose $ (Map(Transpose) $ (Map(Split(#x)) $ (Join $ "
+        "(Split(#k) $ (Transpose $ ?b)))))) => Transpose $ (Split(#x) $ ?b)\n"
+        "    if scalarMatrix(?b)\n"
+        "    by split-join-cancel; map-split-transpose; transpose-braid; map-t-t\n",
+        true);
+    for (const char* rule :
+         {"split-join-cancel", "map-split-transpose", "transpose-braid", "map-t-t"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}

@@ -6,7 +6,8 @@
 // term under a binder keeps what earlier steps rewrote in it), the rule's own right-hand side is
 // built beside it in one e-graph, and the primitive rules saturate until both share an e-class;
 // the explanation between them is the derivation. The rule's stated composition (`by a; b; ...`)
-// guides the search: its steps run in order, then the lifting rules (those that shrink a term or
+// guides the search: its steps run in order (those after a `focus` marker only on the right-hand
+// side's term and what they write), then the lifting rules (those that shrink a term or
 // remove OpenCL-specific patterns: the schedule on the right is rewritten to its high-level
 // meaning), then only the composition's rules (and their reverses), then the catalogue's rules
 // without generators, then the whole catalogue.
@@ -28,7 +29,8 @@ struct DeriveOptions {
     size_t iterationsPerStage = 40;
     // After the stated steps, add the right-hand side's term with the fewest OpenCL-specific
     // operators, tuples and written-out fold steps to the progress (`--show-clause`): the form
-    // the steps wrote, which the smallest term at the end does not show.
+    // the steps wrote, which the smallest term at the end does not show; and how many e-nodes
+    // each step added (a step after the clause's `focus` marker rewrites only that term).
     bool showClause = false;
 };
 
