@@ -20,6 +20,48 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A search task: candidate classes of one rule, or a range of the root members of one class.
+struct SearchTask {
+    size_t rule;
+    std::span<const EClassId> classes;
+    MemberRange roots;
+};
+
+// Cuts rule r's candidates (ascending) into tasks in class order: at most kChunk classes each,
+// and each class of `large` (ascending) on its own, in ranges of kMembers root members. Each
+// task has its own result slot, read in task order, so the matches do not depend on how the
+// tasks are cut or scheduled.
+void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
+              std::span<const EClassId> large, std::vector<SearchTask>& out) {
+    constexpr size_t kChunk = 256;
+    constexpr size_t kMembers = 512;
+    size_t from = 0; // the first candidate in no task yet
+    auto flush = [&](size_t to) {
+        for (size_t i = from; i < to; i += kChunk) {
+            out.push_back({r, cands.subspan(i, std::min(kChunk, to - i)), {}});
+        }
+    };
+    for (EClassId c : large) {
+        auto it = std::lower_bound(cands.begin() + static_cast<ptrdiff_t>(from), cands.end(), c);
+        if (it == cands.end()) {
+            break;
+        }
+        if (*it != c) {
+            continue;
+        }
+        auto at = static_cast<size_t>(it - cands.begin());
+        flush(at);
+        size_t members = g.eclass(c).nodes.size();
+        for (size_t lo = 0; lo < members; lo += kMembers) {
+            MemberRange roots{static_cast<uint32_t>(lo),
+                              static_cast<uint32_t>(std::min(lo + kMembers, members))};
+            out.push_back({r, cands.subspan(at, 1), roots});
+        }
+        from = at + 1;
+    }
+    flush(cands.size());
+}
+
 } // namespace
 
 std::string_view stopReasonName(StopReason r) {
@@ -122,15 +164,16 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     const OpIndex& index = *index_;
     filters_.assign(rules_.size(), FunctionFilter());
     std::vector<std::vector<EClassId>> roots(rules_.size());
-    // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
-    // each task has its own result slot, and the flattening below reads them in task order,
-    // so the matches do not depend on how the tasks were scheduled.
-    constexpr size_t kChunk = 256;
-    struct Task {
-        size_t rule;
-        std::span<const EClassId> classes;
-    };
-    std::vector<Task> tasks;
+    // Matches unchanged since the rule last had every match applied (0: not asked).
+    std::vector<uint32_t> unchangedSince(rules_.size(), 0);
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        bool recorded = applications && !rules_[r].composition.empty();
+        if (state_[r].skipsUnchanged && !g_.explanations && !recorded) {
+            unchangedSince[r] = state_[r].appliedAt;
+        }
+    }
+    auto defers = [&](size_t r) { return unchangedSince[r] != 0 && deferring(r); };
+    std::vector<SearchTask> tasks;
     std::vector<bool> inFocus = focusedRoots();
     std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -147,17 +190,9 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
                          [&](EClassId c) { return c < inFocus.size() && inFocus[c]; });
             cands = focused[r];
         }
-        for (size_t i = 0; i < cands.size(); i += kChunk) {
-            tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
-        }
-    }
-    // Matches unchanged since the rule last had every match applied (0: not asked).
-    std::vector<uint32_t> unchangedSince(rules_.size(), 0);
-    for (size_t r = 0; r < rules_.size(); ++r) {
-        bool recorded = applications && !rules_[r].composition.empty();
-        if (state_[r].skipsUnchanged && !g_.explanations && !recorded) {
-            unchangedSince[r] = state_[r].appliedAt;
-        }
+        // A deferral's ranges would be cut at the tasks' bounds: its rules keep classes whole.
+        bool split = rootOp(rules_[r].lhs).has_value() && !defers(r);
+        cutTasks(g_, r, cands, split ? index.large() : std::span<const EClassId>(), tasks);
     }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
@@ -165,12 +200,12 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     // same classes are reached from the roots of many tasks.
     std::vector<std::unique_ptr<tbb::enumerable_thread_specific<HotMembers>>> hot(rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
-        if (unchangedSince[r] != 0 && deferring(r)) {
+        if (defers(r)) {
             hot[r] = std::make_unique<tbb::enumerable_thread_specific<HotMembers>>();
         }
     }
     std::atomic<bool> timedOut = false;
-    tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
+    auto searchTask = [&](size_t t) {
         if (timedOut.load(std::memory_order_relaxed) || pastDeadline()) {
             timedOut = true; // the iteration stops: its matches are dropped
             return;
@@ -182,7 +217,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         // Semi-naive: the unchanged matches the search can tell before reaching them are left
         // for the apply phase, which enumerates those that may change something.
         std::optional<Deferral> deferral;
-        if (unchangedSince[r] != 0 && deferring(r)) {
+        if (defers(r)) {
             deferral.emplace();
             deferral->conditionSlot = state_[r].deferred->conditionSlot;
             deferral->hot = &hot[r]->local();
@@ -192,9 +227,19 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         searchClasses(
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
-            deferral ? &*deferral : nullptr, filterOf(r));
+            deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
-    });
+    };
+    // One task at a time: tasks vary in cost by orders of magnitude, and a range of them run
+    // in turn by one thread could hold up the whole search.
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, tasks.size(), 1),
+        [&](const auto& range) {
+            for (size_t t = range.begin(); t < range.end(); ++t) {
+                searchTask(t);
+            }
+        },
+        tbb::simple_partitioner());
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;
