@@ -158,3 +158,55 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
         CHECK(onceGraphs[i] == freshGraphs[i]);
     }
 }
+
+TEST_CASE("a class's matches are those of its root members' ranges, in order", "[egraph]") {
+    // The search splits large classes into ranges of root members (MemberRange), searched as
+    // tasks of their own and read back in order: their matches, concatenated, must be the
+    // class's.
+    Library lib = Library::standard();
+    auto rules =
+        loadAll(lib, {"rules/core.rules", "rules/algorithmic.rules", "rules/opencl.rules"});
+    lift::Program p = lift::parseFile(test::example("mm.lift"));
+    EGraph g;
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 4;
+    runner.limits.nodes = 20000;
+    runner.run();
+    OpIndex index(g);
+    auto show = [](std::vector<Match>& out) {
+        return [&out](EClassId c, const Subst& s) { out.push_back({c, s}); };
+    };
+    size_t split = 0;
+    for (const Rule& rule : rules) {
+        if (!rootOp(rule.lhs)) {
+            continue;
+        }
+        for (EClassId c : index.candidates(rule.lhs)) {
+            size_t members = g.eclass(c).nodes.size();
+            if (members < 16) {
+                continue;
+            }
+            std::vector<Match> whole, ranges;
+            std::span<const EClassId> one(&c, 1);
+            searchClasses(g, rule, lib, ctx.facts, one, show(whole));
+            for (uint32_t lo = 0; lo < members; lo += 5) {
+                searchClasses(g, rule, lib, ctx.facts, one, show(ranges), 0, nullptr, nullptr,
+                              MemberRange{lo, lo + 5});
+            }
+            INFO("rule " << rule.name << ", class " << c);
+            CHECK(showMatches(ranges) == showMatches(whole));
+            split += whole.empty() ? 0 : 1;
+        }
+    }
+    CHECK(split > 0);
+    // The index lists the classes a search splits: those of kLargeClass members or more.
+    std::vector<EClassId> large;
+    for (EClassId c : g.classIds()) {
+        if (g.eclass(c).nodes.size() >= OpIndex::kLargeClass) {
+            large.push_back(c);
+        }
+    }
+    CHECK(std::vector<EClassId>(index.large().begin(), index.large().end()) == large);
+}
