@@ -38,6 +38,17 @@ std::string showMatches(const std::vector<Match>& ms) {
     return out.str();
 }
 
+// Example `name` grown by `iterations` iterations of `rules` (up to 20,000 e-nodes) into `g`.
+void grow(EGraph& g, RewriteContext& ctx, const char* name, const std::vector<Rule>& rules,
+          const Library& lib, size_t iterations) {
+    lift::Program p = lift::parseFile(test::example(name));
+    insertProgram(g, p);
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = iterations;
+    runner.limits.nodes = 20000;
+    runner.run();
+}
+
 lift::Program arithSum(size_t n) {
     return lift::parseProgram(test::arithSumText(n), "sum.lift");
 }
@@ -49,14 +60,9 @@ TEST_CASE("the operator index finds the matches a scan of every class finds", "[
     auto rules =
         loadAll(lib, {"rules/core.rules", "rules/algorithmic.rules", "rules/opencl.rules"});
     for (const char* name : {"mm.lift", "asum.lift", "nbody.lift"}) {
-        lift::Program p = lift::parseFile(test::example(name));
         EGraph g;
-        insertProgram(g, p);
         RewriteContext ctx;
-        Runner runner(g, rules, lib, ctx);
-        runner.limits.iterations = 3;
-        runner.limits.nodes = 20000;
-        runner.run();
+        grow(g, ctx, name, rules, lib, 3);
         OpIndex index(g);
         size_t tried = 0, total = 0, skipped = 0;
         for (const Rule& rule : rules) {
@@ -166,14 +172,9 @@ TEST_CASE("a class's matches are those of its root members' ranges, in order", "
     Library lib = Library::standard();
     auto rules =
         loadAll(lib, {"rules/core.rules", "rules/algorithmic.rules", "rules/opencl.rules"});
-    lift::Program p = lift::parseFile(test::example("mm.lift"));
     EGraph g;
-    insertProgram(g, p);
     RewriteContext ctx;
-    Runner runner(g, rules, lib, ctx);
-    runner.limits.iterations = 4;
-    runner.limits.nodes = 20000;
-    runner.run();
+    grow(g, ctx, "mm.lift", rules, lib, 4);
     OpIndex index(g);
     auto show = [](std::vector<Match>& out) {
         return [&out](EClassId c, const Subst& s) { out.push_back({c, s}); };
