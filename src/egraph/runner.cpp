@@ -2,6 +2,7 @@
 #include "egopt/egraph/runner.hpp"
 
 #include "egopt/support/clock.hpp"
+#include "search_tasks.hpp"
 #include "seminaive.hpp"
 
 #include <algorithm>
@@ -19,48 +20,6 @@ namespace egopt::egraph {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A search task: candidate classes of one rule, or a range of the root members of one class.
-struct SearchTask {
-    size_t rule;
-    std::span<const EClassId> classes;
-    MemberRange roots;
-};
-
-// Cuts rule r's candidates (ascending) into tasks in class order: at most kChunk classes each,
-// and each class of `large` (ascending) on its own, in ranges of kMembers root members. Each
-// task has its own result slot, read in task order, so the matches do not depend on how the
-// tasks are cut or scheduled.
-void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
-              std::span<const EClassId> large, std::vector<SearchTask>& out) {
-    constexpr size_t kChunk = 256;
-    constexpr size_t kMembers = 512;
-    size_t from = 0; // the first candidate in no task yet
-    auto flush = [&](size_t to) {
-        for (size_t i = from; i < to; i += kChunk) {
-            out.push_back({r, cands.subspan(i, std::min(kChunk, to - i)), {}});
-        }
-    };
-    for (EClassId c : large) {
-        auto it = std::lower_bound(cands.begin() + static_cast<ptrdiff_t>(from), cands.end(), c);
-        if (it == cands.end()) {
-            break;
-        }
-        if (*it != c) {
-            continue;
-        }
-        auto at = static_cast<size_t>(it - cands.begin());
-        flush(at);
-        size_t members = g.eclass(c).nodes.size();
-        for (size_t lo = 0; lo < members; lo += kMembers) {
-            MemberRange roots{static_cast<uint32_t>(lo),
-                              static_cast<uint32_t>(std::min(lo + kMembers, members))};
-            out.push_back({r, cands.subspan(at, 1), roots});
-        }
-        from = at + 1;
-    }
-    flush(cands.size());
-}
 
 } // namespace
 
@@ -173,7 +132,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         }
     }
     auto defers = [&](size_t r) { return unchangedSince[r] != 0 && deferring(r); };
-    std::vector<SearchTask> tasks;
+    std::vector<detail::SearchTask> tasks;
     std::vector<bool> inFocus = focusedRoots();
     std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -192,7 +151,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         }
         // A deferral's ranges would be cut at the tasks' bounds: its rules keep classes whole.
         bool split = rootOp(rules_[r].lhs).has_value() && !defers(r);
-        cutTasks(g_, r, cands, split ? index.large() : std::span<const EClassId>(), tasks);
+        detail::cutTasks(g_, r, cands, split ? index.large() : std::span<const EClassId>(), tasks);
     }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
