@@ -330,31 +330,6 @@ void EGraph::repairParents(EClassId c) {
     parentPool_.truncate(out, std::unique(kept.begin(), kept.end()) - kept.begin());
 }
 
-// Members: one node per canonical form, in id order (deterministic matching order).
-void EGraph::dedupMembers(EClassId c) {
-    ClassSlot& k = cls(c);
-    std::span<const ENodeId> members = membersOf(k);
-    std::vector<ENodeId> kept;
-    kept.reserve(members.size());
-    uint64_t opMask = 0;
-    for (ENodeId n : members) {
-        // An owner of its form is canonical already (rebuild re-canonicalized every parent of
-        // a merged class); any other member is a duplicate, outside the hashcons, which reads
-        // its owner's node.
-        if (!isDuplicate(n)) {
-            kept.push_back(n);
-            opMask |= opBit(store_[ref_[n]].node.op);
-        }
-    }
-    k.setOpMask(opMask);
-    std::sort(kept.begin(), kept.end());
-    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-    if (!std::equal(kept.begin(), kept.end(), members.begin(), members.end())) {
-        touchClass(c);
-        memberPool_.assign(k.nodes, kept);
-    }
-}
-
 void EGraph::rebuild() {
     ++changes_; // besides repairs, the hashcons and the class slots may shrink
     while (!pending_.empty() || !analysisPending_.empty()) {
@@ -369,11 +344,7 @@ void EGraph::rebuild() {
     }
     // Only classes that were merged or had a member re-canonicalized can hold a stale or
     // duplicate member; every other class is as the last rebuild left it.
-    rootSet(dirty_);
-    for (EClassId c : dirty_) {
-        dedupMembers(c);
-    }
-    dirty_.clear();
+    dedupMembers(kNoClass);
     dropParents();
     memo_.shrink();
     if (holes_ > NodeTable::Nodes::kChunk && 8 * holes_ > store_.size()) {

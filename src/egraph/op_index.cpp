@@ -1,59 +1,101 @@
 // The operator index of a clean e-graph (pattern.hpp, OpIndex).
 #include "egopt/egraph/pattern.hpp"
 
-#include <bitset>
+#include <bit>
+#include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
 
 namespace {
 
-constexpr size_t kNumOps = size_t(1) << (8 * sizeof(Op));
-using OpSet = std::bitset<kNumOps>;
+// One bit per operator: every operator's value is below 64.
+static_assert(static_cast<unsigned>(Op::InsertionSortSeq) < 64);
+uint64_t bitOf(Op op) {
+    return uint64_t(1) << static_cast<unsigned>(op);
+}
 
-void addOnce(std::vector<EClassId>& list, EClassId c) {
-    if (list.empty() || list.back() != c) {
-        list.push_back(c);
+constexpr size_t kNumOps = size_t(1) << (8 * sizeof(Op));
+constexpr size_t kGrain = 1024; // classes per parallel range
+
+// Appends class all[i] to lists[op] for every bit op of masks[i], in class order.
+void listByBit(std::span<const EClassId> all, const std::vector<uint64_t>& masks,
+               std::vector<std::vector<EClassId>>& lists) {
+    for (size_t i = 0; i < all.size(); ++i) {
+        for (uint64_t m = masks[i]; m != 0; m &= m - 1) {
+            lists[static_cast<size_t>(std::countr_zero(m))].push_back(all[i]);
+        }
     }
 }
 
 } // namespace
 
+// The per-class work (reading every member's e-node) runs in parallel ranges of classes, each
+// writing only its classes' entries; the lists are then cut in class order, so the index is the
+// same for any thread count.
 OpIndex::OpIndex(const EGraph& g, bool functionKeys)
     : all_(g.classIds()), byOp_(kNumOps), appliedOp_(kNumOps) {
-    std::vector<OpSet> ops(g.numNodeIds()); // by canonical class id
-    for (EClassId c : all_) {
-        for (ENodeId n : g.eclass(c).nodes) {
-            ops[c].set(static_cast<size_t>(g.node(n).op));
-            addOnce(byOp_[static_cast<size_t>(g.node(n).op)], c);
+    const size_t n = all_.size();
+    std::vector<uint64_t> ops(g.numNodeIds(), 0); // by canonical class id
+    std::vector<uint64_t> held(n, 0);             // by position in all_
+    std::vector<uint32_t> sizes(n, 0);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const auto& range) {
+        for (size_t i = range.begin(); i < range.end(); ++i) {
+            uint64_t mask = 0;
+            std::span<const ENodeId> members = g.eclass(all_[i]).nodes;
+            for (ENodeId m : members) {
+                mask |= bitOf(g.node(m).op);
+            }
+            ops[all_[i]] = mask;
+            held[i] = mask;
+            sizes[i] = static_cast<uint32_t>(members.size());
+        }
+    });
+    for (size_t i = 0; i < n; ++i) {
+        if (sizes[i] >= kLargeClass) {
+            large_.push_back(all_[i]);
         }
     }
     if (functionKeys) {
         keyAt_.assign(g.numNodeIds(), 0);
-        keys_.reserve(g.numNodes());
-    }
-    for (EClassId c : all_) {
-        OpSet applied;
-        if (functionKeys) {
-            keyAt_[c] = static_cast<uint32_t>(keys_.size());
+        size_t at = 0;
+        for (size_t i = 0; i < n; ++i) {
+            keyAt_[all_[i]] = static_cast<uint32_t>(at);
+            at += sizes[i];
         }
-        for (ENodeId n : g.eclass(c).nodes) {
-            const ENode& node = g.node(n);
-            EClassId fn = kNoClass;
-            if (node.op == Op::Apply && !node.children.empty()) {
-                applied |= ops[node.children[0]];
-                fn = functionKeys ? g.findConst(node.children[0]) : kNoClass;
+        keys_.assign(at, kNoClass);
+    }
+    std::vector<uint64_t> applied(n, 0); // by position: the operators of applied functions
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const auto& range) {
+        for (size_t i = range.begin(); i < range.end(); ++i) {
+            EClassId c = all_[i];
+            if ((held[i] & bitOf(Op::Apply)) == 0) {
+                continue;
             }
-            if (functionKeys) {
-                keys_.push_back(fn);
-                if (fn != kNoClass) {
-                    addOnce(applying_[fn], c);
+            std::span<const ENodeId> members = g.eclass(c).nodes;
+            for (size_t k = 0; k < members.size(); ++k) {
+                const ENode& node = g.node(members[k]);
+                if (node.op == Op::Apply && !node.children.empty()) {
+                    applied[i] |= ops[node.children[0]];
+                    if (functionKeys) {
+                        keys_[keyAt_[c] + k] = g.findConst(node.children[0]);
+                    }
                 }
             }
         }
-        for (size_t op = 0; op < kNumOps && applied.any(); ++op) {
-            if (applied.test(op)) {
-                addOnce(appliedOp_[op], c);
-                applied.reset(op);
+    });
+    listByBit(all_, held, byOp_);
+    listByBit(all_, applied, appliedOp_);
+    if (functionKeys) {
+        for (size_t i = 0; i < n; ++i) {
+            std::span<const EClassId> keys = appliedFunctions(all_[i], sizes[i]);
+            for (EClassId fn : keys) {
+                if (fn == kNoClass) {
+                    continue;
+                }
+                std::vector<EClassId>& list = applying_[fn];
+                if (list.empty() || list.back() != all_[i]) {
+                    list.push_back(all_[i]);
+                }
             }
         }
     }

@@ -37,6 +37,9 @@ public:
         findBinders(p.root, scope);
     }
 
+    // The members of the root class tried at the root's e-node step (matchClasses).
+    void setRoots(MemberRange roots) { roots_ = roots; }
+
     // Leaves the substitution empty again: every binding is undone on backtracking.
     void run(EClassId c) {
         root_ = c;
@@ -139,6 +142,9 @@ private:
                     resumeStep(pid, cls, v.nodes, todo);
                 } else if (deferral_ && changed_ == 0 && quiet(todo)) {
                     deferStep(pid, cls, v.nodes, todo);
+                } else if (path_.empty() && pid == p_.root && !roots_.whole()) {
+                    members(pid, cls, v.nodes, std::min<size_t>(roots_.lo, v.nodes.size()),
+                            std::min<size_t>(roots_.hi, v.nodes.size()), todo);
                 } else {
                     members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
                 }
@@ -390,6 +396,7 @@ private:
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
     EClassId root_ = kNoClass;
+    MemberRange roots_;
     std::vector<uint32_t> path_; // the member index chosen at each e-node step so far
     // (pattern node, class): hotMembers(); references stay valid as it grows.
     HotMembers ownHot_;
@@ -436,11 +443,12 @@ void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
                   std::span<const EClassId> classes,
                   const std::function<void(EClassId, const Subst&)>& onMatch,
                   const BindFilter& keep, const MatchAge& age, const Deferral* deferral,
-                  const FunctionFilter* filter) {
+                  const FunctionFilter* filter, MemberRange roots) {
     EClassId current = kNoClass;
     std::function<void(const Subst&)> forward = [&](const Subst& s) { onMatch(current, s); };
     Matcher m(g, p, numSlots, forward, keep, age, age.since != 0 ? deferral : nullptr, nullptr,
               filter);
+    m.setRoots(roots);
     for (EClassId c : classes) {
         current = c;
         m.run(c);

@@ -2,6 +2,7 @@
 #include "egopt/egraph/runner.hpp"
 
 #include "egopt/support/clock.hpp"
+#include "search_tasks.hpp"
 #include "seminaive.hpp"
 
 #include <algorithm>
@@ -122,15 +123,16 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     const OpIndex& index = *index_;
     filters_.assign(rules_.size(), FunctionFilter());
     std::vector<std::vector<EClassId>> roots(rules_.size());
-    // Tasks of at most kChunk candidate classes of one rule, grouped by rule in class order;
-    // each task has its own result slot, and the flattening below reads them in task order,
-    // so the matches do not depend on how the tasks were scheduled.
-    constexpr size_t kChunk = 256;
-    struct Task {
-        size_t rule;
-        std::span<const EClassId> classes;
-    };
-    std::vector<Task> tasks;
+    // Matches unchanged since the rule last had every match applied (0: not asked).
+    std::vector<uint32_t> unchangedSince(rules_.size(), 0);
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        bool recorded = applications && !rules_[r].composition.empty();
+        if (state_[r].skipsUnchanged && !g_.explanations && !recorded) {
+            unchangedSince[r] = state_[r].appliedAt;
+        }
+    }
+    auto defers = [&](size_t r) { return unchangedSince[r] != 0 && deferring(r); };
+    std::vector<detail::SearchTask> tasks;
     std::vector<bool> inFocus = focusedRoots();
     std::vector<std::vector<EClassId>> focused(inFocus.empty() ? 0 : rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
@@ -147,17 +149,9 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
                          [&](EClassId c) { return c < inFocus.size() && inFocus[c]; });
             cands = focused[r];
         }
-        for (size_t i = 0; i < cands.size(); i += kChunk) {
-            tasks.push_back({r, cands.subspan(i, std::min(kChunk, cands.size() - i))});
-        }
-    }
-    // Matches unchanged since the rule last had every match applied (0: not asked).
-    std::vector<uint32_t> unchangedSince(rules_.size(), 0);
-    for (size_t r = 0; r < rules_.size(); ++r) {
-        bool recorded = applications && !rules_[r].composition.empty();
-        if (state_[r].skipsUnchanged && !g_.explanations && !recorded) {
-            unchangedSince[r] = state_[r].appliedAt;
-        }
+        // A deferral's ranges would be cut at the tasks' bounds: its rules keep classes whole.
+        bool split = rootOp(rules_[r].lhs).has_value() && !defers(r);
+        detail::cutTasks(g_, r, cands, split ? index.large() : std::span<const EClassId>(), tasks);
     }
     std::vector<Matches> slots(tasks.size());
     std::vector<double> seconds(tasks.size(), 0.0);
@@ -165,12 +159,12 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     // same classes are reached from the roots of many tasks.
     std::vector<std::unique_ptr<tbb::enumerable_thread_specific<HotMembers>>> hot(rules_.size());
     for (size_t r = 0; r < rules_.size(); ++r) {
-        if (unchangedSince[r] != 0 && deferring(r)) {
+        if (defers(r)) {
             hot[r] = std::make_unique<tbb::enumerable_thread_specific<HotMembers>>();
         }
     }
     std::atomic<bool> timedOut = false;
-    tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
+    auto searchTask = [&](size_t t) {
         if (timedOut.load(std::memory_order_relaxed) || pastDeadline()) {
             timedOut = true; // the iteration stops: its matches are dropped
             return;
@@ -182,7 +176,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         // Semi-naive: the unchanged matches the search can tell before reaching them are left
         // for the apply phase, which enumerates those that may change something.
         std::optional<Deferral> deferral;
-        if (unchangedSince[r] != 0 && deferring(r)) {
+        if (defers(r)) {
             deferral.emplace();
             deferral->conditionSlot = state_[r].deferred->conditionSlot;
             deferral->hot = &hot[r]->local();
@@ -192,9 +186,19 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         searchClasses(
             g_, rule, lib_, ctx_.facts, tasks[t].classes,
             [&](EClassId c, const Subst& s) { slots[t].add(c, s); }, unchangedSince[r],
-            deferral ? &*deferral : nullptr, filterOf(r));
+            deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
-    });
+    };
+    // One task at a time: tasks vary in cost by orders of magnitude, and a range of them run
+    // in turn by one thread could hold up the whole search.
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, tasks.size(), 1),
+        [&](const auto& range) {
+            for (size_t t = range.begin(); t < range.end(); ++t) {
+                searchTask(t);
+            }
+        },
+        tbb::simple_partitioner());
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;

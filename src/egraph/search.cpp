@@ -210,8 +210,8 @@ std::vector<uint32_t> conditionSlots(const Rule& rule) {
 void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const SizeFacts& facts,
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch,
-                   uint32_t unchangedSince, const Deferral* deferral,
-                   const FunctionFilter* filter) {
+                   uint32_t unchangedSince, const Deferral* deferral, const FunctionFilter* filter,
+                   MemberRange roots) {
     MatchAge age;
     age.since = unchangedSince;
     if (unchangedSince != 0) {
@@ -221,7 +221,8 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
     withConditions(
         g, rule, lib, facts, {},
         [&](const BindFilter& keep, const std::function<void(EClassId, const Subst&)>& onFull) {
-            matchClasses(g, rule.lhs, numSlots, classes, onFull, keep, age, deferral, filter);
+            matchClasses(g, rule.lhs, numSlots, classes, onFull, keep, age, deferral, filter,
+                         roots);
         },
         onMatch);
 }

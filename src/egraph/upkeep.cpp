@@ -1,14 +1,103 @@
-// Storage upkeep of the e-graph (docs/egraph.md, "Data structures" and "Memory"): dropping
-// parent-list entries of duplicates, compacting the node store and the class slots after a
-// rebuild, and counting the bytes the containers hold.
+// Storage upkeep of the e-graph (docs/egraph.md, "Data structures" and "Memory"): deduplicating
+// the member lists of the classes a rebuild changed, dropping parent-list entries of duplicates,
+// compacting the node store and the class slots after a rebuild, and counting the bytes the
+// containers hold.
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
+#include <optional>
+#include <span>
 
 namespace egopt::egraph {
+
+namespace {
+
+// The deduplicated member lists of `classes`, worked out in parallel ranges of classes (reading
+// only) and handed to `write(class, opMask, kept or nullopt if unchanged)` in class order, so
+// that what `write` changes is the same for any thread count. `members(c)` is a class's list,
+// `keeps(n)` whether member n stays (an owner of its form) and `opOf(n)` its operator.
+template <typename Members, typename Keeps, typename OpOf, typename Write>
+void dedupLists(std::span<const EClassId> classes, Members members, Keeps keeps, OpOf opOf,
+                Write write) {
+    struct Kept { // a range's classes: masks, and the kept lists of those that changed
+        std::vector<uint64_t> masks;
+        std::vector<uint32_t> ends; // by class: the end of its list in ids
+        std::vector<uint8_t> changed;
+        std::vector<ENodeId> ids;
+    };
+    constexpr size_t kGrain = 256;
+    std::vector<Kept> kept((classes.size() + kGrain - 1) / kGrain);
+    auto work = [&](size_t chunk) {
+        Kept& out = kept[chunk];
+        for (size_t i = chunk * kGrain; i < std::min(classes.size(), (chunk + 1) * kGrain); ++i) {
+            std::span<const ENodeId> list = members(classes[i]);
+            size_t start = out.ids.size();
+            uint64_t opMask = 0;
+            for (ENodeId n : list) {
+                if (keeps(n)) {
+                    out.ids.push_back(n);
+                    opMask |= opBit(opOf(n));
+                }
+            }
+            auto first = out.ids.begin() + static_cast<ptrdiff_t>(start);
+            std::sort(first, out.ids.end());
+            out.ids.erase(std::unique(first, out.ids.end()), out.ids.end());
+            bool changed = !std::equal(first, out.ids.end(), list.begin(), list.end());
+            if (!changed) {
+                out.ids.resize(start);
+            }
+            out.masks.push_back(opMask);
+            out.changed.push_back(changed);
+            out.ends.push_back(static_cast<uint32_t>(out.ids.size()));
+        }
+    };
+    constexpr size_t kParallel = 1 << 12; // below this, the sequential loop is faster
+    if (classes.size() < kParallel) {
+        for (size_t chunk = 0; chunk < kept.size(); ++chunk) {
+            work(chunk);
+        }
+    } else {
+        tbb::parallel_for(size_t(0), kept.size(), work);
+    }
+    for (size_t chunk = 0; chunk < kept.size(); ++chunk) {
+        const Kept& in = kept[chunk];
+        for (size_t j = 0, start = 0; j < in.masks.size(); start = in.ends[j++]) {
+            std::optional<std::span<const ENodeId>> list;
+            if (in.changed[j]) {
+                list = std::span(in.ids).subspan(start, in.ends[j] - start);
+            }
+            write(classes[chunk * kGrain + j], in.masks[j], list);
+        }
+    }
+}
+
+} // namespace
+
+// Members: one node per canonical form, in id order (deterministic matching order), for the
+// classes in dirty_ (merged, or holding a re-canonicalized member), read in parallel. The
+// parameter is unused (egraph.hpp declares it; rebuild passes kNoClass).
+void EGraph::dedupMembers(EClassId) {
+    rootSet(dirty_);
+    dedupLists(
+        dirty_, [this](EClassId c) { return membersOf(cls(c)); },
+        // An owner of its form is canonical already (rebuild re-canonicalized every parent of
+        // a merged class); any other member is a duplicate, outside the hashcons, which reads
+        // its owner's node.
+        [this](ENodeId n) { return !isDuplicate(n); },
+        [this](ENodeId n) { return store_[ref_[n]].node.op; },
+        [this](EClassId c, uint64_t opMask, std::optional<std::span<const ENodeId>> kept) {
+            ClassSlot& k = cls(c);
+            k.setOpMask(opMask);
+            if (kept) {
+                touchClass(c);
+                memberPool_.assign(k.nodes, *kept);
+            }
+        });
+    dirty_.clear();
+}
 
 // A duplicate's entry in a parent list matters only to the analysis: propagateAnalysis offers
 // each parent's node, with the parent as its `best`, and a duplicate offers its owner's node

@@ -38,6 +38,17 @@ std::string showMatches(const std::vector<Match>& ms) {
     return out.str();
 }
 
+// Example `name` grown by `iterations` iterations of `rules` (up to 20,000 e-nodes) into `g`.
+void grow(EGraph& g, RewriteContext& ctx, const char* name, const std::vector<Rule>& rules,
+          const Library& lib, size_t iterations) {
+    lift::Program p = lift::parseFile(test::example(name));
+    insertProgram(g, p);
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = iterations;
+    runner.limits.nodes = 20000;
+    runner.run();
+}
+
 lift::Program arithSum(size_t n) {
     return lift::parseProgram(test::arithSumText(n), "sum.lift");
 }
@@ -49,14 +60,9 @@ TEST_CASE("the operator index finds the matches a scan of every class finds", "[
     auto rules =
         loadAll(lib, {"rules/core.rules", "rules/algorithmic.rules", "rules/opencl.rules"});
     for (const char* name : {"mm.lift", "asum.lift", "nbody.lift"}) {
-        lift::Program p = lift::parseFile(test::example(name));
         EGraph g;
-        insertProgram(g, p);
         RewriteContext ctx;
-        Runner runner(g, rules, lib, ctx);
-        runner.limits.iterations = 3;
-        runner.limits.nodes = 20000;
-        runner.run();
+        grow(g, ctx, name, rules, lib, 3);
         OpIndex index(g);
         size_t tried = 0, total = 0, skipped = 0;
         for (const Rule& rule : rules) {
@@ -157,4 +163,51 @@ TEST_CASE("skipping unchanged matches builds the e-graph that applying them buil
         INFO("iteration " << i + 1);
         CHECK(onceGraphs[i] == freshGraphs[i]);
     }
+}
+
+TEST_CASE("a class's matches are those of its root members' ranges, in order", "[egraph]") {
+    // The search splits large classes into ranges of root members (MemberRange), searched as
+    // tasks of their own and read back in order: their matches, concatenated, must be the
+    // class's.
+    Library lib = Library::standard();
+    auto rules =
+        loadAll(lib, {"rules/core.rules", "rules/algorithmic.rules", "rules/opencl.rules"});
+    EGraph g;
+    RewriteContext ctx;
+    grow(g, ctx, "mm.lift", rules, lib, 4);
+    OpIndex index(g);
+    auto show = [](std::vector<Match>& out) {
+        return [&out](EClassId c, const Subst& s) { out.push_back({c, s}); };
+    };
+    size_t split = 0;
+    for (const Rule& rule : rules) {
+        if (!rootOp(rule.lhs)) {
+            continue;
+        }
+        for (EClassId c : index.candidates(rule.lhs)) {
+            size_t members = g.eclass(c).nodes.size();
+            if (members < 16) {
+                continue;
+            }
+            std::vector<Match> whole, ranges;
+            std::span<const EClassId> one(&c, 1);
+            searchClasses(g, rule, lib, ctx.facts, one, show(whole));
+            for (uint32_t lo = 0; lo < members; lo += 5) {
+                searchClasses(g, rule, lib, ctx.facts, one, show(ranges), 0, nullptr, nullptr,
+                              MemberRange{lo, lo + 5});
+            }
+            INFO("rule " << rule.name << ", class " << c);
+            CHECK(showMatches(ranges) == showMatches(whole));
+            split += whole.empty() ? 0 : 1;
+        }
+    }
+    CHECK(split > 0);
+    // The index lists the classes a search splits: those of kLargeClass members or more.
+    std::vector<EClassId> large;
+    for (EClassId c : g.classIds()) {
+        if (g.eclass(c).nodes.size() >= OpIndex::kLargeClass) {
+            large.push_back(c);
+        }
+    }
+    CHECK(std::vector<EClassId>(index.large().begin(), index.large().end()) == large);
 }

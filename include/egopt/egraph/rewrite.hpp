@@ -113,7 +113,7 @@ void searchClasses(const EGraph& g, const Rule& rule, const Library& lib, const 
                    std::span<const EClassId> classes,
                    const std::function<void(EClassId, const Subst&)>& onMatch,
                    uint32_t unchangedSince = 0, const Deferral* deferral = nullptr,
-                   const FunctionFilter* filter = nullptr);
+                   const FunctionFilter* filter = nullptr, MemberRange roots = {});
 // The matches a Deferral of searchClasses handed over (resumeMatches), with the rule's
 // conditions; `journaled` answers condition i for a class whose members changed since the
 // search (nullopt: the condition is called).
