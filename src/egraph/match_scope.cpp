@@ -29,12 +29,11 @@ bool collectVarTypes(const TermArena& t, TermId id, int32_t depth, std::map<int3
 } // namespace
 
 bool crossesContexts(const EGraph& g, const Rule& rule, const Subst& s) {
-    // Only a match binding two classes that use variables of its context can combine contexts.
+    // Only a match binding two classes that use variables can combine contexts.
     size_t open = 0;
     for (size_t slot = 0; slot < s.classes.size(); ++slot) {
         EClassId c = s.classes[slot];
-        open += c != kNoClass && slot < rule.vars.depth.size() &&
-                g.data(c).hasFreeVarAtLeast(rule.vars.depth[slot]);
+        open += c != kNoClass && slot < rule.vars.depth.size() && g.data(c).hasFreeVarAtLeast(0);
     }
     if (open < 2) {
         return false;
@@ -46,16 +45,21 @@ bool crossesContexts(const EGraph& g, const Rule& rule, const Subst& s) {
             continue;
         }
         int32_t depth = rule.vars.depth[slot];
-        if (!g.data(c).hasFreeVarAtLeast(depth)) {
+        if (!g.data(c).hasFreeVarAtLeast(0)) {
             continue;
         }
+        // The variables the left-hand side binds (below `depth`) must have one type in the
+        // class's term too: another context's member may name them at other types.
         TermArena t;
         std::map<int32_t, TypeId> vars;
-        if (!collectVarTypes(t, g.extract(c, t), depth, vars)) {
+        if (!collectVarTypes(t, g.extract(c, t), 0, vars)) {
             return true;
         }
         for (auto [v, type] : vars) {
-            auto [it, fresh] = context.emplace(v, type);
+            if (v < depth) {
+                continue;
+            }
+            auto [it, fresh] = context.emplace(v - depth, type);
             if (!fresh && it->second != type) {
                 return true;
             }
