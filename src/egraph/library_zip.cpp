@@ -10,9 +10,11 @@ namespace {
 using Args = std::span<const ArgValue>;
 
 // A copy of a term in which `Get(half) $ q` (q the variable at `depth`) is a variable of type
-// `elem` at the same index; nullopt when q occurs otherwise.
-std::optional<TermId> halfOnly(const TermArena& in, TermId id, int32_t depth, int32_t half,
-                               TypeId elem, TermArena& out) {
+// `elem` at the same index; nullopt when q occurs otherwise, or as a pair whose half is not an
+// `elem`: a member that another context, where the variable has another type, left in a class
+// the body shares (docs/egraph.md, "Binders").
+std::optional<TermId> halfOnly(const lift::TypeArena& types, const TermArena& in, TermId id,
+                               int32_t depth, int32_t half, TypeId elem, TermArena& out) {
     TermNode n = in.at(id);
     auto isQ = [&](TermId c) {
         const TermNode& v = in.at(c);
@@ -20,6 +22,14 @@ std::optional<TermId> halfOnly(const TermArena& in, TermId id, int32_t depth, in
     };
     if (n.op == Op::Apply && n.children.size() == 2 && in.at(n.children[0]).op == Op::Get &&
         in.at(n.children[0]).ival == half && isQ(n.children[1])) {
+        const TermNode& q = in.at(n.children[1]);
+        if (!q.types.empty()) {
+            const lift::TypeNode& pair = types.at(q.types[0]);
+            if (pair.kind != lift::TypeKind::Tuple ||
+                pair.elems.size() <= static_cast<size_t>(half) || pair.elems[half] != elem) {
+                return std::nullopt;
+            }
+        }
         return out.var(depth, elem);
     }
     if (isQ(id)) {
@@ -27,7 +37,7 @@ std::optional<TermId> halfOnly(const TermArena& in, TermId id, int32_t depth, in
     }
     int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
     for (TermId& c : n.children) {
-        auto r = halfOnly(in, c, inner, half, elem, out);
+        auto r = halfOnly(types, in, c, inner, half, elem, out);
         if (!r) {
             return std::nullopt;
         }
@@ -53,7 +63,8 @@ std::optional<EClassId> mapOfHalf(EGraph& g, Args a) {
     TermArena smallest;
     TermId root = g.extract(a[0].eclass, smallest);
     TermArena t;
-    auto body = halfOnly(smallest, root, 0, half, g.types.elemOf(g.data(a[1].eclass).type), t);
+    auto body =
+        halfOnly(g.types, smallest, root, 0, half, g.types.elemOf(g.data(a[1].eclass).type), t);
     if (!body) {
         return std::nullopt;
     }

@@ -171,6 +171,9 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
     }
+    if (detail::crossesContexts(g, rule, s)) {
+        return std::nullopt;
+    }
     detail::drawSizes(g, rule, lib, tuning, s);
     try {
         for (const auto& [slot, call] : rule.computed) {

@@ -20,6 +20,16 @@ void drawSizes(const EGraph& g, const Rule& rule, const Library& lib, TuningSpac
 // exact left-hand term); true if the e-graph changed.
 bool mergeRhs(EGraph& g, const Rule& rule, RewriteContext& ctx, const Match& m, EClassId rhs);
 
+// Whether the match combines classes from different contexts: the smallest terms of two of
+// its variables' classes give a variable of the match's context two types. A class that does
+// not depend on a variable is shared by every context that holds it, and a rule that dropped a
+// subterm (`Map(Get(0)) $ (Zip $ (?a, ?b))` is ?a) left a member naming ?b's variables there,
+// at their types in ?b's context; a match through that member in another context (map fusion
+// over ?a's class, with ?f from the other context) would build a term whose variables are
+// bound at other types, which a later substitution turns into an ill-typed term. Such a match
+// is not applied (match_scope.cpp).
+bool crossesContexts(const EGraph& g, const Rule& rule, const Subst& s);
+
 // A rule whose right-hand side is ill-typed: a BadInput error naming the rule, with both terms
 // (or, given `s`, the match's variables) and their types.
 [[noreturn]] void ruleBug(const EGraph& g, const Rule& rule, const TypeError& e, EClassId lhs,

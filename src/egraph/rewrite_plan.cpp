@@ -54,6 +54,9 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.findConst(c);
     }
+    if (detail::crossesContexts(g, rule, s)) {
+        return; // not planned: applied in order, where buildRhs leaves it out
+    }
     try {
         detail::drawSizes(g, rule, lib, scratch, s);
         // A variable the copy gained, for this match or an earlier one, may be numbered
