@@ -233,6 +233,9 @@ nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egra
                 std::vector<extract::Candidate>& beam) {
     beam = selectBeam(w, withCarried(found, beam));
     egraph::Focus focus = focusOf(g, beam, w.progress);
+    if (w.options.saturation.noMacros) {
+        addGoalRegion(g, focus, w.progress);
+    }
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();

@@ -58,6 +58,33 @@ void addPrimitiveSteps(Phase& phase) {
     }
 }
 
+// Without macros, a phase that loads algorithmic.rules also loads flattening.rules and
+// equalities.rules beside it: register-block's derivation needs their map distribution,
+// transposes of zips and eta expansion (docs/search.md, "A shape goal"); with the macros loaded
+// they would only add other ways to write the macros' schedules.
+void addFlatteningSteps(Phase& phase) {
+    namespace fs = std::filesystem;
+    auto loads = [&](const char* name) {
+        return std::any_of(phase.ruleFiles.begin(), phase.ruleFiles.end(),
+                           [&](const std::string& r) { return fs::path(r).filename() == name; });
+    };
+    if (!loads("algorithmic.rules")) {
+        return;
+    }
+    for (const std::string& f : phase.ruleFiles) {
+        if (fs::path(f).filename() != "algorithmic.rules") {
+            continue;
+        }
+        fs::path dir = fs::path(f).parent_path();
+        for (const char* name : {"flattening.rules", "equalities.rules"}) {
+            if (fs::exists(dir / name) && !loads(name)) {
+                phase.ruleFiles.push_back((dir / name).string());
+            }
+        }
+        return;
+    }
+}
+
 } // namespace
 
 std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
@@ -65,6 +92,7 @@ std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
     for (Phase& p : phases) {
         if (options.noMacros) {
             addPrimitiveSteps(p);
+            addFlatteningSteps(p);
         }
         const LimitOverrides& o = options.limits;
         p.limits.iterations = o.iterations.value_or(p.limits.iterations);
