@@ -67,6 +67,26 @@ bool readsOuterVariable(const egraph::EGraph& g, EClassId body) {
     return false;
 }
 
+// Whether the smallest term of data class `c` computes nothing (no user function, no lambda:
+// views of its variables and of the program's parameters): a shared reduction over such data
+// computes its operands inside its own loop (fused), none are materialised before it.
+bool computesNothing(const egraph::EGraph& g, EClassId c) {
+    constexpr size_t kMaxNodes = 4096;
+    std::vector<EClassId> stack{c};
+    for (size_t visited = 0; !stack.empty(); ++visited) {
+        if (visited >= kMaxNodes) {
+            return false;
+        }
+        const egraph::ENode& node = g.node(g.data(stack.back()).best);
+        stack.pop_back();
+        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun || node.op == Op::Lambda) {
+            return false;
+        }
+        stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return true;
+}
+
 // Whether function class `fn` is a one-parameter lambda whose body is a reduction that also
 // reads a variable bound outside the lambda (or a parameter of the program).
 bool reducesWithSharedOperand(const egraph::EGraph& g, EClassId fn) {
@@ -103,7 +123,7 @@ bool isSharingMap(const egraph::EGraph& g, EClassId c) {
 }
 
 std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit) {
-    std::vector<std::vector<ENodeId>> out;
+    std::vector<std::vector<ENodeId>> out, materialised;
     std::set<EClassId> classes; // one per class: its members are one value
     // A shared reduction that stands for a map of reductions sharing an operand: its class, or
     // a class it is the argument of (the transposed accumulator), holds that map. The partial
@@ -115,7 +135,9 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         return std::any_of(g.eclass(c).parents.begin(), g.eclass(c).parents.end(),
                            [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
     };
-    // Newest first: the latest rewrites of a shared reduction are the furthest along.
+    // Fused ones first (their data computes nothing: the products are in the loop), then the
+    // others; newest first in each: the latest rewrites of a shared reduction are the furthest
+    // along.
     for (size_t id = g.numNodeIds(); id-- > 0 && out.size() < limit;) {
         auto n = static_cast<ENodeId>(id);
         const egraph::ENode& node = g.node(n);
@@ -139,10 +161,20 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         auto r = reductionIn(g, node.children[0]);
         if (r && member != members.end()) {
             classes.insert(c);
-            out.push_back({*r, *member});
+            (computesNothing(g, node.children[2]) ? out : materialised).push_back({*r, *member});
+        }
+    }
+    for (auto& m : materialised) {
+        if (out.size() < limit) {
+            out.push_back(std::move(m));
         }
     }
     return out;
+}
+
+bool fusedReduction(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    return node.children.size() == 3 && computesNothing(g, node.children[2]);
 }
 
 std::vector<EClassId> goalRegion(const egraph::EGraph& g, std::vector<EClassId> roots,

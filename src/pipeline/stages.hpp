@@ -67,8 +67,13 @@ bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
 // The shared reductions of `g` that stand for a sharing map (a Reduce or ReduceSeq applied with
 // an array as its initial value, in the map's class or an argument of it: several outputs
 // share each element the one loop reads), at most `limit`, the newest first, one per e-class;
-// each as a guide for exploration's guided draws (the reduction e-node, then its application).
+// each as a guide for exploration's guided draws (the reduction e-node, then its application);
+// the fused ones (fusedReduction) first.
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
+// Whether a shared reduction's application reads data that computes nothing (the smallest
+// term of its data: views of variables and parameters), its operands computed in its own loop.
+// sharedReductions lists those first.
+bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
 // The classes of the newest `limit` shared reductions and of every sharing map.
 std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 // The e-classes below `roots` (theirs and their descendants', breadth first), at most
