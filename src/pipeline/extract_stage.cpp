@@ -203,7 +203,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
         w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;
     MacroGuides guides = macroGuides(applications);
-    if (w.options.saturation.noMacros) {
+    if (w.shapeGoal) {
         // Without macros the guides are the shape goal's (docs/search.md, "A shape goal").
         for (auto& goal : sharedReductions(g, kGoalGuides)) {
             guides.nodes.push_back(std::move(goal));

@@ -67,6 +67,29 @@ bool readsOuterVariable(const egraph::EGraph& g, EClassId body) {
     return false;
 }
 
+// The body classes of the one-parameter lambdas that class `c` maps (`Map(fun(x => body)) $ xs`).
+std::vector<EClassId> mappedBodies(const egraph::EGraph& g, EClassId c) {
+    std::vector<EClassId> bodies;
+    for (ENodeId n : g.eclass(c).nodes) {
+        const egraph::ENode& node = g.node(n);
+        if (node.op != Op::Apply || node.children.size() != 2 ||
+            !g.eclass(node.children[0]).mayHold(Op::Map)) {
+            continue;
+        }
+        for (ENodeId m : g.eclass(node.children[0]).nodes) {
+            if (g.node(m).op != Op::Map) {
+                continue;
+            }
+            for (ENodeId l : g.eclass(g.node(m).children[0]).nodes) {
+                if (g.node(l).op == Op::Lambda && g.node(l).ival == 1) {
+                    bodies.push_back(g.node(l).children[0]);
+                }
+            }
+        }
+    }
+    return bodies;
+}
+
 // Whether the smallest term of data class `c` computes nothing (no user function, no lambda:
 // views of its variables and of the program's parameters): a shared reduction over such data
 // computes its operands inside its own loop (fused), none are materialised before it.
@@ -87,39 +110,19 @@ bool computesNothing(const egraph::EGraph& g, EClassId c) {
     return true;
 }
 
-// Whether function class `fn` is a one-parameter lambda whose body is a reduction that also
-// reads a variable bound outside the lambda (or a parameter of the program).
-bool reducesWithSharedOperand(const egraph::EGraph& g, EClassId fn) {
-    for (ENodeId n : g.eclass(fn).nodes) {
-        const egraph::ENode& lambda = g.node(n);
-        if (lambda.op != Op::Lambda || lambda.ival != 1) {
-            continue;
-        }
-        EClassId body = lambda.children[0];
-        if (isReductionApplied(g, body) && readsOuterVariable(g, body)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 } // namespace
 
 bool isSharingMap(const egraph::EGraph& g, EClassId c) {
-    for (ENodeId n : g.eclass(c).nodes) {
-        const egraph::ENode& node = g.node(n);
-        if (node.op != Op::Apply || node.children.size() != 2 ||
-            !g.eclass(node.children[0]).mayHold(Op::Map)) {
-            continue;
-        }
-        for (ENodeId m : g.eclass(node.children[0]).nodes) {
-            const egraph::ENode& map = g.node(m);
-            if (map.op == Op::Map && reducesWithSharedOperand(g, map.children[0])) {
-                return true;
-            }
-        }
-    }
-    return false;
+    std::vector<EClassId> bodies = mappedBodies(g, c);
+    return std::any_of(bodies.begin(), bodies.end(), [&](EClassId body) {
+        return isReductionApplied(g, body) && readsOuterVariable(g, body);
+    });
+}
+
+bool hasSharingMap(const egraph::EGraph& g) {
+    std::vector<EClassId> classes = g.classIds();
+    return std::any_of(classes.begin(), classes.end(),
+                       [&](EClassId c) { return isSharingMap(g, c); });
 }
 
 std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit) {

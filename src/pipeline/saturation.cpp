@@ -58,10 +58,12 @@ void addPrimitiveSteps(Phase& phase) {
     }
 }
 
-// Without macros, a phase that loads algorithmic.rules also loads flattening.rules and
-// equalities.rules beside it: register-block's derivation needs their map distribution,
-// transposes of zips and eta expansion (docs/search.md, "A shape goal"); with the macros loaded
-// they would only add other ways to write the macros' schedules.
+// Without macros, for a program with a map of reductions sharing an operand (the pipeline's
+// SaturationHooks::flatteningSteps), a phase that loads algorithmic.rules also loads
+// flattening.rules and equalities.rules beside it:
+// register-block's derivation needs their map distribution, transposes of zips and eta
+// expansion (docs/search.md, "A shape goal"). Other programs have no register block to build;
+// with the macros loaded the rules would only add other ways to write the macros' schedules.
 void addFlatteningSteps(Phase& phase) {
     namespace fs = std::filesystem;
     auto loads = [&](const char* name) {
@@ -92,7 +94,6 @@ std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
     for (Phase& p : phases) {
         if (options.noMacros) {
             addPrimitiveSteps(p);
-            addFlatteningSteps(p);
         }
         const LimitOverrides& o = options.limits;
         p.limits.iterations = o.iterations.value_or(p.limits.iterations);
@@ -120,6 +121,11 @@ std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx
                                   const SaturationOptions& options, bool gpu,
                                   const SaturationHooks& hooks) {
     std::vector<Phase> phases = resolvePhases(options, gpu);
+    if (options.noMacros && hooks.flatteningSteps) {
+        for (Phase& p : phases) {
+            addFlatteningSteps(p);
+        }
+    }
     egraph::Library lib = egraph::Library::standard();
     std::optional<double> shared = options.limits.seconds;
     std::optional<double> budget = hooks.secondsLeft;

@@ -69,7 +69,7 @@ std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candida
     // "A shape goal"): the steps towards a register block are predicted no faster than the
     // simpler kernels, and a stage's focus must hold them for the next steps to follow.
     size_t width = w.options.search.beam;
-    size_t goalSlots = w.options.saturation.noMacros ? std::min(kGoalSlots, width) : 0;
+    size_t goalSlots = w.shapeGoal ? std::min(kGoalSlots, width) : 0;
     for (size_t i : order) {
         if (taken < goalSlots && w.goalTexts.count(pool[i].text)) {
             take(i, goalSlots);

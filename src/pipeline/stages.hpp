@@ -30,7 +30,8 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 // Records the applications of composite rules (stated compositions) in `applications`.
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications, const egraph::Focus* focus = nullptr);
+                   egraph::Applications& applications, const egraph::Focus* focus = nullptr,
+                   bool flatteningSteps = false);
 
 struct Work;
 
@@ -64,6 +65,9 @@ void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress
 // body)) $ xs` whose body is a reduction that also reads a variable bound outside the lambda (a
 // row of a matrix product, gemv's vector), an operand every iteration reads again.
 bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
+// Whether some class of `g` is one: the pipeline asks it of the program as inserted (gemv's rows,
+// a map over a reduction's result, are not one as written).
+bool hasSharingMap(const egraph::EGraph& g);
 // The shared reductions of `g` that stand for a sharing map (a Reduce or ReduceSeq applied with
 // an array as its initial value, in the map's class or an argument of it: several outputs
 // share each element the one loop reads), at most `limit`, the newest first, one per e-class;
@@ -103,7 +107,10 @@ struct Work {
     codegen::Options codegen{};
     std::vector<SizeAssumption> assumed{}; // saturation's size assumptions (checked by buildAt)
     std::vector<extract::Candidate> candidates{};
-    // The texts of exploration's replays of the shape goal (--no-macros): the beam's goal slots.
+    // Without macros: whether the program as written has a map of reductions sharing an operand
+    // (hasSharingMap), which turns the shape goal on (docs/search.md, "A shape goal"), and the
+    // texts of exploration's replays of the goal: the beam's goal slots.
+    bool shapeGoal = false;
     std::set<std::string> goalTexts{};
     std::unique_ptr<costmodel::Model> model{};
     costmodel::DeviceProfile profile{};
