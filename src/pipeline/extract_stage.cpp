@@ -13,6 +13,8 @@ namespace egopt::pipeline {
 namespace {
 
 constexpr size_t kGuidedPredictions = 64; // the model's descent per guided replay
+constexpr size_t kGoalGuides = 4;         // the newest shared reductions replayed (--no-macros)
+const std::string kGoalRule = "goal: shared reduction";
 
 // Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
 // guided slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
@@ -101,7 +103,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     tuneAll(replays);
     for (const auto& [rule, key] : bestReplay) {
         std::optional<double> p = predictedTuned(std::get<2>(key));
-        if (double at = p.value_or(std::get<1>(key)); at <= bound) {
+        // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
+        // (selectBeam) however slow it is predicted.
+        if (double at = p.value_or(std::get<1>(key)); at <= bound || rule == kGoalRule) {
             taken.emplace_back(at, std::get<2>(key));
         }
     }
@@ -136,6 +140,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         if (c.guided && c.guide < guideRule.size()) {
             how = ", guided draw of " + guideRule[c.guide] + ", " + std::to_string(c.guideHits) +
                   " of its e-nodes";
+        }
+        if (c.guided && c.guide < guideRule.size() && guideRule[c.guide] == kGoalRule) {
+            w.goalTexts.insert(c.text);
         }
         w.progress(fmt("explore: candidate %zu (predicted %.3f ms, cost %.1f%s): %s",
                        r.candidates.size(), p * 1e3, c.cost, how.c_str(),
@@ -196,6 +203,13 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
         w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;
     MacroGuides guides = macroGuides(applications);
+    if (w.shapeGoal) {
+        // Without macros the guides are the shape goal's (docs/search.md, "A shape goal").
+        for (auto& goal : sharedReductions(g, kGoalGuides)) {
+            guides.nodes.push_back(std::move(goal));
+            guides.rule.push_back(kGoalRule);
+        }
+    }
     eo.explore.guides = guides.nodes;
     eo.refineRounds =
         eo.explore.draws > 0 ? w.options.search.refineRounds : 0; // part of exploration

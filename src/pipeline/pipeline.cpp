@@ -194,8 +194,10 @@ std::string confirmSummary(const Result& r) {
 
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications, const egraph::Focus* focus) {
+                   egraph::Applications& applications, const egraph::Focus* focus,
+                   bool flatteningSteps) {
     SaturationHooks hooks;
+    hooks.flatteningSteps = flatteningSteps;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
         progress(fmt("saturate %s: iteration %zu: %zu e-nodes, %zu e-classes, %zu applied, %.2f s",
                      phase.name.c_str(), it.iteration, it.nodes, it.classes, it.applied,
@@ -233,12 +235,15 @@ nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egra
                 std::vector<extract::Candidate>& beam) {
     beam = selectBeam(w, withCarried(found, beam));
     egraph::Focus focus = focusOf(g, beam, w.progress);
+    if (w.shapeGoal) {
+        addGoalRegion(g, focus, w.progress);
+    }
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
         saturateStage(g, rewriting, w.options, targetsGpu(w),
                       w.budget.leftUntil(Stage::Extract) / 2, result, w.progress, applications,
-                      &focus);
+                      &focus, w.shapeGoal);
         ++result.searchStages;
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
@@ -327,8 +332,10 @@ Result run(const Options& options) {
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
+        // The shape goal, for a program written with a map of reductions sharing an operand.
+        w.shapeGoal = options.saturation.noMacros && hasSharingMap(g);
         saturateStage(g, rewriting, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate),
-                      result, progress, applications);
+                      result, progress, applications, nullptr, w.shapeGoal);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,

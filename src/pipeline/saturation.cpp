@@ -58,6 +58,35 @@ void addPrimitiveSteps(Phase& phase) {
     }
 }
 
+// Without macros, for a program with a map of reductions sharing an operand (the pipeline's
+// SaturationHooks::flatteningSteps), a phase that loads algorithmic.rules also loads
+// flattening.rules and equalities.rules beside it:
+// register-block's derivation needs their map distribution, transposes of zips and eta
+// expansion (docs/search.md, "A shape goal"). Other programs have no register block to build;
+// with the macros loaded the rules would only add other ways to write the macros' schedules.
+void addFlatteningSteps(Phase& phase) {
+    namespace fs = std::filesystem;
+    auto loads = [&](const char* name) {
+        return std::any_of(phase.ruleFiles.begin(), phase.ruleFiles.end(),
+                           [&](const std::string& r) { return fs::path(r).filename() == name; });
+    };
+    if (!loads("algorithmic.rules")) {
+        return;
+    }
+    for (const std::string& f : phase.ruleFiles) {
+        if (fs::path(f).filename() != "algorithmic.rules") {
+            continue;
+        }
+        fs::path dir = fs::path(f).parent_path();
+        for (const char* name : {"flattening.rules", "equalities.rules"}) {
+            if (fs::exists(dir / name) && !loads(name)) {
+                phase.ruleFiles.push_back((dir / name).string());
+            }
+        }
+        return;
+    }
+}
+
 } // namespace
 
 std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
@@ -92,6 +121,11 @@ std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx
                                   const SaturationOptions& options, bool gpu,
                                   const SaturationHooks& hooks) {
     std::vector<Phase> phases = resolvePhases(options, gpu);
+    if (options.noMacros && hooks.flatteningSteps) {
+        for (Phase& p : phases) {
+            addFlatteningSteps(p);
+        }
+    }
     egraph::Library lib = egraph::Library::standard();
     std::optional<double> shared = options.limits.seconds;
     std::optional<double> budget = hooks.secondsLeft;

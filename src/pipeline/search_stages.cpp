@@ -12,6 +12,11 @@ namespace egopt::pipeline {
 namespace {
 
 constexpr size_t kBeamPredictions = 64; // the model's descent per beam candidate
+constexpr size_t kGoalSlots = 2;        // beam slots for shared reductions (--no-macros)
+// The newest shared reductions whose classes, and the classes below them (at most kGoalClasses),
+// join a stage's focus (--no-macros).
+constexpr size_t kGoalReductions = 8;
+constexpr size_t kGoalClasses = 2000;
 
 // The candidates in the order of the model's prediction at its best tuning values near the
 // defaults (a schedule at default sizes can be far from its tuned time); unpredictable last.
@@ -50,10 +55,32 @@ std::string shapeOf(const std::string& text) {
 }
 
 std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candidate> pool) {
-    std::vector<extract::Candidate> beam;
+    std::vector<size_t> order = byTunedPrediction(w, pool);
+    std::vector<bool> chosen(pool.size(), false);
     std::set<std::string> shapes;
-    for (size_t i : byTunedPrediction(w, pool)) {
-        if (beam.size() < w.options.search.beam && shapes.insert(shapeOf(pool[i].text)).second) {
+    size_t taken = 0;
+    auto take = [&](size_t i, size_t upTo) {
+        if (taken < upTo && !chosen[i] && shapes.insert(shapeOf(pool[i].text)).second) {
+            chosen[i] = true;
+            ++taken;
+        }
+    };
+    // Without macros the first slots go to the best predicted shared reductions (docs/search.md,
+    // "A shape goal"): the steps towards a register block are predicted no faster than the
+    // simpler kernels, and a stage's focus must hold them for the next steps to follow.
+    size_t width = w.options.search.beam;
+    size_t goalSlots = w.shapeGoal ? std::min(kGoalSlots, width) : 0;
+    for (size_t i : order) {
+        if (taken < goalSlots && w.goalTexts.count(pool[i].text)) {
+            take(i, goalSlots);
+        }
+    }
+    for (size_t i : order) {
+        take(i, width);
+    }
+    std::vector<extract::Candidate> beam;
+    for (size_t i : order) {
+        if (chosen[i]) {
             beam.push_back(std::move(pool[i]));
         }
     }
@@ -106,6 +133,23 @@ egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& 
                         focus.classes.end());
     focus.since = g.numNodeIds();
     return focus;
+}
+
+void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress& progress) {
+    std::vector<egraph::EClassId> region =
+        goalRegion(g, goalRoots(g, kGoalReductions), kGoalClasses);
+    size_t fused = 0;
+    for (const auto& goal : sharedReductions(g, kGoalReductions)) {
+        fused += fusedReduction(g, goal.back());
+    }
+    size_t before = focus.classes.size();
+    focus.classes.insert(focus.classes.end(), region.begin(), region.end());
+    std::sort(focus.classes.begin(), focus.classes.end());
+    focus.classes.erase(std::unique(focus.classes.begin(), focus.classes.end()),
+                        focus.classes.end());
+    progress(fmt("search stage: %zu e-classes below sharing maps and shared reductions (%zu of "
+                 "the newest with their operands computed in the loop), %zu new to the focus",
+                 region.size(), fused, focus.classes.size() - before));
 }
 
 } // namespace egopt::pipeline

@@ -30,7 +30,8 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 // Records the applications of composite rules (stated compositions) in `applications`.
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications, const egraph::Focus* focus = nullptr);
+                   egraph::Applications& applications, const egraph::Focus* focus = nullptr,
+                   bool flatteningSteps = false);
 
 struct Work;
 
@@ -57,6 +58,32 @@ std::vector<extract::Candidate> withCarried(std::vector<extract::Candidate> foun
 // The e-classes of the beam's terms (found again in `g`), the focus of the next stage.
 egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& beam,
                       const Progress& progress);
+// Without macros: the e-classes below the newest shared reductions join the focus, so that the
+// next stage goes on rewriting them (search_stages.cpp).
+void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress& progress);
+// goals.cpp (docs/search.md, "A shape goal"). A sharing map: a class holding `Map(fun(x =>
+// body)) $ xs` whose body is a reduction that also reads a variable bound outside the lambda (a
+// row of a matrix product, gemv's vector), an operand every iteration reads again.
+bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
+// Whether some class of `g` is one: the pipeline asks it of the program as inserted (gemv's rows,
+// a map over a reduction's result, are not one as written).
+bool hasSharingMap(const egraph::EGraph& g);
+// The shared reductions of `g` that stand for a sharing map (a Reduce or ReduceSeq applied with
+// an array as its initial value, in the map's class or an argument of it: several outputs
+// share each element the one loop reads), at most `limit`, the newest first, one per e-class;
+// each as a guide for exploration's guided draws (the reduction e-node, then its application);
+// the fused ones (fusedReduction) first.
+std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
+// Whether a shared reduction's application reads data that computes nothing (the smallest
+// term of its data: views of variables and parameters), its operands computed in its own loop.
+// sharedReductions lists those first.
+bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// The classes of the newest `limit` shared reductions and of every sharing map.
+std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
+// The e-classes below `roots` (theirs and their descendants', breadth first), at most
+// `maxClasses`: where a next stage goes on rewriting towards a shared reduction.
+std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
+                                         std::vector<egraph::EClassId> roots, size_t maxClasses);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
 // values), in their order; the others are dropped with a note.
 std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,
@@ -80,6 +107,11 @@ struct Work {
     codegen::Options codegen{};
     std::vector<SizeAssumption> assumed{}; // saturation's size assumptions (checked by buildAt)
     std::vector<extract::Candidate> candidates{};
+    // Without macros: whether the program as written has a map of reductions sharing an operand
+    // (hasSharingMap), which turns the shape goal on (docs/search.md, "A shape goal"), and the
+    // texts of exploration's replays of the goal: the beam's goal slots.
+    bool shapeGoal = false;
+    std::set<std::string> goalTexts{};
     std::unique_ptr<costmodel::Model> model{};
     costmodel::DeviceProfile profile{};
     // One bench per device (Options::devices), the reference device's first; each is used by

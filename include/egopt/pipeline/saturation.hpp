@@ -78,6 +78,10 @@ struct SaturationHooks {
     // Rewrite only around these e-classes (egraph::Focus, a later search stage); each phase's
     // e-node limit then counts the e-nodes it adds, not the e-graph's.
     const egraph::Focus* focus = nullptr;
+    // With SaturationOptions::noMacros: the phases that load algorithmic.rules also load
+    // flattening.rules and equalities.rules (the pipeline sets it for a program with a map of
+    // reductions sharing an operand, docs/search.md "A shape goal").
+    bool flatteningSteps = false;
 };
 
 // Saturates `g` phase by phase. Every phase runs at least one iteration (the runner checks its

@@ -1,0 +1,220 @@
+// The search's generic shape goal without macros (docs/search.md, "A shape goal"): a shared
+// reduction, one sequential reduction whose accumulator is an array, so that several outputs
+// share each element the reduction reads (a register block's reuse of loaded operands).
+#include "stages.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+namespace egopt::pipeline {
+
+namespace {
+
+using egraph::EClassId;
+using egraph::ENodeId;
+using egraph::Op;
+
+bool holdsReduction(const egraph::EGraph& g, EClassId fn) {
+    return g.eclass(fn).mayHold(Op::Reduce) || g.eclass(fn).mayHold(Op::ReduceSeq);
+}
+
+// The reduction e-node (Reduce or ReduceSeq) of function class `fn`, the lowered one first.
+std::optional<ENodeId> reductionIn(const egraph::EGraph& g, EClassId fn) {
+    std::optional<ENodeId> found;
+    for (ENodeId n : g.eclass(fn).nodes) {
+        Op op = g.node(n).op;
+        if (op == Op::ReduceSeq) {
+            return n;
+        }
+        if (op == Op::Reduce) {
+            found = n;
+        }
+    }
+    return found;
+}
+
+// Whether data class `c` is a reduction's application.
+bool isReductionApplied(const egraph::EGraph& g, EClassId c) {
+    for (ENodeId n : g.eclass(c).nodes) {
+        const egraph::ENode& node = g.node(n);
+        if (node.op == Op::Apply && node.children.size() == 3 &&
+            holdsReduction(g, node.children[0])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether the smallest term of data class `body` reads a variable bound outside its lambda (a
+// De Bruijn index above the binders entered, less 1). The smallest term and not the class's
+// free variables: those are a superset over every member.
+bool readsOuterVariable(const egraph::EGraph& g, EClassId body) {
+    constexpr size_t kMaxNodes = 4096;
+    std::vector<std::pair<EClassId, int32_t>> stack{{body, 0}}; // class, binders entered
+    for (size_t visited = 0; !stack.empty() && visited < kMaxNodes; ++visited) {
+        auto [c, depth] = stack.back();
+        stack.pop_back();
+        const egraph::ENode& node = g.node(g.data(c).best);
+        if (node.op == Op::Param && node.ival > depth) {
+            return true;
+        }
+        int32_t inner = depth + (node.op == Op::Lambda ? node.ival : 0);
+        for (EClassId child : node.children) {
+            stack.emplace_back(child, inner);
+        }
+    }
+    return false;
+}
+
+// The body classes of the one-parameter lambdas that class `c` maps (`Map(fun(x => body)) $ xs`).
+std::vector<EClassId> mappedBodies(const egraph::EGraph& g, EClassId c) {
+    std::vector<EClassId> bodies;
+    for (ENodeId n : g.eclass(c).nodes) {
+        const egraph::ENode& node = g.node(n);
+        if (node.op != Op::Apply || node.children.size() != 2 ||
+            !g.eclass(node.children[0]).mayHold(Op::Map)) {
+            continue;
+        }
+        for (ENodeId m : g.eclass(node.children[0]).nodes) {
+            if (g.node(m).op != Op::Map) {
+                continue;
+            }
+            for (ENodeId l : g.eclass(g.node(m).children[0]).nodes) {
+                if (g.node(l).op == Op::Lambda && g.node(l).ival == 1) {
+                    bodies.push_back(g.node(l).children[0]);
+                }
+            }
+        }
+    }
+    return bodies;
+}
+
+// Whether the smallest term of data class `c` computes nothing (no user function, no lambda:
+// views of its variables and of the program's parameters): a shared reduction over such data
+// computes its operands inside its own loop (fused), none are materialised before it.
+bool computesNothing(const egraph::EGraph& g, EClassId c) {
+    constexpr size_t kMaxNodes = 4096;
+    std::vector<EClassId> stack{c};
+    for (size_t visited = 0; !stack.empty(); ++visited) {
+        if (visited >= kMaxNodes) {
+            return false;
+        }
+        const egraph::ENode& node = g.node(g.data(stack.back()).best);
+        stack.pop_back();
+        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun || node.op == Op::Lambda) {
+            return false;
+        }
+        stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return true;
+}
+
+} // namespace
+
+bool isSharingMap(const egraph::EGraph& g, EClassId c) {
+    std::vector<EClassId> bodies = mappedBodies(g, c);
+    return std::any_of(bodies.begin(), bodies.end(), [&](EClassId body) {
+        return isReductionApplied(g, body) && readsOuterVariable(g, body);
+    });
+}
+
+bool hasSharingMap(const egraph::EGraph& g) {
+    std::vector<EClassId> classes = g.classIds();
+    return std::any_of(classes.begin(), classes.end(),
+                       [&](EClassId c) { return isSharingMap(g, c); });
+}
+
+std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit) {
+    std::vector<std::vector<ENodeId>> out, materialised;
+    std::set<EClassId> classes; // one per class: its members are one value
+    // A shared reduction that stands for a map of reductions sharing an operand: its class, or
+    // a class it is the argument of (the transposed accumulator), holds that map. The partial
+    // reductions of reduce-split interchanged the same way share nothing.
+    auto replacesSharingMap = [&](EClassId c) {
+        if (isSharingMap(g, c)) {
+            return true;
+        }
+        return std::any_of(g.eclass(c).parents.begin(), g.eclass(c).parents.end(),
+                           [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
+    };
+    // Fused ones first (their data computes nothing: the products are in the loop), then the
+    // others; newest first in each: the latest rewrites of a shared reduction are the furthest
+    // along.
+    for (size_t id = g.numNodeIds(); id-- > 0 && out.size() < limit;) {
+        auto n = static_cast<ENodeId>(id);
+        const egraph::ENode& node = g.node(n);
+        if (node.op != Op::Apply || node.children.size() != 3 ||
+            !holdsReduction(g, node.children[0])) {
+            continue;
+        }
+        egraph::ClassData init = g.data(node.children[1]);
+        if (!init.isData() || !g.types.isArray(init.type)) {
+            continue;
+        }
+        EClassId c = g.findConst(n);
+        if (classes.count(c) || !replacesSharingMap(c)) {
+            continue;
+        }
+        // The member of the class that holds this node's form (an id that lost its form to an
+        // equal node is no edge of extraction's states).
+        auto members = g.eclass(c).nodes;
+        auto member = std::find_if(members.begin(), members.end(),
+                                   [&](ENodeId m) { return g.node(m) == node; });
+        auto r = reductionIn(g, node.children[0]);
+        if (r && member != members.end()) {
+            classes.insert(c);
+            (computesNothing(g, node.children[2]) ? out : materialised).push_back({*r, *member});
+        }
+    }
+    for (auto& m : materialised) {
+        if (out.size() < limit) {
+            out.push_back(std::move(m));
+        }
+    }
+    return out;
+}
+
+bool fusedReduction(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    return node.children.size() == 3 && computesNothing(g, node.children[2]);
+}
+
+std::vector<EClassId> goalRegion(const egraph::EGraph& g, std::vector<EClassId> roots,
+                                 size_t maxClasses) {
+    std::vector<EClassId> region;
+    std::vector<bool> seen(g.numNodeIds(), false);
+    // Breadth first: the classes nearest the roots, where the next steps rewrite, first.
+    std::deque<EClassId> queue(roots.begin(), roots.end());
+    while (!queue.empty() && region.size() < maxClasses) {
+        EClassId c = g.findConst(queue.front());
+        queue.pop_front();
+        if (seen[c]) {
+            continue;
+        }
+        seen[c] = true;
+        region.push_back(c);
+        for (ENodeId n : g.eclass(c).nodes) {
+            for (EClassId child : g.node(n).children) {
+                queue.push_back(child);
+            }
+        }
+    }
+    std::sort(region.begin(), region.end());
+    return region;
+}
+
+std::vector<EClassId> goalRoots(const egraph::EGraph& g, size_t limit) {
+    std::vector<EClassId> roots;
+    for (const auto& goal : sharedReductions(g, limit)) {
+        roots.push_back(g.findConst(goal.back()));
+    }
+    for (EClassId c : g.classIds()) {
+        if (isSharingMap(g, c)) {
+            roots.push_back(c);
+        }
+    }
+    return roots;
+}
+
+} // namespace egopt::pipeline

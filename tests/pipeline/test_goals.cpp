@@ -1,0 +1,123 @@
+// The search's shape goal without macros (docs/search.md, "A shape goal"): maps of reductions
+// that share an operand, the shared reductions the primitive rules write for them, the focus
+// around those and the guided draws that replay them.
+#include "../../src/pipeline/stages.hpp"
+#include "egopt/extract/extract.hpp"
+#include "egopt/lift/frontend.hpp"
+#include "egopt/pipeline/saturation.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+using namespace egopt;
+using namespace egopt::pipeline;
+
+namespace {
+
+std::string example(const std::string& name) {
+    return std::string(EGOPT_SHARED_DIR) + "/examples/" + name + ".lift";
+}
+
+// The program's e-graph after the default phases without macros (with `flattening`,
+// flattening.rules and equalities.rules join the algorithmic phase, as for a program with a
+// sharing map), each phase cut to `algorithmic` and `lowering` iterations.
+struct Saturated {
+    lift::Program program;
+    egraph::EGraph g;
+    egraph::Inserted ins;
+    egraph::RewriteContext ctx;
+    std::vector<PhaseResult> phases;
+};
+
+std::unique_ptr<Saturated> saturated(const std::string& name, size_t algorithmic, size_t lowering,
+                                     bool flattening) {
+    auto s = std::make_unique<Saturated>();
+    s->program = lift::parseFile(example(name));
+    s->ins = egraph::insertProgram(s->g, s->program);
+    SaturationOptions o;
+    o.noMacros = true;
+    o.phases = defaultPhases(true);
+    o.phases[0].limits.iterations = algorithmic;
+    o.phases[1].limits.iterations = lowering;
+    SaturationHooks hooks;
+    hooks.flatteningSteps = flattening;
+    s->phases = saturate(s->g, s->ctx, o, true, hooks);
+    return s;
+}
+
+bool loadsFile(const PhaseResult& p, const std::string& file) {
+    return std::any_of(p.ruleFiles.begin(), p.ruleFiles.end(), [&](const std::string& f) {
+        return f.size() >= file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0;
+    });
+}
+
+} // namespace
+
+TEST_CASE("a map of reductions sharing an operand becomes shared reductions without macros",
+          "[pipeline]") {
+    // gemv: every row's reduction reads the vector x again (mm: B's columns, A's row).
+    // The pipeline turns the goal on for programs written with a sharing map (mm), not gemv,
+    // whose rows map a reduction's result.
+    for (const char* name : {"mm", "gemv"}) {
+        lift::Program p = lift::parseFile(example(name));
+        egraph::EGraph g;
+        egraph::insertProgram(g, p);
+        CHECK(hasSharingMap(g) == (std::string(name) == "mm"));
+    }
+    auto s = saturated("gemv", 5, 1, true);
+    REQUIRE(s->phases.size() == 2);
+    CHECK(loadsFile(s->phases[0], "flattening.rules"));
+    CHECK(loadsFile(s->phases[0], "equalities.rules"));
+    CHECK_FALSE(loadsFile(s->phases[1], "equalities.rules"));
+    std::vector<egraph::EClassId> classes = s->g.classIds();
+    CHECK(std::any_of(classes.begin(), classes.end(),
+                      [&](egraph::EClassId c) { return isSharingMap(s->g, c); }));
+    // flat-distribute-reduce and map-reduce-interchange: one reduction with an array of
+    // accumulators stands for the rows' reductions.
+    auto goals = sharedReductions(s->g, 4);
+    REQUIRE_FALSE(goals.empty());
+    for (const auto& goal : goals) {
+        REQUIRE(goal.size() == 2);
+        CHECK(s->g.node(goal[1]).op == egraph::Op::Apply);
+        egraph::Op op = s->g.node(goal[0]).op;
+        CHECK((op == egraph::Op::Reduce || op == egraph::Op::ReduceSeq));
+    }
+    // The next stage's focus holds the classes below them, not the whole e-graph.
+    std::vector<egraph::EClassId> region = goalRegion(s->g, goalRoots(s->g, 8), 2000);
+    CHECK(std::find(region.begin(), region.end(), s->g.findConst(goals[0][1])) != region.end());
+    CHECK(region.size() < s->g.numClasses());
+
+    // A guided draw towards the newest one is a kernel with a shared reduction.
+    extract::ExtractOptions eo;
+    eo.k = 2;
+    eo.sizes = {{"M", 16}, {"N", 16}};
+    eo.multipleKernels = true;
+    eo.explore.draws = 64;
+    eo.explore.guides = {goals.front()};
+    eo.exploreChecks = 64;
+    extract::StructuralCost cost(s->g, s->ctx.tuning, eo.sizes,
+                                 extract::StructuralCost::Params::gpu());
+    auto r =
+        extract::extractCandidates(s->g, s->ctx.tuning, s->ins.root, s->ins.signature, cost, eo);
+    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
+                               [](const extract::Candidate& c) { return c.guided; });
+    REQUIRE(replay != r.explored.end());
+    INFO(replay->text);
+    // The replay takes the goal's application (the class may hold other ReduceSeq e-nodes of
+    // equal functions than the guide's): a fold of a two-parameter step, from an array.
+    CHECK(replay->guideHits >= 1);
+    CHECK(replay->text.find("ReduceSeq(fun((") != std::string::npos);
+    CHECK(replay->text.find("=> 0.0f)) $ ") != std::string::npos);
+}
+
+TEST_CASE("partial reductions interchanged share no operand: no shape goal", "[pipeline]") {
+    // asum's reduce-split chunks, interchanged by map-reduce-interchange, have array
+    // accumulators too, but each chunk's reduction reads only its chunk.
+    auto s = saturated("asum", 4, 1, true);
+    CHECK(sharedReductions(s->g, 4).empty());
+    // Without the flag the algorithmic phase does without flattening.rules and equalities.rules.
+    CHECK_FALSE(loadsFile(saturated("asum", 1, 1, false)->phases[0], "flattening.rules"));
+    std::vector<egraph::EClassId> classes = s->g.classIds();
+    CHECK(std::none_of(classes.begin(), classes.end(),
+                       [&](egraph::EClassId c) { return isSharingMap(s->g, c); }));
+}
