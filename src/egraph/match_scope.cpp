@@ -1,29 +1,56 @@
 // Matches that combine classes from different contexts (rewrite_parts.hpp, crossesContexts).
 #include "rewrite_parts.hpp"
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace egopt::egraph::detail {
 
 namespace {
 
-// The types of the variables free in a term, indexed from the term's root; false where the
-// term itself gives one variable two types.
-bool collectVarTypes(const TermArena& t, TermId id, int32_t depth, std::map<int32_t, TypeId>& out) {
-    const TermNode& n = t.at(id);
-    if (n.op == Op::Param && n.ival >= depth && !n.types.empty()) {
-        auto [it, fresh] = out.emplace(n.ival - depth, n.types[0]);
-        if (!fresh && it->second != n.types[0]) {
-            return false;
+// A variable's type in a smallest term, or kMixed where the term gives it two types.
+constexpr TypeId kMixed = lift::kNoType - 1;
+
+// The free variables of a class's smallest term (indexed from the class's root) with their
+// types, sorted by index. Computed bottom up over the smallest members, so a class reached
+// twice is read once: its result does not depend on where it is reached.
+using VarTypes = std::vector<std::pair<int32_t, TypeId>>;
+
+void addVar(VarTypes& vars, int32_t v, TypeId t) {
+    auto it = std::lower_bound(vars.begin(), vars.end(), std::pair{v, TypeId(0)},
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (it != vars.end() && it->first == v) {
+        it->second = it->second == t ? t : kMixed;
+    } else {
+        vars.insert(it, {v, t});
+    }
+}
+
+const VarTypes& smallestVarTypes(const EGraph& g, EClassId cls,
+                                 std::unordered_map<EClassId, VarTypes>& done, size_t depth) {
+    cls = g.findConst(cls);
+    if (auto it = done.find(cls); it != done.end()) {
+        return it->second;
+    }
+    if (depth > kMaxTermDepth) {
+        throw TypeError("extraction nested too deeply");
+    }
+    const ENode& n = g.originalNode(g.data(cls).best);
+    VarTypes vars;
+    if (n.op == Op::Param && !g.attrOf(n).types.empty()) {
+        vars.emplace_back(n.ival, g.attrOf(n).types[0]);
+    }
+    // A lambda binds n.ival variables: its body's index v is v - n.ival outside.
+    int32_t bound = n.op == Op::Lambda ? n.ival : 0;
+    for (EClassId child : n.children) {
+        for (auto [v, t] : smallestVarTypes(g, child, done, depth + 1)) {
+            if (v >= bound) {
+                addVar(vars, v - bound, t);
+            }
         }
     }
-    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
-    for (TermId child : n.children) {
-        if (!collectVarTypes(t, child, inner, out)) {
-            return false;
-        }
-    }
-    return true;
+    return done.emplace(cls, std::move(vars)).first->second;
 }
 
 } // namespace
@@ -38,24 +65,20 @@ bool crossesContexts(const EGraph& g, const Rule& rule, const Subst& s) {
     if (open < 2) {
         return false;
     }
+    std::unordered_map<EClassId, VarTypes> done;
     std::map<int32_t, TypeId> context; // the match's context: variable -> type
     for (size_t slot = 0; slot < s.classes.size(); ++slot) {
         EClassId c = s.classes[slot];
-        if (c == kNoClass || slot >= rule.vars.depth.size()) {
+        if (c == kNoClass || slot >= rule.vars.depth.size() || !g.data(c).hasFreeVarAtLeast(0)) {
             continue;
         }
         int32_t depth = rule.vars.depth[slot];
-        if (!g.data(c).hasFreeVarAtLeast(0)) {
-            continue;
-        }
         // The variables the left-hand side binds (below `depth`) must have one type in the
         // class's term too: another context's member may name them at other types.
-        TermArena t;
-        std::map<int32_t, TypeId> vars;
-        if (!collectVarTypes(t, g.extract(c, t), 0, vars)) {
-            return true;
-        }
-        for (auto [v, type] : vars) {
+        for (auto [v, type] : smallestVarTypes(g, c, done, 0)) {
+            if (type == kMixed) {
+                return true;
+            }
             if (v < depth) {
                 continue;
             }
