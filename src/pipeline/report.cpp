@@ -100,7 +100,7 @@ json candidateJson(const CandidateResult& c, bool ranks) {
     json j = {{"index", c.index},
               {"expression", c.text},
               {"extraction_cost", c.extractCost},
-              {"origin", c.guided       ? "exploration (guided by a macro rule)"
+              {"origin", c.guided       ? "exploration (guided)"
                          : c.explored   ? "exploration"
                          : c.secondView ? "extraction (occupancy view)"
                                         : "extraction"},

@@ -62,7 +62,7 @@ void checkReport(const nlohmann::json& j) {
         CHECK(c.contains("expression"));
         CHECK(c.contains("valid"));
         CHECK((c["origin"] == "extraction" || c["origin"] == "exploration" ||
-               c["origin"] == "exploration (guided by a macro rule)"));
+               c["origin"] == "exploration (guided)"));
         if (c["valid"].get<bool>()) {
             for (const char* key : {"predicted_seconds", "median_seconds", "gb_per_s",
                                     "gflop_per_s", "launch", "tuning_values"}) {
@@ -175,7 +175,7 @@ TEST_CASE("exploration adds the explored kernels the model predicts fastest", "[
     CHECK(guided.candidates[1].status == CandidateResult::Status::Valid);
     CHECK(candidateTable(guided).find("(g)") != std::string::npos);
     nlohmann::json jg = nlohmann::json::parse(reportJson(guided));
-    CHECK(jg["candidates"][1]["origin"] == "exploration (guided by a macro rule)");
+    CHECK(jg["candidates"][1]["origin"] == "exploration (guided)");
 
     o.search.draws = 0; // off: only the extracted candidate
     Result none = run(o);
