@@ -1,4 +1,5 @@
-// E-matching by backtracking over the members of each class, and pattern instantiation.
+// E-matching by backtracking over the members of each class (pattern_queries.cpp: what a
+// pattern's shape says, and its instantiation).
 #include "egopt/egraph/pattern.hpp"
 
 #include <algorithm>
@@ -408,35 +409,9 @@ private:
 
 } // namespace
 
-bool Pattern::sortKnown() const {
-    return nodes[root].kind != PatNode::Kind::ClassVar;
-}
-
-bool Pattern::isFunction() const {
-    const PatNode& n = nodes[root];
-    return n.kind == PatNode::Kind::Node && !isDataOp(n.op);
-}
-
 void matchClass(const EGraph& g, const Pattern& p, size_t numSlots, EClassId c,
                 const std::function<void(const Subst&)>& onMatch) {
     Matcher(g, p, numSlots, onMatch).run(c);
-}
-
-std::optional<Op> patternOp(const Pattern& p, PatId id) {
-    const PatNode& n = p.nodes[id];
-    switch (n.kind) {
-    case PatNode::Kind::ClassVar:
-        return std::nullopt;
-    case PatNode::Kind::BoundVar:
-        return Op::Param;
-    case PatNode::Kind::Node:
-        break;
-    }
-    return n.op;
-}
-
-std::optional<Op> rootOp(const Pattern& p) {
-    return patternOp(p, p.root);
 }
 
 void matchClasses(const EGraph& g, const Pattern& p, size_t numSlots,
@@ -468,39 +443,6 @@ void resumeMatchesSession(const EGraph& g, const Pattern& p, size_t numSlots,
     MatchAge none;
     Matcher m(g, p, numSlots, onMatch, keep, none, nullptr, &resume);
     body([&](EClassId root) { m.run(root); });
-}
-
-bool deferrable(const Pattern& p) {
-    return p.nodes[p.root].kind == PatNode::Kind::Node &&
-           std::none_of(p.nodes.begin(), p.nodes.end(), [](const PatNode& n) {
-               return n.kind == PatNode::Kind::BoundVar ||
-                      (n.kind == PatNode::Kind::Node && n.op == Op::Lambda);
-           });
-}
-
-TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermArena& out) {
-    auto rec = [&](auto& self, PatId id) -> TermId {
-        const PatNode& pn = p.nodes[id];
-        switch (pn.kind) {
-        case PatNode::Kind::ClassVar:
-            return out.ref(s.classes.at(pn.slot), pn.depth - vars.depth.at(pn.slot));
-        case PatNode::Kind::BoundVar:
-            return out.var(pn.ival);
-        case PatNode::Kind::Node:
-            break;
-        }
-        TermNode t;
-        t.op = pn.op;
-        t.ival = pn.ival;
-        for (const auto& size : pn.sizes) {
-            t.sizes.push_back(size.substitute(s.sizes));
-        }
-        for (PatId c : pn.children) {
-            t.children.push_back(self(self, c));
-        }
-        return out.add(std::move(t));
-    };
-    return rec(rec, p.root);
 }
 
 } // namespace egopt::egraph

@@ -25,6 +25,16 @@ Options gpuTarget(const std::string& name, arith::Bindings sizes, size_t iterati
     return o;
 }
 
+// `o` without macros, with no exploration draws and one timing run per configuration within
+// `tuneBudget` seconds: the search's own candidates, cheaply confirmed.
+Options withoutMacros(Options o, double tuneBudget) {
+    o.saturation.noMacros = true;
+    o.search.draws = 0;
+    o.tune.budget = tuneBudget;
+    o.tune.runs = 1;
+    return o;
+}
+
 // The phases' loaded rules of asum for a GPU target, with a time budget spent in saturation
 // (no device run).
 std::vector<PhaseResult> phasesOf(bool noMacros, std::string& reportText) {
@@ -93,12 +103,8 @@ TEST_CASE("a second search stage rewrites around the beam in phases of its own",
 }
 
 TEST_CASE("without macros the search runs its default stages", "[pipeline]") {
-    Options o = gpuTarget("scal", {{"N", 1024}}, 1);
-    o.saturation.noMacros = true;
+    Options o = withoutMacros(gpuTarget("scal", {{"N", 1024}}, 1), 1);
     o.search.candidates = 1;
-    o.search.draws = 0;
-    o.tune.budget = 1;
-    o.tune.runs = 1;
     Result r = run(o);
     CHECK(r.searchStages == kNoMacroStages);
     o.saturation.noMacros = false;
@@ -120,13 +126,9 @@ TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[p
 
 TEST_CASE("without macros, a reduction's last level is one work-group folding in local memory",
           "[pipeline]") {
-    Options o = gpuTarget("asum", {{"N", 16384}}, 6);
+    Options o = withoutMacros(gpuTarget("asum", {{"N", 16384}}, 6), 2);
     o.saturation.phases[1].limits.iterations = 4; // the default phases' own limits
-    o.saturation.noMacros = true;
     o.search.stages = 1;
-    o.search.draws = 0;
-    o.tune.budget = 2;
-    o.tune.runs = 1;
     Result r = run(o);
     // reduce-one-chunk and reduce-chunks-group (workgroups.rules): the whole tail in one MapWrg
     // over a split by the whole length, its MapLcl folding the partial results.
