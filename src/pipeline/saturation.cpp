@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 
 namespace egopt::pipeline {
 
@@ -41,21 +42,31 @@ Phase phaseOf(std::vector<std::string> ruleFiles, size_t position) {
 
 namespace {
 
+// Adds the rule files `extra` from `anchor`'s directory to a phase that loads `anchor` (each
+// once, where it exists).
+void addBeside(Phase& phase, const char* anchor, std::initializer_list<const char*> extra) {
+    namespace fs = std::filesystem;
+    auto loaded = [&](const char* name) {
+        return std::find_if(phase.ruleFiles.begin(), phase.ruleFiles.end(),
+                            [&](const std::string& r) { return fs::path(r).filename() == name; });
+    };
+    auto at = loaded(anchor);
+    if (at == phase.ruleFiles.end()) {
+        return;
+    }
+    fs::path dir = fs::path(*at).parent_path();
+    for (const char* name : extra) {
+        if (fs::exists(dir / name) && loaded(name) == phase.ruleFiles.end()) {
+            phase.ruleFiles.push_back((dir / name).string());
+        }
+    }
+}
+
 // Without macros, a phase that loads gpu.rules also loads workgroups.rules beside it: the
 // primitive steps that build the work-group trees gpu.rules' macros write in one step (with the
 // macros loaded they would only add other ways to write the same schedules).
 void addPrimitiveSteps(Phase& phase) {
-    namespace fs = std::filesystem;
-    for (const std::string& f : phase.ruleFiles) {
-        fs::path steps = fs::path(f).parent_path() / "workgroups.rules";
-        if (fs::path(f).filename() == "gpu.rules" && fs::exists(steps) &&
-            std::none_of(phase.ruleFiles.begin(), phase.ruleFiles.end(), [](const std::string& r) {
-                return fs::path(r).filename() == "workgroups.rules";
-            })) {
-            phase.ruleFiles.push_back(steps.string());
-            return;
-        }
-    }
+    addBeside(phase, "gpu.rules", {"workgroups.rules"});
 }
 
 // Without macros, for a program with a map of reductions sharing an operand (the pipeline's
@@ -65,26 +76,7 @@ void addPrimitiveSteps(Phase& phase) {
 // expansion (docs/search.md, "A shape goal"). Other programs have no register block to build;
 // with the macros loaded the rules would only add other ways to write the macros' schedules.
 void addFlatteningSteps(Phase& phase) {
-    namespace fs = std::filesystem;
-    auto loads = [&](const char* name) {
-        return std::any_of(phase.ruleFiles.begin(), phase.ruleFiles.end(),
-                           [&](const std::string& r) { return fs::path(r).filename() == name; });
-    };
-    if (!loads("algorithmic.rules")) {
-        return;
-    }
-    for (const std::string& f : phase.ruleFiles) {
-        if (fs::path(f).filename() != "algorithmic.rules") {
-            continue;
-        }
-        fs::path dir = fs::path(f).parent_path();
-        for (const char* name : {"flattening.rules", "equalities.rules"}) {
-            if (fs::exists(dir / name) && !loads(name)) {
-                phase.ruleFiles.push_back((dir / name).string());
-            }
-        }
-        return;
-    }
+    addBeside(phase, "algorithmic.rules", {"flattening.rules", "equalities.rules"});
 }
 
 } // namespace
