@@ -18,6 +18,35 @@ uint32_t Context::key() const {
            uint32_t(lcl) << 9 | uint32_t(seq) << 12 | uint32_t(top) << 13 | uint32_t(shared) << 14;
 }
 
+Context Context::projected(uint8_t fields) const {
+    if (level != Level::Device) {
+        return *this;
+    }
+    Context c = *this;
+    // Which dimensions a mask holds matters only where a thread map of its kind may still start
+    // in this context or below it (its dimension must be new: threadMap). Below a sequential
+    // loop (seq), or once computed by a thread (not top), the only thread map that may start is
+    // a MapLcl at work-group level, which asks only whether the glb and lcl masks are empty;
+    // and inside a MapLcl no MapWrg may start.
+    if (!(fields & kMaskBitsField)) {
+        auto anyDimension = [](uint8_t mask) { return static_cast<uint8_t>(mask ? 1 : 0); };
+        if (seq || !top) {
+            c.glb = anyDimension(glb);
+            c.lcl = anyDimension(lcl);
+        }
+        if (seq || !top || lcl) {
+            c.wrg = anyDimension(wrg);
+        }
+    }
+    c.glb = fields & kGlbField ? c.glb : 0;
+    c.wrg = fields & kWrgField ? c.wrg : 0;
+    c.lcl = fields & kLclField ? c.lcl : 0;
+    c.seq = fields & kSeqField ? seq : false;
+    c.top = fields & kTopField ? top : false;
+    c.shared = fields & kSharedField ? shared : false;
+    return c;
+}
+
 std::string Context::show() const {
     switch (level) {
     case Level::Host:
@@ -218,6 +247,33 @@ std::vector<ChildContexts> viewBody(const ENode& n) {
 }
 
 } // namespace
+
+// What inDevice (with threadMap and deviceApply) reads of the context, case by case.
+uint8_t deviceContextReads(const ENode& n) {
+    switch (lift::loopOf(n.op)) {
+    case Loop::Global:
+    case Loop::WorkGroup:
+    case Loop::Local:
+        return kGlbField | kWrgField | kLclField | kSeqField | kTopField;
+    case Loop::Sequential: // sets seq and clears top and shared; passes the masks on
+    case Loop::Lanes:      // its children's context is fixed
+        return 0;
+    case Loop::None:
+        break;
+    }
+    switch (lift::memoryOf(n.op)) {
+    case Memory::Local:
+        return kWrgField;
+    case Memory::Private:
+        return kGlbField | kWrgField | kLclField | kSeqField | kSharedField;
+    default:
+        break;
+    }
+    if (n.op == Op::Apply) { // the top's alternatives; a fold at work-group level
+        return n.children.size() == 3 ? kTopField | kWrgField | kLclField : kTopField;
+    }
+    return 0;
+}
 
 std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipleKernels) {
     size_t k = n.children.size();

@@ -180,6 +180,10 @@ bool launchesKernel(const CostInput& in) {
 
 } // namespace
 
+uint8_t StructuralCost::deviceContextReads(const egraph::ENode& node) const {
+    return lift::isThreadMap(node.op) ? kGlbField | kWrgField | kLclField : 0;
+}
+
 double StructuralCost::threadMap(const CostInput& in, double n, double body) const {
     // A thread map nested in one of its own kind (another dimension) adds no parallelism: the
     // device's threads (groups) are already spread over the outer one. The outermost map of a

@@ -34,6 +34,7 @@ uint32_t Search::typesFor(std::vector<TypeId> types) {
 
 uint32_t Search::stateFor(EClassId c, Context ctx, std::vector<TypeId> types) {
     constexpr uint64_t kHigh = ~uint64_t(0xffffffff);
+    ctx = ctx.projected(contextReads_[c]);
     uint32_t t = typesFor(std::move(types));
     uint32_t key = ctx.key();
     uint64_t h = stateHash(c, key, t);
@@ -166,7 +167,30 @@ void Search::indexChildEdges(bool dedupe) {
     start.pop_back();
 }
 
+void Search::computeContextReads() {
+    std::vector<EClassId> classes = g_.classIds();
+    contextReads_.assign(classes.empty() ? 0 : classes.back() + 1, 0);
+    // A fixed point: the fields only grow (7 bits per class), children mostly have the
+    // smaller ids, so a pass in ascending order settles most classes at once.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (EClassId c : classes) {
+            uint8_t reads = contextReads_[c];
+            for (egraph::ENodeId id : g_.eclass(c).nodes) {
+                const ENode& n = g_.node(id);
+                reads |= deviceContextReads(n) | cost_.deviceContextReads(n);
+                for (EClassId child : n.children) {
+                    reads |= contextReads_[g_.findConst(child)];
+                }
+            }
+            changed = changed || reads != contextReads_[c];
+            contextReads_[c] = reads;
+        }
+    }
+}
+
 void Search::discover(EClassId root) {
+    computeContextReads();
     stateFor(g_.findConst(root), Context::host(), {});
     for (uint32_t s = 0; s < states_.size(); ++s) { // breadth first; states_ grows
         expand(s);

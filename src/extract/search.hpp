@@ -183,6 +183,9 @@ private:
     void runWorklist(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void runByComponents(ExtractStats& stats, size_t limit, const std::function<bool()>& stop);
     void discover(egraph::EClassId root);
+    // contextReads_: per class, the device context's fields its terms read (the union of
+    // deviceContextReads and the cost's over its members and, transitively, their children).
+    void computeContextReads();
     std::vector<lift::TypeId> childTypes(const State& s, const egraph::ENode& n, size_t i) const;
     double combine(uint32_t s, const Edge& e, Pool& pool, ExtractStats& stats);
     double costOf(uint32_t s, const Edge& e, std::span<const uint32_t> idx,
@@ -282,6 +285,7 @@ private:
     std::unordered_map<std::vector<lift::TypeId>, uint32_t, TypesHash> typesIndex_{{{}, 0}};
     std::unordered_map<uint64_t, std::vector<ChildContexts>> contexts_;
     std::vector<uint32_t> childScratch_; // expand's child states of one alternative
+    std::vector<uint8_t> contextReads_;  // by canonical class id
 };
 
 } // namespace egopt::extract::detail

@@ -34,6 +34,19 @@ enum class Level : uint8_t {
     ViewBody
 };
 
+// The fields of a device context, as bits (Context::projected, deviceContextReads).
+enum ContextField : uint8_t {
+    kGlbField = 1,
+    kWrgField = 2,
+    kLclField = 4,
+    kSeqField = 8,
+    kTopField = 16,
+    kSharedField = 32,
+    // Which dimensions a thread mask holds, beyond whether it is empty (Context::projected).
+    kMaskBitsField = 64,
+    kAllContextFields = 127
+};
+
 struct Context {
     Level level = Level::Host;
     uint8_t glb = 0; // bit d: inside the body of a MapGlb(d)
@@ -64,6 +77,12 @@ struct Context {
     // Inside a kernel at the level of one thread (no thread map may start here).
     bool threadLevel() const { return glb != 0 || lcl != 0 || (seq && wrg == 0); }
     bool workGroupLevel() const { return wrg != 0 && lcl == 0; }
+    // In a device context, the fields outside `fields` (ContextField bits) at their defaults,
+    // and without kMaskBitsField, each mask's dimensions where only whether it is empty matters
+    // (where no thread map of its kind can start any more) as dimension 0; other levels
+    // unchanged. Two contexts with the same projection for the fields a term reads
+    // (deviceContextReads over the term and its subterms) accept the same terms at the same costs.
+    Context projected(uint8_t fields) const;
     uint32_t key() const;
     std::string show() const; // "host", "glb{0}", "wrg{0}.lcl{0}.seq", ...
     friend auto operator<=>(const Context&, const Context&) = default;
@@ -78,6 +97,12 @@ struct Context {
 using ChildContexts = std::vector<Context>;
 std::vector<ChildContexts> childContexts(const egraph::ENode& node, Context ctx,
                                          bool multipleKernels = false);
+
+// The device context's fields (ContextField bits) that childContexts reads for `node` in a
+// device context: to accept it, and to derive its children's contexts beyond passing fields on
+// unchanged. A child's context is this context with some fields set and others passed on, so a
+// field a child's term reads is one its parent's term reads too.
+uint8_t deviceContextReads(const egraph::ENode& node);
 
 // The argument types of a function node's function-valued children, derived from the types
 // the node is applied to (Map(f) on [T]n applies f to T; ReduceSeq(f) on (A, [T]n) applies f

@@ -43,6 +43,14 @@ class CostFunction {
 public:
     virtual ~CostFunction() = default;
     virtual double cost(const CostInput& in) const = 0;
+    // The fields of a device context (ContextField bits) the cost of `node` reads there, of
+    // its own context or its children's. The search gives a term in a device context only the
+    // fields that it, its subterms and their costs read (Context::projected), so that terms
+    // which do not depend on where they run are ranked once. Default: every field.
+    virtual uint8_t deviceContextReads(const egraph::ENode& node) const {
+        (void)node;
+        return kAllContextFields;
+    }
 };
 
 // The default: an estimate of the work of the longest-running thread. Every node costs 1 plus
@@ -62,6 +70,8 @@ public:
 // not.
 class StructuralCost : public CostFunction {
 public:
+    // A thread map's nesting in its own kind (threadMap); on the host, a kernel launch.
+    uint8_t deviceContextReads(const egraph::ENode& node) const override;
     struct Params {
         // wrgGroups * lclThreads == glbThreads: work-groups of local threads are not more
         // parallel than global threads.
