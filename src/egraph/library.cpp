@@ -155,6 +155,19 @@ void addConditions(Library& lib) {
             auto n = innerLength(g, a[0].eclass);
             return n && *n == a[1].size;
         }};
+    lib.conditions["innerInnerLength"] = {
+        {"cs", "the class is an array of arrays of arrays of this length"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            const ClassData& d = g.data(a[0].eclass);
+            if (!d.isData() || !g.types.isArray(d.type)) {
+                return false;
+            }
+            lift::TypeId elem = g.types.elemOf(d.type);
+            if (!g.types.isArray(elem) || !g.types.isArray(g.types.elemOf(elem))) {
+                return false;
+            }
+            return g.types.lengthOf(g.types.elemOf(elem)) == a[1].size;
+        }};
     lib.conditions["isArray"] = {
         {"c", "the class is an array"},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
