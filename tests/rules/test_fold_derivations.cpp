@@ -391,3 +391,79 @@ TEST_CASE("the local tiles' operands out of the folds are A's rows and B's colum
         CHECK(std::count(used.begin(), used.end(), rule) >= 1);
     }
 }
+
+// The local tiles' rows of C (macro-mm-local-tiles' row-views, after focus-left), in small: the
+// product in its float4 form (one float4 fold per float4 column of B, the lanes view around
+// each) is, row by row, the row's float4 folds concatenated and read as one-element arrays of
+// scalars (lanes-single, then the rows' splits and scalar views out of the concatenation:
+// join-map-split, join-map-asscalar, and out of the map over the rows).
+TEST_CASE("the product's float4 rows read as one-element arrays", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "rule row-views: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ "
+        "p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(Split(1)) $ "
+        "(Map(AsScalar) $ (Map(Join) $ (Map(fun(r => Map(fun(v => Reduce(VectorizeUserFun(4, "
+        "?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) $ (Get(0) $ p, Get(1) $ p))) $ (Zip "
+        "$ (r, v))))) $ (Transpose $ (Map(AsVector(4)) $ ?b)))) $ ?a)))\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; lanes-single; "
+        "flat-rearrange-split; flat-rearrange-asscalar; join-map-split; join-map-asscalar; "
+        "flat-rearrange-split; flat-rearrange-asscalar; flat-rearrange-join\n",
+        false, {"rules/flattening.rules"});
+    for (const char* rule : {"lanes-single", "join-map-split", "join-map-asscalar"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) == 1);
+    }
+}
+
+// The local tiles' views of their one-element folds, in small (seed 4: N = 8, two float4
+// columns): the tile as the clause leaves it (its transposes move each fold's one-element
+// result between the work-item rows', block rows' and work-item columns' dimensions) is the
+// product. The stated steps take the left-hand side to its row views and the tile's rows to
+// one-element arrays (map-transpose-split-whole), then take the one-element dimension out of
+// the work-group rows' concatenation (join-transpose-one, join-map-transpose-one); the
+// saturation stages find the rest, which map fusion and beta write through lambdas (the
+// local tiles' clause cannot use them: Open points).
+TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
+    for (const char* file : {"rules/flattening.rules", "rules/algorithmic.rules"}) {
+        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
+            if (std::none_of(catalogue.begin(), catalogue.end(),
+                             [&](const egraph::Rule& o) { return o.name == r.name; })) {
+                catalogue.push_back(std::move(r));
+            }
+        }
+    }
+    auto rs = parse(
+        "let fold = (Reduce(VectorizeUserFun(4, ?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) "
+        "$ (Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, v))))\n"
+        "let b4 = (Transpose $ (Map(AsVector(4)) $ ?b))\n"
+        "rule tile-views: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ "
+        "p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(Transpose) $ "
+        "(Map(Split(#ln)) $ (Map(AsScalar) $ (Map(Join) $ (Map(Transpose) $ (Join $ (Map(Transpose) "
+        "$ (Join $ (Transpose $ (Map(Transpose) $ (Map(Map(Transpose)) $ (Map(Transpose) $ "
+        "(Map(Map(fun(r => Map(Transpose) $ (Map(Map(fun(v => fold))) $ (Transpose $ (Split(#x) $ "
+        "b4)))))) $ (Split(#m) $ ?a)))))))))))))\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where #lm = lengthOf(?a), #m = tuningOf(#lm), #ln = innerLengthOf(?b), "
+        "#x = tuningOf(#ln /^ 4), ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; lanes-single; "
+        "flat-rearrange-split; flat-rearrange-asscalar; join-map-split; join-map-asscalar; "
+        "flat-rearrange-split; flat-rearrange-asscalar; flat-rearrange-join; "
+        "map-transpose-split-whole; join-transpose-one; join-map-transpose-one\n");
+    rules::DeriveOptions o;
+    o.seed = 4;
+    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, o);
+    INFO(rules::formatDerivation(d));
+    REQUIRE(d.derived);
+    std::vector<std::string> used = stepNames(d);
+    for (const char* rule : {"map-transpose-split-whole", "join-map-transpose-one"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) >= 1);
+    }
+}
