@@ -368,10 +368,9 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     // step still finds what earlier steps rewrote there; the saturation stages copy smallest
     // terms (every member there would copy each stage's growth again).
     g.keepMembersInCopies = true;
-    bool applied =
-        rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx,
-                                                 {g.find(lhs), g.find(rhs)}, reached,
-                                                 options.showClause, d);
+    bool applied = rule.composition.empty() ||
+                   applyInOrder(rule, catalogue, lib, g, setup->ctx, {g.find(lhs), g.find(rhs)},
+                                reached, options.showClause, d);
     g.keepMembersInCopies = false;
     if (applied && options.showClause && !rule.composition.empty()) {
         d.progress.push_back("right-hand side after the stated steps (structured): " +

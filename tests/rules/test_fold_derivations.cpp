@@ -431,9 +431,10 @@ TEST_CASE("the product's float4 rows read as one-element arrays", "[rules]") {
 // (join-transpose-one, join-map-transpose-one, map-join-map-transpose-one); then the
 // work-group's rows and columns and the block rows come back to arows and bcols
 // (map-transpose-map-join, map-t-t, join-map, split-join-cancel, flat-distribute-nest,
-// transpose-map-map, flat-rearrange-transpose, map-join-join). The left-hand side takes the
-// same steps as "the product's float4 rows read as one-element arrays" (focus-left in the
-// clause).
+// transpose-map-map, flat-rearrange-transpose, map-join-join), and the blocks of B's columns
+// concatenated are the tile's columns (map-join-into, join-map, split-join-cancel: tile-rows).
+// The left-hand side takes the same steps as "the product's float4 rows read as one-element
+// arrays" (focus-left in the clause).
 TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]") {
     std::vector<std::string> used = derivedInOrder(
         "let fold = (Reduce(VectorizeUserFun(4, ?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) "
@@ -441,7 +442,8 @@ TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]")
         "let b4 = (Transpose $ (Map(AsVector(4)) $ ?b))\n"
         "rule tile-views: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ "
         "p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Map(Transpose) $ "
-        "(Map(Split(#ln)) $ (Map(AsScalar) $ (Map(Join) $ (Map(Transpose) $ (Join $ (Map(Transpose) "
+        "(Map(Split(#ln)) $ (Map(AsScalar) $ (Map(Join) $ (Map(Transpose) $ (Join $ "
+        "(Map(Transpose) "
         "$ (Join $ (Transpose $ (Map(Transpose) $ (Map(Map(Transpose)) $ (Map(Transpose) $ "
         "(Map(Map(fun(r => Map(Transpose) $ (Map(Map(fun(v => fold))) $ (Transpose $ (Split(#x) $ "
         "b4)))))) $ (Split(#m) $ ?a)))))))))))))\n"
@@ -457,7 +459,8 @@ TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]")
         "map-join-map-transpose-one; map-transpose-map-join; map-t-t; map-join-map-transpose-one; "
         "join-map; join-map; split-join-cancel; flat-distribute-nest; map-join-map-transpose-one; "
         "transpose-map-map-rev; flat-rearrange-transpose; map-transpose-map-join; map-t-t; "
-        "map-join-map-transpose-one; map-join-join-rev\n",
+        "map-join-map-transpose-one; map-join-join-rev; map-join-into; join-map; "
+        "split-join-cancel\n",
         false, {"rules/flattening.rules"}, 4);
     for (const char* rule : {"map-transpose-split-whole", "join-transpose-one",
                              "join-map-transpose-one", "map-transpose-map-join"}) {
