@@ -469,3 +469,42 @@ TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]")
     }
     CHECK(std::count(used.begin(), used.end(), "map-join-map-transpose-one") == 4);
 }
+
+// The local tiles' work-group splits of C, in small (macro-mm-local-tiles' tiles-cancel): tiles
+// of #m rows of A by #n float4 columns of B, each tile's rows read as one-element arrays (the
+// form tile-views and tile-rows leave), are the product's rows read so. Each tile's views come
+// out of the map over the tiles' columns and their transpose (flat-distribute-nest,
+// transpose-map-map), and out of the rows' concatenation (map-join-map-split-one,
+// map-join-map-asscalar, map-join-join-rev); the tiles' columns interchange with their rows
+// (map-map-interchange, t-t) and a row's tiles concatenate (map-join-into, join-map,
+// split-join-cancel); then the views come out of the map over the tiles' rows, whose split
+// cancels (split-join-rev).
+TEST_CASE("tiles of the product's rows as one-element arrays cancel to the product", "[rules]") {
+    std::vector<std::string> used = derivedInOrder(
+        "let fold = (Reduce(VectorizeUserFun(4, ?f)) $ (?zv, Map(fun(p => VectorizeUserFun(4, ?h) "
+        "$ (Get(0) $ p, Get(1) $ p))) $ (Zip $ (r, v))))\n"
+        "rule tiles-rows: Map(fun(r => Map(fun(c => Reduce(?f) $ (?z, Map(fun(p => ?h $ (Get(0) $ "
+        "p, Get(1) $ p))) $ (Zip $ (r, c))))) $ (Transpose $ ?b))) $ ?a => Join $ (Map(fun(rows "
+        "=> Map(Join) $ (Transpose $ (Map(fun(cols => Map(Split(1)) $ (Map(AsScalar) $ (Map(Join) "
+        "$ (Map(fun(r => Map(fun(v => fold)) $ cols)) $ rows))))) $ (Split(#n) $ (Transpose $ "
+        "(Map(AsVector(4)) $ ?b))))))) $ (Split(#m) $ ?a))\n"
+        "    if notFree(?b, 0), notFree(?f, 0), notFree(?f, 1), notFree(?h, 0), notFree(?h, 1), "
+        "notFree(?h, 2), notFree(?z, 0), notFree(?z, 1), vectorizableReducerInner(?f, ?a), "
+        "vectorizableInner(?h, ?a, ?b), innerDivides(4, ?b), divides(4, ?a)\n"
+        "    where #lm = lengthOf(?a), #m = tuningOf(#lm), #ln = innerLengthOf(?b), "
+        "#n = tuningOf(#ln /^ 4), ?zv = @broadcast(?z, 4)\n"
+        "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; lanes-single; "
+        "flat-rearrange-split; flat-rearrange-asscalar; join-map-split; join-map-asscalar; "
+        "flat-rearrange-split; flat-rearrange-asscalar; flat-rearrange-join; flat-distribute-nest; "
+        "flat-distribute-nest; flat-distribute-nest; transpose-map-map; transpose-map-map; "
+        "transpose-map-map; map-join-map-split-one; map-join-map-asscalar; map-join-join-rev; "
+        "map-map-interchange; t-t; eta-map; map-join-into; join-map; split-join-cancel; "
+        "flat-distribute-nest; flat-distribute-nest; flat-distribute-nest; join-map; join-map; "
+        "join-map; eta-map; split-join-rev\n",
+        false, {"rules/flattening.rules", "rules/algorithmic.rules"}, 4);
+    for (const char* rule : {"map-join-map-split-one", "map-join-map-asscalar", "map-join-into",
+                             "map-map-interchange", "split-join-rev"}) {
+        INFO(rule);
+        CHECK(std::count(used.begin(), used.end(), rule) == 1);
+    }
+}
