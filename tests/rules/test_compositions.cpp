@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 using egopt::test::errorOf;
 
@@ -229,61 +230,50 @@ TEST_CASE("derive shows the right-hand side the stated steps wrote", "[rules]") 
     CHECK_FALSE(contains(line, "MapSeq("));
 }
 
-// `focus` in a clause: the steps after it rewrite only the right-hand side's term (and what
-// they write themselves). map-fusion matches only the left-hand side here: focused, it rewrites
-// nothing; map-fission matches the right-hand side and reaches the left in order.
-TEST_CASE("a clause's steps after focus rewrite only the right-hand side's term", "[rules]") {
+namespace {
+
+// A clause `MARKER; STEP` for the rule Map(?f) $ (Map(?g) $ ?x) => its fused map, derived with
+// map-fusion and map-fission as the catalogue (one second per stage).
+rules::Derivation focusedDerivation(const std::string& marker, const std::string& step) {
     egraph::Library lib = egraph::Library::standard();
     auto rs =
         parse("rule map-fusion: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x\n"
               "rule map-fission: Map(fun(y => ?f $ (?g $ y))) $ ?x => Map(?f) $ (Map(?g) $ ?x)\n"
-              "rule fused: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x by focus; "
-              "map-fusion\n"
-              "rule fissioned: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x by "
-              "focus; map-fission\n");
+              "rule fused: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x\n");
     std::vector<egraph::Rule> catalogue{rs[0], rs[1]};
+    rs[2].composition = {marker, step};
+    if (marker.empty()) {
+        rs[2].composition = {step};
+    }
     rules::DeriveOptions o;
     o.secondsPerStage = 1;
-    rules::Derivation d = rules::deriveRule(rs[2], catalogue, lib, o);
-    INFO(rules::formatDerivation(d));
-    CHECK(contains(d.progress.at(0), "2 of 2 steps applied, not reached"));
-    CHECK(contains(d.progress.at(0), "steps that rewrote nothing: map-fusion"));
-    d = rules::deriveRule(rs[3], catalogue, lib, o);
-    INFO(rules::formatDerivation(d));
-    REQUIRE(d.derived);
-    CHECK(contains(d.progress.at(0), "reached the right-hand side"));
-    CHECK(stepNames(d) == std::vector<std::string>{"map-fission"});
-    // Without the marker map-fusion rewrites the left-hand side into the right.
-    egraph::Rule unfocused = rs[2];
-    unfocused.composition = {"map-fusion"};
-    d = rules::deriveRule(unfocused, catalogue, lib, o);
-    CHECK(contains(d.progress.at(0), "reached the right-hand side"));
+    return rules::deriveRule(rs[2], catalogue, lib, o);
 }
 
-// `focus-left`: the steps after it rewrite only the left-hand side's term. map-fission matches
-// only the right-hand side here: after the marker it rewrites nothing; map-fusion matches the
-// left-hand side and reaches the right in order.
-TEST_CASE("a clause's steps after focus-left rewrite only the left-hand side's term", "[rules]") {
-    egraph::Library lib = egraph::Library::standard();
-    auto rs =
-        parse("rule map-fusion: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x\n"
-              "rule map-fission: Map(fun(y => ?f $ (?g $ y))) $ ?x => Map(?f) $ (Map(?g) $ ?x)\n"
-              "rule fused: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x by "
-              "focus-left; map-fusion\n"
-              "rule fissioned: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x by "
-              "focus-left; map-fission\n");
-    std::vector<egraph::Rule> catalogue{rs[0], rs[1]};
-    rules::DeriveOptions o;
-    o.secondsPerStage = 1;
-    rules::Derivation d = rules::deriveRule(rs[2], catalogue, lib, o);
-    INFO(rules::formatDerivation(d));
-    REQUIRE(d.derived);
+} // namespace
+
+// `focus` in a clause: the steps after it rewrite only the right-hand side's term (and what
+// they write themselves); `focus-left` the left-hand side's. map-fusion matches only the
+// left-hand side here, map-fission only the right: each rewrites nothing after the other
+// side's marker, and reaches the other side in order after its own side's.
+TEST_CASE("a clause's steps after focus rewrite only one side's term", "[rules]") {
+    for (const auto& [marker, idle, rewrites] :
+         {std::tuple<std::string, std::string, std::string>{"focus", "map-fusion", "map-fission"},
+          {"focus-left", "map-fission", "map-fusion"}}) {
+        INFO(marker);
+        rules::Derivation d = focusedDerivation(marker, idle);
+        INFO(rules::formatDerivation(d));
+        CHECK(contains(d.progress.at(0), "2 of 2 steps applied, not reached"));
+        CHECK(contains(d.progress.at(0), "steps that rewrote nothing: " + idle));
+        d = focusedDerivation(marker, rewrites);
+        INFO(rules::formatDerivation(d));
+        REQUIRE(d.derived);
+        CHECK(contains(d.progress.at(0), "reached the right-hand side"));
+        CHECK(stepNames(d) == std::vector<std::string>{rewrites});
+    }
+    // Without a marker map-fusion rewrites the left-hand side into the right.
+    rules::Derivation d = focusedDerivation("", "map-fusion");
     CHECK(contains(d.progress.at(0), "reached the right-hand side"));
-    CHECK(stepNames(d) == std::vector<std::string>{"map-fusion"});
-    d = rules::deriveRule(rs[3], catalogue, lib, o);
-    INFO(rules::formatDerivation(d));
-    CHECK(contains(d.progress.at(0), "2 of 2 steps applied, not reached"));
-    CHECK(contains(d.progress.at(0), "steps that rewrote nothing: map-fission"));
 }
 
 TEST_CASE("derive names the variables no primitive rule creates", "[rules]") {
