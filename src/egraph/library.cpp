@@ -155,6 +155,22 @@ void addConditions(Library& lib) {
             auto n = innerLength(g, a[0].eclass);
             return n && *n == a[1].size;
         }};
+    lib.conditions["lengthAtDepth"] = {
+        {"cns", "the array's dimension n (0: the outer one) has this length"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            const ClassData& d = g.data(a[0].eclass);
+            if (!d.isData()) {
+                return false;
+            }
+            lift::TypeId t = d.type;
+            for (int64_t depth = 0; depth < a[1].number; ++depth) {
+                if (!g.types.isArray(t)) {
+                    return false;
+                }
+                t = g.types.elemOf(t);
+            }
+            return g.types.isArray(t) && g.types.lengthOf(t) == a[2].size;
+        }};
     lib.conditions["isArray"] = {
         {"c", "the class is an array"},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {

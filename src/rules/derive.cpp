@@ -22,9 +22,14 @@ using egraph::EGraph;
 using egraph::ENodeId;
 using egraph::Rule;
 
-// The `by` clause's marker after which steps rewrite only the right-hand side's term
-// (applyInOrder); not a rule.
+// The `by` clause's markers after which steps rewrite only the right-hand side's term, or only
+// the left-hand side's (applyInOrder); not rules.
 constexpr const char* kFocusStep = "focus";
+constexpr const char* kFocusLeftStep = "focus-left";
+
+bool isMarker(const std::string& step) {
+    return step == kFocusStep || step == kFocusLeftStep;
+}
 
 // An instance of the rule in a fresh e-graph: the node of its left-hand side and of the right-
 // hand side the rule builds for it (not merged), both as inserted, so explanations start there.
@@ -261,9 +266,11 @@ void explainInto(const Setup& s, Derivation& d) {
 // After a `focus` step, each later step rewrites only the classes of the right-hand side's
 // structured term as the steps before the marker wrote it (derive_show.hpp) and the classes that
 // steps after the marker created or added a member to (egraph::Focus): the rest of the e-graph,
-// which the steps before filled with every form of every match, stays as it is.
+// which the steps before filled with every form of every match, stays as it is. `focus-left`
+// does the same with the left-hand side's term: steps that take the left-hand side towards the
+// form the right-hand side's steps reach, without rewriting the right-hand side's every match.
 bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const egraph::Library& lib,
-                  EGraph& g, egraph::RewriteContext& ctx, EClassId rhs,
+                  EGraph& g, egraph::RewriteContext& ctx, std::pair<EClassId, EClassId> sides,
                   const std::function<bool(const EGraph&)>& reached, bool showGrowth,
                   Derivation& d) {
     std::optional<egraph::Focus> focus;
@@ -271,9 +278,10 @@ bool applyInOrder(const Rule& rule, const std::vector<Rule>& catalogue, const eg
     std::string idle;   // steps that found nothing to rewrite
     std::string growth; // each step's e-nodes added (with --show-clause)
     for (const std::string& step : rule.composition) {
-        if (step == kFocusStep) {
+        if (isMarker(step)) {
             g.rebuild();
-            focus = egraph::Focus{detail::structuredClasses(g, {g.find(rhs)}), g.numNodeIds()};
+            EClassId side = step == kFocusStep ? sides.second : sides.first;
+            focus = egraph::Focus{detail::structuredClasses(g, {g.find(side)}), g.numNodeIds()};
             ++done;
             continue;
         }
@@ -323,7 +331,7 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     d.rule = rule.name;
     d.where = rule.file + ":" + std::to_string(rule.loc.line) + ":" + std::to_string(rule.loc.col);
     for (const std::string& step : rule.composition) {
-        if (step != kFocusStep && !hasRule(catalogue, step)) {
+        if (!isMarker(step) && !hasRule(catalogue, step)) {
             d.progress.push_back("its composition names '" + step +
                                  "', which is not a primitive rule of the catalogue");
             return d;
@@ -360,9 +368,9 @@ Derivation deriveRule(const Rule& rule, const std::vector<Rule>& catalogue,
     // step still finds what earlier steps rewrote there; the saturation stages copy smallest
     // terms (every member there would copy each stage's growth again).
     g.keepMembersInCopies = true;
-    bool applied =
-        rule.composition.empty() || applyInOrder(rule, catalogue, lib, g, setup->ctx, g.find(rhs),
-                                                 reached, options.showClause, d);
+    bool applied = rule.composition.empty() ||
+                   applyInOrder(rule, catalogue, lib, g, setup->ctx, {g.find(lhs), g.find(rhs)},
+                                reached, options.showClause, d);
     g.keepMembersInCopies = false;
     if (applied && options.showClause && !rule.composition.empty()) {
         d.progress.push_back("right-hand side after the stated steps (structured): " +

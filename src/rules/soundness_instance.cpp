@@ -202,12 +202,21 @@ private:
 // Lengths that a rule's divisibility conditions need beyond the usual small ones (a tiled matrix
 // multiplication: multiples of 128 and 32): the largest such divisor becomes the instance's outer
 // length and the smallest its inner one, so that instances match at all, at the least cost to
-// interpret.
+// interpret. A rule about a third or fourth dimension of a given constant length
+// (`lengthAtDepth(?x, 2, 1)`: a one-element dimension that transposes move) gets arrays of
+// rank 3 and 4 of that length there, which the pool otherwise draws from 2 to 4.
 void fitLengths(const egraph::Rule& rule, Builder& b) {
     std::vector<int64_t> large = largeDivisors(rule);
     if (!large.empty()) {
         b.n = *std::max_element(large.begin(), large.end());
         b.m = *std::min_element(large.begin(), large.end());
+    }
+    for (const egraph::Call& c : rule.conditions) {
+        if (c.name == "lengthAtDepth" && c.args.size() == 3 && c.args[1].number >= 2) {
+            if (std::optional<int64_t> k = c.args[2].size.constant(); k && *k >= 1) {
+                b.k = *k;
+            }
+        }
     }
 }
 

@@ -14,41 +14,6 @@
 using namespace egopt;
 using namespace egopt::test::compositions;
 
-namespace {
-
-// Checks the rule's equality on random instances (when `checkSoundness`), derives it with the
-// equality catalogue (and the primitive rules of `moreFiles`, each name once), and returns its
-// steps, which must reach the right-hand side in order.
-std::vector<std::string> derivedInOrder(const std::string& text, bool checkSoundness,
-                                        const std::vector<std::string>& moreFiles = {}) {
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> catalogue = equalityCatalogue(lib);
-    for (const std::string& file : moreFiles) {
-        for (egraph::Rule& r : rules::loadRules(source(file), lib)) {
-            if (std::none_of(catalogue.begin(), catalogue.end(),
-                             [&](const egraph::Rule& o) { return o.name == r.name; })) {
-                catalogue.push_back(std::move(r));
-            }
-        }
-    }
-    auto rs = parse(text);
-    if (checkSoundness) {
-        rules::SoundnessOptions check;
-        check.instances = 8;
-        std::vector<rules::RuleVerdict> v = rules::checkRules(rs, lib, check);
-        INFO(rules::formatVerdict(v.at(0)));
-        CHECK(v.at(0).verdict == rules::Verdict::Pass);
-    }
-    rules::Derivation d = rules::deriveRule(rs.at(0), rules::primitiveRules(catalogue), lib, {});
-    INFO(rules::formatDerivation(d));
-    REQUIRE(d.derived);
-    INFO(d.progress.at(0));
-    CHECK(contains(d.progress.at(0), "reached the right-hand side")); // in order, no search
-    return stepNames(d);
-}
-
-} // namespace
-
 TEST_CASE("a work-group's fold over slices derives as each work-item's fold", "[rules]") {
     // The equality itself is checked on random instances too (its body reads both halves of
     // each element's pair, which fold-interchange rebinds).

@@ -7,10 +7,10 @@
 // built beside it in one e-graph, and the primitive rules saturate until both share an e-class;
 // the explanation between them is the derivation. The rule's stated composition (`by a; b; ...`)
 // guides the search: its steps run in order (those after a `focus` marker only on the right-hand
-// side's term and what they write), then the lifting rules (those that shrink a term or
-// remove OpenCL-specific patterns: the schedule on the right is rewritten to its high-level
-// meaning), then only the composition's rules (and their reverses), then the catalogue's rules
-// without generators, then the whole catalogue.
+// side's term and what they write, those after `focus-left` only on the left-hand side's), then the
+// lifting rules (those that shrink a term or remove OpenCL-specific patterns: the schedule on the
+// right is rewritten to its high-level meaning), then only the composition's rules (and their
+// reverses), then the catalogue's rules without generators, then the whole catalogue.
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"
