@@ -101,7 +101,15 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
     double memShare = std::max(usedCus / cus * saturation, 1.0 / cus);
     double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
                          p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);
-    double memory = globalBytes / (p.globalBandwidth * memShare) +
+    // Re-reads the cache serves move at its bandwidth instead of DRAM's; a cache access moves a
+    // warp's bytes, so a partly filled warp gets that share of it.
+    double cacheTime = 0;
+    if (p.cacheBandwidth > 0) {
+        double cached = k.cachedReadCoalesced + p.stridedPenalty * k.cachedReadStrided;
+        globalBytes -= cached;
+        cacheTime = cached / (p.cacheBandwidth * memShare * laneUse);
+    }
+    double memory = globalBytes / (p.globalBandwidth * memShare) + cacheTime +
                     k.localBytes / (p.localBandwidth * usedCus / cus);
     double rate = usedCus * p.clockHz * laneUse * saturation;
     double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +
