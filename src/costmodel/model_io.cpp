@@ -32,7 +32,8 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
             {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes},
             {"cache_bytes", &DeviceProfile::cacheBytes},
-            {"cache_bandwidth", &DeviceProfile::cacheBandwidth}};
+            {"cache_bandwidth", &DeviceProfile::cacheBandwidth},
+            {"cache_saturation_items", &DeviceProfile::cacheSaturationItems}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

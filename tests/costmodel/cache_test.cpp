@@ -111,3 +111,26 @@ TEST_CASE("egopt rank: recorded runs re-predicted, tau per run", "[tau]") {
     std::remove(data.c_str());
     std::remove(out.c_str());
 }
+
+// Naive mm 1024^3 on an H200 with 1024, 256 and 128 work-groups of 256 (about 2000, 500 and 250
+// work-items per compute unit) took 0.35, 0.6-0.7 and 1.2-1.4 ms: its re-reads need more
+// work-items in flight than DRAM streaming does (cacheSaturationItems).
+TEST_CASE("analytic GPU model: the cache's bandwidth needs its own work-items in flight",
+          "[models]") {
+    DeviceProfile p = testGpuProfile();
+    p.computeUnits = 100;
+    p.saturationItems = 256;
+    p.cacheBandwidth = 1e13;
+    p.cacheSaturationItems = 1024;
+    KernelFeatures k;
+    k.workGroupSize = 256;
+    k.globalReadCoalesced = k.cachedReadCoalesced = 1e9;
+    AnalyticModel m({});
+    auto at = [&](double itemsPerCu) {
+        k.workItems = itemsPerCu * 100;
+        k.workGroups = k.workItems / 256;
+        return m.kernelSeconds(k, p);
+    };
+    CHECK(at(256) == Approx(4 * at(1024)).epsilon(0.05));
+    CHECK(at(2048) == Approx(at(1024)).epsilon(0.05));
+}

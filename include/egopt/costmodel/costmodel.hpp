@@ -106,6 +106,9 @@ struct DeviceProfile {
     // cacheBandwidth (bytes/s, per full warp: a partly filled one moves fewer bytes per access).
     double cacheBytes = 0;
     double cacheBandwidth = 0;
+    // Work-items per compute unit the cache's bandwidth needs in flight (like saturationItems;
+    // 0: saturationItems).
+    double cacheSaturationItems = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
