@@ -65,6 +65,7 @@ int runSaturate(const Args& args);
 int runProve(const Args& args);
 int runRules(const Args& args);
 int runFit(const Args& args);
+int runRank(const Args& args);
 int runOptimize(const Args& args);
 
 } // namespace egopt::cli

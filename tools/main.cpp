@@ -164,6 +164,22 @@ std::vector<Command> commands() {
          1,
          SIZE_MAX,
          egopt::cli::runFit},
+        {"rank",
+         "re-predict recorded runs with a cost model: Kendall's tau per run",
+         "rank DATA.jsonl... [--cost-model M] [--compute-units N] [--clock-mhz F]",
+         "Re-predict the records written by --record with a cost model and print, for each run "
+         "(consecutive records of one program and sizes), Kendall's tau-b between predicted and "
+         "measured times over its candidates (each at its fastest measured configuration, as "
+         "the report counts them) and the measured time of the predicted-best candidate over "
+         "the measured best, for the recorded predictions and the model's. "
+         "docs/cost-models.md.",
+         {{"cost-model", true, "analytic (default), learned, or a model file"},
+          {"compute-units", true, "the device's compute units (records do not hold them)"},
+          {"clock-mhz", true, "the device's clock in MHz (records do not hold it)"},
+          kHelpOption},
+         1,
+         SIZE_MAX,
+         egopt::cli::runRank},
         {"optimize",
          "the whole pipeline (also `egopt PROGRAM`): the fastest valid kernel and a report",
          "optimize FILE [--size N=v ...] [--device D] [--devices all|D,D...] [--rules a,b ...] "

@@ -30,8 +30,8 @@ std::string lower(std::string s) {
 // The share of a compute unit's peak throughput that `inFlight` work-items reach: linear up to
 // saturationItems, from one work-item in flight on each compute unit used (a work-item streaming
 // alone still moves data: 128 one-work-item groups read 1 MB in 45 us on an H200).
-double saturationOf(double inFlight, const DeviceProfile& p) {
-    double items = std::max(1.0, p.saturationItems);
+double saturationOf(double inFlight, double saturationItems) {
+    double items = std::max(1.0, saturationItems);
     return std::clamp(inFlight, 1.0, items) / items;
 }
 
@@ -97,11 +97,22 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         }
         inFlight = std::min(inFlight, p.registerFileBytes / (k.privateBytes + kBaseRegisterBytes));
     }
-    double saturation = saturationOf(inFlight, p);
+    double saturation = saturationOf(inFlight, p.saturationItems);
     double memShare = std::max(usedCus / cus * saturation, 1.0 / cus);
     double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
                          p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);
-    double memory = globalBytes / (p.globalBandwidth * memShare) +
+    // Re-reads the cache serves move at its bandwidth instead of DRAM's, reached with its own
+    // number of work-items in flight; a cache access moves a warp's bytes, so a partly filled
+    // warp gets that share of it.
+    double cacheTime = 0;
+    if (p.cacheBandwidth > 0) {
+        double cached = k.cachedReadCoalesced + p.stridedPenalty * k.cachedReadStrided;
+        double items = p.cacheSaturationItems > 0 ? p.cacheSaturationItems : p.saturationItems;
+        double cacheShare = std::max(usedCus / cus * saturationOf(inFlight, items), 1.0 / cus);
+        globalBytes -= cached;
+        cacheTime = cached / (p.cacheBandwidth * cacheShare * laneUse);
+    }
+    double memory = globalBytes / (p.globalBandwidth * memShare) + cacheTime +
                     k.localBytes / (p.localBandwidth * usedCus / cus);
     double rate = usedCus * p.clockHz * laneUse * saturation;
     double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +

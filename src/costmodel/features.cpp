@@ -4,6 +4,7 @@
 // the definitions.
 #include "detail.hpp"
 #include "egopt/costmodel/costmodel.hpp"
+#include "egopt/support/diagnostic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,9 @@ const std::vector<std::string>& featureNames() {
                                                 "work_per_item",
                                                 "barriers",
                                                 "loop_trips",
-                                                "launches"};
+                                                "launches",
+                                                "cached_read_coalesced",
+                                                "cached_read_strided"};
     return names;
 }
 
@@ -46,7 +49,9 @@ std::vector<double> KernelFeatures::values() const {
             workPerItem,
             barriers,
             loopTrips,
-            launches};
+            launches,
+            cachedReadCoalesced,
+            cachedReadStrided};
 }
 
 void KernelFeatures::setValues(const std::vector<double>& v) {
@@ -64,7 +69,9 @@ void KernelFeatures::setValues(const std::vector<double>& v) {
                         &workPerItem,
                         &barriers,
                         &loopTrips,
-                        &launches};
+                        &launches,
+                        &cachedReadCoalesced,
+                        &cachedReadStrided};
     for (size_t i = 0; i < std::size(fields) && i < v.size(); ++i) {
         *fields[i] = v[i];
     }
@@ -134,6 +141,8 @@ struct Walker {
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
     KernelFeatures avg;
     double maxStmts = 0, maxTrips = 0, maxBarriers = 0;
+    // Expected global bytes read per work-item by buffer: coalesced, strided.
+    std::map<std::string, std::pair<double, double>> readsByBuffer;
 
     void setThreads(Env& env, int64_t gid0) const {
         for (int d = 0; d < 3; ++d) {
@@ -211,6 +220,10 @@ struct Walker {
         double& slot = a.write ? (c ? avg.globalWriteCoalesced : avg.globalWriteStrided)
                                : (c ? avg.globalReadCoalesced : avg.globalReadStrided);
         slot += w * a.bytes;
+        if (!a.write) {
+            auto& [co, st] = readsByBuffer[a.buffer];
+            (c ? co : st) += w * a.bytes;
+        }
     }
 
     void assign(const std::string& var, const arith::Size& value) {
@@ -327,8 +340,49 @@ bool smallRange(const std::array<int64_t, 3>& global, const DeviceProfile& profi
     return items < 2 * kMinSplitItems && static_cast<double>(items) <= profile.maxWorkGroupSize;
 }
 
+// The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
+// list of them); a size that cannot be evaluated is left out.
+std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
+                                          const codegen::GeneratedCode& code,
+                                          const arith::Bindings& sizes) {
+    std::map<std::string, double> out;
+    for (const auto& a : info.args) {
+        if (!a.isBuffer) {
+            continue;
+        }
+        bool inter =
+            a.intermediate >= 0 && static_cast<size_t>(a.intermediate) < code.intermediates.size();
+        const arith::Size& size =
+            inter ? code.intermediates[static_cast<size_t>(a.intermediate)].byteSize : a.byteSize;
+        try {
+            out[a.name] = static_cast<double>(codegen::evaluateSize(size, sizes));
+        } catch (const Error&) {
+        }
+    }
+    return out;
+}
+
+// Re-reads served by the cache: a buffer of at most `cacheBytes` bytes that the kernel reads R
+// bytes of in all, more than its size F, is fetched from DRAM once; the other R - F bytes come
+// from the caches (split between coalesced and strided as its reads are).
+void cachedReads(KernelFeatures& k, const Walker& wk, const std::map<std::string, double>& bytes,
+                 double items, double cacheBytes) {
+    for (const auto& [buffer, reads] : wk.readsByBuffer) {
+        auto size = bytes.find(buffer);
+        double total = (reads.first + reads.second) * items;
+        if (size == bytes.end() || size->second <= 0 || size->second > cacheBytes ||
+            total <= size->second) {
+            continue;
+        }
+        double reused = 1.0 - size->second / total;
+        k.cachedReadCoalesced += reused * reads.first * items;
+        k.cachedReadStrided += reused * reads.second * items;
+    }
+}
+
 KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
                               const std::map<std::string, double>& userFunOps,
+                              const std::map<std::string, double>& bytes,
                               const arith::Bindings& sizes, const DeviceProfile& profile) {
     codegen::LaunchConfig lc = info.launch.bind(sizes);
     Walker wk(info.facts, userFunOps);
@@ -376,6 +430,10 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.barriers = wk.maxBarriers;
     k.launches = 1;
     k.privateBytes = static_cast<double>(info.privateBytes);
+    k.cachedReadCoalesced = k.cachedReadStrided = 0;
+    if (profile.cacheBytes > 0) {
+        cachedReads(k, wk, bytes, items, profile.cacheBytes);
+    }
     return k;
 }
 
@@ -391,7 +449,8 @@ Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindin
     f.total.name = "total";
     f.total.launches = 0;
     for (const auto& info : code.kernels) {
-        KernelFeatures k = kernelFeatures(info, userFunOps, sizes, profile);
+        KernelFeatures k =
+            kernelFeatures(info, userFunOps, bufferBytes(info, code, sizes), sizes, profile);
         std::vector<double> sum = f.total.values(), add = k.values();
         for (size_t i = 0; i < sum.size(); ++i) {
             sum[i] += add[i];

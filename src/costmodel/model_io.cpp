@@ -30,7 +30,10 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"saturation_items", &DeviceProfile::saturationItems},
             {"register_file_bytes", &DeviceProfile::registerFileBytes},
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
-            {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes}};
+            {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes},
+            {"cache_bytes", &DeviceProfile::cacheBytes},
+            {"cache_bandwidth", &DeviceProfile::cacheBandwidth},
+            {"cache_saturation_items", &DeviceProfile::cacheSaturationItems}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {
@@ -98,6 +101,9 @@ KernelFeatures featuresFromJson(const json& j, const std::string& where) {
     KernelFeatures k;
     k.setValues(v);
     k.name = j.value("name", "");
+    // Not a feature, but the analytic model reads it (registers); records before it read 0.
+    k.privateBytes =
+        j.contains("private_bytes") ? number(j["private_bytes"], "private_bytes", where) : 0.0;
     return k;
 }
 
@@ -107,6 +113,7 @@ json featuresToJson(const KernelFeatures& k) {
     for (size_t i = 0; i < v.size(); ++i) {
         j[featureNames()[i]] = v[i];
     }
+    j["private_bytes"] = k.privateBytes;
     return j;
 }
 

@@ -30,7 +30,7 @@ TEST_CASE("egopt --help lists every subcommand on one line with a description", 
     auto r = runCli("--help");
     REQUIRE(r.exitCode == 0);
     for (const char* name : {"check", "interp", "codegen", "run", "saturate", "prove", "rules",
-                             "fit", "optimize", "devices"}) {
+                             "fit", "rank", "optimize", "devices"}) {
         INFO(name);
         std::regex line("(^|\n)  " + std::string(name) + " +[a-z`(][^\n]{10,}\n");
         CHECK(std::regex_search(r.out, line));

@@ -16,6 +16,7 @@
 #include "egopt/codegen/codegen.hpp"
 #include "egopt/runtime/device.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct KernelFeatures {
     double barriers = 0;             // barrier() executions per work-group
     double loopTrips = 0;            // sequential loop iterations of the busiest work-item
     double launches = 1;             // kernel launches (1 per kernel)
+    // The parts of globalReadCoalesced / globalReadStrided that re-read a buffer the device's
+    // cache holds (DeviceProfile::cacheBytes): beyond the buffer's size, the reads of it come from
+    // the caches, not from DRAM (bytes; 0 where the profile models no cache).
+    double cachedReadCoalesced = 0;
+    double cachedReadStrided = 0;
     // Private memory per work-item (KernelInfo::privateBytes): the registers a GPU work-item
     // holds, which bound how many work-items a compute unit keeps in flight. A property of the
     // launch the analytic model reads, not one of the features above (the learned model's
@@ -95,6 +101,14 @@ struct DeviceProfile {
     // limit): NVIDIA's driver splits a wider access (a float8 or float16 vload) into pieces that
     // a warp's neighbours interleave, so it costs what a strided access costs.
     double maxCoalescedBytes = 0;
+    // The cache that serves re-reads (GPUs; 0 = not modelled): a buffer of at most cacheBytes
+    // read more than once is fetched from DRAM once, its other reads come from the caches at
+    // cacheBandwidth (bytes/s, per full warp: a partly filled one moves fewer bytes per access).
+    double cacheBytes = 0;
+    double cacheBandwidth = 0;
+    // Work-items per compute unit the cache's bandwidth needs in flight (like saturationItems;
+    // 0: saturationItems).
+    double cacheSaturationItems = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
@@ -191,6 +205,26 @@ struct Record {
     std::string deviceClass;    // calibration entry ("" if unknown)
     std::string label;          // free text: program file, variant, ...
 };
+
+// Ranking quality on recorded runs (ranking.cpp). Records are grouped into runs: consecutive
+// records of one label and sizes (what one `--record` run appends for one program). A run's
+// candidates are its distinct programs, each at its fastest measured configuration with that
+// configuration's prediction, as the pipeline's report counts them.
+struct RunRanking {
+    std::string label;
+    arith::Bindings sizes;
+    size_t records = 0;
+    std::vector<double> measured, recorded, predicted; // per candidate
+    double tauRecorded = 0, tauPredicted = 0;          // Kendall's tau-b against measured
+    // The measured time of the candidate predicted fastest over the fastest measured one.
+    double gapRecorded = 0, gapPredicted = 0;
+};
+// `predict` gives a record's prediction by the model under test (recorded: Record::predicted).
+std::vector<RunRanking> rankRuns(const std::vector<Record>& records,
+                                 const std::function<double(const Record&)>& predict);
+// The measured time of the candidate with the smallest positive prediction over the smallest
+// measured time (1 when the two are the same candidate; 0 when nothing is predicted).
+double predictedBestGap(const std::vector<double>& predicted, const std::vector<double>& measured);
 
 // Appends one JSON line to `path` (created if missing).
 void appendRecord(const std::string& path, const Record& record);
