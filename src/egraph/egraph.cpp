@@ -352,7 +352,12 @@ void EGraph::rebuild() {
     // duplicate member; every other class is as the last rebuild left it.
     dedupMembers();
     dropParents();
-    settleVarTypes(); // the search plans matches reading them on many threads
+    // Variable types are settled on demand and before planned windows (settleVarTypes); the
+    // list of unsettled classes only sheds the settled and merged ones here, to stay short.
+    if (unsettled_.size() > numClasses_) {
+        rootSet(unsettled_);
+        std::erase_if(unsettled_, [this](EClassId c) { return cls(c).varTypes != kUnsettled; });
+    }
     memo_.shrink();
     if (holes_ > NodeTable::Nodes::kChunk && 8 * holes_ > store_.size()) {
         compactStore();

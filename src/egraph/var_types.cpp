@@ -5,6 +5,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
 
@@ -118,9 +119,30 @@ void EGraph::settleVarTypes(EClassId c) {
     }
 }
 
+// Many classes (a planned window after a large rebuild): their lists are worked out in
+// parallel, in chunks that each keep what they worked out (reading only), then kept in chunk
+// and class order. A list is the one the smallest term gives, whoever works it out.
 void EGraph::settleVarTypes() {
-    for (EClassId c : unsettled_) {
-        settleVarTypes(c);
+    rootSet(unsettled_);
+    std::erase_if(unsettled_, [this](EClassId c) { return cls(c).varTypes != kUnsettled; });
+    constexpr size_t kChunk = 1024;
+    if (unsettled_.size() < 4 * kChunk) {
+        for (EClassId c : unsettled_) {
+            settleVarTypes(c);
+        }
+        unsettled_.clear();
+        return;
+    }
+    std::vector<VarTypeScratch> worked((unsettled_.size() + kChunk - 1) / kChunk);
+    tbb::parallel_for(size_t(0), worked.size(), [&](size_t chunk) {
+        size_t end = std::min(unsettled_.size(), (chunk + 1) * kChunk);
+        for (size_t i = chunk * kChunk; i < end; ++i) {
+            smallestVarTypes(unsettled_[i], worked[chunk]);
+        }
+    });
+    // Every unsettled class is in the list, so keeping the listed ones keeps all.
+    for (size_t i = 0; i < unsettled_.size(); ++i) {
+        cls(unsettled_[i]).varTypes = varTypes_.intern(worked[i / kChunk].lists.at(unsettled_[i]));
     }
     unsettled_.clear();
 }
