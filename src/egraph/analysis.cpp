@@ -272,8 +272,13 @@ void EGraph::propagateAnalysis() {
         for (auto& chunk : offers) {
             for (Offer& o : chunk) {
                 const ClassFacts& d = o.data;
+                ENodeId best = cls(o.into).best;
+                VarTypesId varTypes = cls(o.into).varTypes;
                 if (mergeData(o.into, d.fun, d.freeVars, d.cost, d.best)) {
                     analysisPending_.push_back(o.into);
+                    if (cls(o.into).best != best) {
+                        varTypesOnNewBest(o.into, varTypes);
+                    }
                 }
             }
         }

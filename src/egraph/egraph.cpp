@@ -194,6 +194,7 @@ EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional
     uint32_t ref = storeNode(std::move(c), id);
     ref_.push_back(ref);
     parent_.push_back(kRoot | newClass(k));
+    unsettled_.push_back(id); // its variable types are settled when first read
     setCost(id, data.cost);
     memo_.insert(ref, hash);
     if (trackingData_) {
@@ -230,6 +231,8 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     if (beforeMerge) {
         beforeMerge(a, b);
     }
+    varTypesBeforeMerge(a, b,
+                        std::pair(costOf(b), cls(b).best) < std::pair(costOf(a), cls(a).best));
     ClassSlot from = cls(b);
     uint64_t fromCost = costOf(b);
     if (from.cost == kLargeCost) {
@@ -286,6 +289,8 @@ void EGraph::repairParents(EClassId c) {
     // moves it), and is freed at the end.
     IdList old = cls(c).parents;
     cls(c).parents = IdList{};
+    repairing_ = c;
+    repairingOld_ = &old;
     dropped_.erase(c); // the list is rebuilt without any duplicate
     std::span<const ENodeId> parents = parentPool_.view(old);
     for (ENodeId p : parents) {
@@ -316,6 +321,7 @@ void EGraph::repairParents(EClassId c) {
             }
         }
     }
+    repairingOld_ = nullptr;
     c = find(c);
     // Keep one parent per canonical form: the one the hashcons points at.
     IdList& out = cls(c).parents;
@@ -344,8 +350,14 @@ void EGraph::rebuild() {
     }
     // Only classes that were merged or had a member re-canonicalized can hold a stale or
     // duplicate member; every other class is as the last rebuild left it.
-    dedupMembers(kNoClass);
+    dedupMembers();
     dropParents();
+    // Variable types are settled on demand and before planned windows (settleVarTypes); the
+    // list of unsettled classes only sheds the settled and merged ones here, to stay short.
+    if (unsettled_.size() > numClasses_) {
+        rootSet(unsettled_);
+        std::erase_if(unsettled_, [this](EClassId c) { return cls(c).varTypes != kUnsettled; });
+    }
     memo_.shrink();
     if (holes_ > NodeTable::Nodes::kChunk && 8 * holes_ > store_.size()) {
         compactStore();

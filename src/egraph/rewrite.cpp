@@ -170,6 +170,9 @@ std::optional<EClassId> buildRhs(EGraph& g, const Rule& rule, const Library& lib
                                  TuningSpace& tuning, const Match& m, Subst& s) {
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.find(c); // computed classes are not bound yet
+        if (c != kNoClass && g.data(c).hasFreeVarAtLeast(0)) {
+            g.settleVarTypes(c); // what the context check reads: kept for later matches
+        }
     }
     if (detail::crossesContexts(g, rule, s)) {
         return std::nullopt;

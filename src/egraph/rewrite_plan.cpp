@@ -3,7 +3,22 @@
 // right-hand side on the frozen e-graph (any thread), and applying the plan in order.
 #include "rewrite_parts.hpp"
 
+#include <algorithm>
+
 namespace egopt::egraph {
+
+namespace {
+
+// detail::paramTypes(g, c) == types, without building the list (once per applied plan).
+bool sameParamTypes(const EGraph& g, EClassId c, const std::vector<TypeId>& types) {
+    const FunSig& f = g.data(c).fun;
+    if (f.kind != FunSig::Kind::Mono) {
+        return types.empty();
+    }
+    return std::equal(f.params.begin(), f.params.end(), types.begin(), types.end());
+}
+
+} // namespace
 
 void detail::drawSizes(const EGraph& g, const Rule& rule, const Library& lib, TuningSpace& tuning,
                        Subst& s) {
@@ -92,7 +107,7 @@ bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContex
     } else {
         s.sizes = p.sizes;
     }
-    if (detail::paramTypes(g, m.eclass) != p.rootArgTypes) {
+    if (!sameParamTypes(g, m.eclass, p.rootArgTypes)) {
         return applyMatchInPlace(g, rule, lib, ctx, m);
     }
     std::optional<EClassId> rhs;

@@ -240,6 +240,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
         ~Thaw() { types.freeze(false); }
     } thaw{g_.types};
     g_.trackDataChanges(true);    // from here, merges mark what they change
+    g_.settleVarTypes();          // the context check of every planner reads them
     constexpr size_t kGrain = 64; // each range copies the tuning space once
     const size_t known = ctx_.tuning.constraints().size();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),

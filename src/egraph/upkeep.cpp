@@ -77,9 +77,8 @@ void dedupLists(std::span<const EClassId> classes, Members members, Keeps keeps,
 } // namespace
 
 // Members: one node per canonical form, in id order (deterministic matching order), for the
-// classes in dirty_ (merged, or holding a re-canonicalized member), read in parallel. The
-// parameter is unused (egraph.hpp declares it; rebuild passes kNoClass).
-void EGraph::dedupMembers(EClassId) {
+// classes in dirty_ (merged, or holding a re-canonicalized member), read in parallel.
+void EGraph::dedupMembers() {
     rootSet(dirty_);
     dedupLists(
         dirty_, [this](EClassId c) { return membersOf(cls(c)); },
@@ -179,7 +178,7 @@ void EGraph::compactClasses() {
 }
 
 // Not counted: absorbedParent_, dataChanged_ and staleParents_, transients of the apply phase and
-// rebuild.
+// rebuild; varTypes_ and unsettled_, which one thread settles at other times than several.
 EGraph::MemoryParts EGraph::memoryParts() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     MemoryParts m;

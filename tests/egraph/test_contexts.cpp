@@ -90,3 +90,83 @@ TEST_CASE("a map fusion does not combine a member another context left with its 
     INFO(g.show(root));
     CHECK(mixed == 0);
 }
+
+namespace {
+
+// The free variables of c's smallest term with their types, read from the extracted term
+// (kMixedType where it gives one two types): what EGraph::smallestVarTypes keeps.
+std::vector<VarType> extractedVarTypes(const EGraph& g, EClassId c) {
+    TermArena t;
+    TermId root = g.extract(c, t);
+    std::vector<VarType> out;
+    std::vector<std::pair<TermId, int32_t>> todo{{root, 0}}; // term, binders above it
+    while (!todo.empty()) {
+        auto [id, depth] = todo.back();
+        todo.pop_back();
+        const TermNode& n = t.at(id);
+        if (n.op == lift::Op::Param && n.ival >= depth && !n.types.empty()) {
+            auto it = std::find_if(out.begin(), out.end(),
+                                   [&](const VarType& v) { return v.var == n.ival - depth; });
+            if (it == out.end()) {
+                out.push_back({n.ival - depth, n.types[0]});
+            } else if (it->type != n.types[0]) {
+                it->type = kMixedType;
+            }
+        }
+        for (TermId child : n.children) {
+            todo.push_back({child, n.op == lift::Op::Lambda ? depth + n.ival : depth});
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const VarType& a, const VarType& b) { return a.var < b.var; });
+    return out;
+}
+
+size_t wrongVarTypes(const EGraph& g) {
+    size_t wrong = 0;
+    for (EClassId c : g.classIds()) {
+        VarTypeScratch scratch;
+        std::span<const VarType> kept = g.smallestVarTypes(c, scratch);
+        std::vector<VarType> want = extractedVarTypes(g, c);
+        wrong += !std::equal(kept.begin(), kept.end(), want.begin(), want.end());
+    }
+    return wrong;
+}
+
+} // namespace
+
+// The kept lists stay those of the smallest terms through merges that change smallest terms
+// before any rebuild (as the apply phase merges), through settling and rebuilding.
+TEST_CASE("the smallest terms' variable types are kept through merges and rebuilds", "[egraph]") {
+    Library lib = Library::standard();
+    auto rules = test::loadSourceRules(lib, "rules/core.rules,rules/algorithmic.rules");
+    lift::Program p = lift::parseFile(test::example("mm.lift"));
+    EGraph g;
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 3;
+    runner.run();
+    g.rebuild();
+    CHECK(wrongVarTypes(g) == 0);
+    // Merge data classes of one type pairwise, the smaller term into the larger where it
+    // wins: their readers' smallest terms change.
+    std::map<TypeId, std::vector<EClassId>> byType;
+    for (EClassId c : g.classIds()) {
+        if (g.data(c).isData() && g.data(c).hasFreeVarAtLeast(0)) {
+            byType[g.data(c).type].push_back(c);
+        }
+    }
+    size_t merged = 0;
+    for (auto& [type, classes] : byType) {
+        for (size_t i = 1; i < classes.size() && merged < 40; i += 7, ++merged) {
+            g.merge(classes[i - 1], classes[i], {});
+        }
+    }
+    REQUIRE(merged > 0);
+    CHECK(wrongVarTypes(g) == 0);
+    g.settleVarTypes();
+    CHECK(wrongVarTypes(g) == 0);
+    g.rebuild();
+    CHECK(wrongVarTypes(g) == 0);
+}

@@ -1,7 +1,8 @@
 // The e-graph (docs/design.md §5): hash-consed arena e-nodes, union-find, e-classes with parent
 // lists, deferred rebuilding that restores congruence in batches (as egg does), and e-class
 // analyses computed by make/merge hooks (analysis.cpp): the type of every e-class, its free
-// De Bruijn variables, constant lengths, and the smallest term (for extraction and shifting).
+// De Bruijn variables, constant lengths, the smallest term (for extraction and shifting) and
+// the types that term gives its variables (var_types.cpp, for the context check).
 //
 // Not thread-safe for writers; the const query functions (findConst, classes, nodes) may be
 // called concurrently while nobody writes, which is what the parallel search relies on.
@@ -14,6 +15,7 @@
 #include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/shape.hpp"
 #include "egopt/egraph/term.hpp"
+#include "egopt/egraph/var_types.hpp"
 #include "egopt/lift/type.hpp"
 
 #include <functional>
@@ -280,6 +282,15 @@ public:
     // every member denotes the same value, so a variable the smallest term does not use is one
     // the class does not depend on.
     std::vector<int32_t> smallestTermFreeVars(EClassId c) const;
+    // The free variables of the smallest member term with the types its parameter nodes give
+    // them (var_types.hpp), sorted: an analysis kept through merges and rebuilds, the same as
+    // reading the term now. Thread-safe while nobody writes; a class changed since the last
+    // settleVarTypes has its list worked out into `scratch` (not kept).
+    std::span<const VarType> smallestVarTypes(EClassId c, VarTypeScratch& scratch) const;
+    // Works out and keeps the lists of `c` (settled, smallestVarTypes reads them from then on
+    // until they change) / of every class changed since the last call.
+    void settleVarTypes(EClassId c);
+    void settleVarTypes();
     std::string show(EClassId c) const; // Lift-like text of the smallest term
 
     // --- explanations: the union forest over node ids (recorded only with explanations)
@@ -291,8 +302,9 @@ public:
     const std::vector<std::vector<ProofEdge>>& proofEdges() const { return proof_; }
 
 private:
-    // A class as stored, 36 bytes (docs/egraph.md, "Memory"): its member and parent lists (of
-    // memberPool_ and parentPool_), the id of its shape, and its smallest term.
+    // A class as stored, 40 bytes (docs/egraph.md, "Memory"): its member and parent lists (of
+    // memberPool_ and parentPool_), the id of its shape, its smallest term and that term's
+    // variable types.
     struct ClassSlot {
         IdList nodes;   // members (canonical after rebuild, sorted, unique)
         IdList parents; // nodes that have this class as a child
@@ -303,13 +315,18 @@ private:
         uint32_t opHigh : 24 = 0; // and 32-55
         // The epoch of the last change of the member list, less base_ (classChangedAt).
         uint32_t age : 8 = 0;
+        // smallestVarTypes, or kUnsettled: not known (settled on demand). A settled class's
+        // smallest term reads only settled classes: a change that may alter a class's list
+        // unsettles it and every class whose smallest term reads it (unsettleAbove).
+        VarTypesId varTypes = kUnsettled;
         uint64_t opMask() const { return opLow | uint64_t(opHigh) << 32; }
         void setOpMask(uint64_t mask) {
             opLow = static_cast<uint32_t>(mask);
             opHigh = static_cast<uint32_t>(mask >> 32);
         }
     };
-    static_assert(sizeof(IdList) == 8 && sizeof(ClassSlot) == 36, "docs/egraph.md, Memory");
+    static constexpr VarTypesId kUnsettled = UINT32_MAX;
+    static_assert(sizeof(IdList) == 8 && sizeof(ClassSlot) == 40, "docs/egraph.md, Memory");
     static constexpr uint32_t kLargeCost = UINT32_MAX;
     uint64_t costOf(EClassId root) const {
         uint32_t cost = cls(root).cost;
@@ -353,7 +370,7 @@ private:
     bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
-    void dedupMembers(EClassId c);
+    void dedupMembers(); // the member lists of the classes in dirty_
     ClassSlot& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
     const ClassSlot& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }
     EClassId newClass(ClassSlot c); // a slot for a new root's class
@@ -367,6 +384,24 @@ private:
     // `ids` as the sorted set of their roots (in parallel when long: the same set either way).
     void rootSet(std::vector<EClassId>& ids) const;
     void propagateAnalysis();
+    // The smallest-term variable types (var_types.cpp): the list of a class from its smallest
+    // member and its children's lists, each given by `listOf` (nullopt: not known yet).
+    template <typename ListOf>
+    std::optional<std::vector<VarType>> varTypesFrom(EClassId root, ListOf listOf) const;
+    // Before merge(a, b) joins them (both roots; `bWins`: b's smallest term becomes the
+    // class's): the survivor's list, and the classes above the loser unsettled where it differs.
+    void varTypesBeforeMerge(EClassId a, EClassId b, bool bWins);
+    // After the analysis gave `c` a smaller term: its list settled again, and the classes above
+    // unsettled where it changed.
+    void varTypesOnNewBest(EClassId c, VarTypesId before);
+    // Unsettles every settled class whose smallest term reads `c`, transitively.
+    void unsettleAbove(EClassId c);
+    VarTypeTable varTypes_;
+    std::vector<EClassId> unsettled_; // classes (by any id) whose list may be unknown
+    // While repairParents rebuilds a class's parent list, the old list it reads from (the
+    // class's parents are that and its new list): unsettleAbove reads both.
+    EClassId repairing_ = kNoClass;
+    const IdList* repairingOld_ = nullptr;
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
