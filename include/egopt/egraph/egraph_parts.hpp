@@ -1,0 +1,106 @@
+// The values EGraph's interface takes and returns (egraph.hpp): its errors, the views of a
+// class's data and lists, a planned insertion and why two classes were merged.
+#pragma once
+
+#include "egopt/egraph/enode.hpp"
+#include "egopt/egraph/inline_vec.hpp"
+#include "egopt/egraph/shape.hpp"
+#include "egopt/lift/type.hpp"
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace egopt::egraph {
+
+// A union that would equate classes of different types, or an ill-typed node. Rules catch it
+// and report it with their name (a mismatch is a rule bug, not a user error).
+class TypeError : public std::runtime_error {
+public:
+    TypeError(const std::string& message, EClassId a = kNoClass, EClassId b = kNoClass)
+        : std::runtime_error(message), a(a), b(b) {}
+    EClassId a;
+    EClassId b;
+};
+
+// Shifting a class down would let a variable escape its binder: the rewrite does not apply.
+class ScopeError : public TypeError {
+public:
+    using TypeError::TypeError;
+};
+
+// A class's analysis data as EGraph::data reads it: its shape (the type or signature and the free
+// variables, shared by every class of that shape: they stay valid as long as the e-graph) and
+// its smallest term. A view: read it before the e-graph next changes.
+struct ClassData {
+    const FunSig& fun;                  // function classes only
+    const InlineVec<int32_t>& freeVars; // sorted De Bruijn indices that some member may use
+    uint64_t cost;                      // size of the smallest member term (saturating)
+    TypeId type;                        // data classes only
+    ENodeId best;                       // the e-node of that term
+    bool isData() const { return fun.kind == FunSig::Kind::None; }
+    bool hasFreeVarAtLeast(int32_t index) const {
+        return !freeVars.empty() && freeVars.back() >= index;
+    }
+};
+
+// A class's data as make and remake compute it from a node, with lists of its own: what a new
+// class starts with, or what a parent's node offers its class (EGraph interns the shape when it
+// keeps it).
+struct ClassFacts {
+    FunSig fun;
+    InlineVec<int32_t> freeVars;
+    uint64_t cost = 0;
+    TypeId type = lift::kNoType;
+    ENodeId best = 0;
+    bool isData() const { return fun.kind == FunSig::Kind::None; }
+};
+
+// One bit per operator (modulo 56) for the classes' operator summaries.
+inline uint64_t opBit(Op op) {
+    return uint64_t(1) << (static_cast<unsigned>(op) % 56);
+}
+
+// A class's member and parent lists as EGraph::eclass reads them (a view: read it before the
+// e-graph next changes).
+struct EClass {
+    std::span<const ENodeId> nodes;   // members (canonical after rebuild, sorted, unique)
+    std::span<const ENodeId> parents; // nodes that have this class as a child
+    // opBit of every member's operator (a superset between rebuilds): e-matching skips a class
+    // without scanning its members when the pattern's operator is not among them.
+    uint64_t opMask = 0;
+    bool mayHold(Op op) const { return (opMask & opBit(op)) != 0; }
+};
+
+// Terms nested deeper than this are rejected, not recursed into (addTerm, planTerm and
+// alpha-normalisation recurse once per level): generated or fuzzed inputs can nest arbitrarily.
+inline constexpr size_t kMaxTermDepth = 20000;
+
+// What inserting a term (addTerm) would add, worked out on a frozen e-graph by EGraph::planTerm
+// so that the parallel apply phase can build right-hand sides on many threads and insert them
+// in order (docs/egraph.md, "Parallel apply"). The nodes the term's lookups found are left out:
+// found again with the same children, they change nothing.
+struct TermPlan {
+    static constexpr EClassId kStep = 0x80000000U; // a child or root that is step i: kStep | i
+    std::vector<ENode> steps;                      // the nodes addTerm would add, in its order
+    std::vector<TypeId> types;     // by step: an application's type where planning typed it
+    std::vector<EClassId> roots;   // the found nodes' children: must still be roots
+    std::vector<EClassId> settled; // shifted classes: must be roots with the same analysis data
+    // By step: the hashcons hash of a step over classes only (its children canonical when
+    // planned), so that replaying it hashes nothing.
+    std::vector<uint32_t> hashes;
+    EClassId root = kNoClass; // a class, or kStep | the step that makes the term
+};
+
+// Why two classes were merged (for explanations).
+struct Justification {
+    enum class Kind : uint8_t { Rule, Congruence, Copy } kind = Kind::Rule;
+    // Kind::Rule: the rule's id in the RuleNames of whoever applied it (RewriteContext::rules),
+    // which names it in explanations; the e-graph only stores it. Kind::Copy: the index of the
+    // pair of original nodes (EGraph::copyOrigin) whose equality the merged copies repeat.
+    uint32_t rule = 0;
+};
+
+} // namespace egopt::egraph
