@@ -195,7 +195,7 @@ std::string confirmSummary(const Result& r) {
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
                    egraph::Applications& applications, const egraph::Focus* focus,
-                   bool flatteningSteps) {
+                   bool flatteningSteps, bool growGoal) {
     SaturationHooks hooks;
     hooks.flatteningSteps = flatteningSteps;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
@@ -216,12 +216,23 @@ void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
                      pr.seconds));
         result.phases.push_back(std::move(pr));
     }
+    if (options.saturation.noMacros && flatteningSteps && growGoal) {
+        growGoalStage(g, ctx, options, gpu, result, progress);
+    }
     if (options.stop && options.stop->requested()) {
         result.notes.push_back("interrupted during saturation");
     }
 }
 
 namespace {
+
+// The search stages to run (--search.stages; 0: kNoMacroStages without macros, else 1).
+size_t searchStages(const Options& options) {
+    if (options.search.stages != 0) {
+        return options.search.stages;
+    }
+    return options.saturation.noMacros ? kNoMacroStages : 1;
+}
 
 // One more search stage (docs/search.md): the rule phases again, rewriting only around the
 // beam's terms (their e-classes, and the classes the rewrites create), then extraction again
@@ -231,8 +242,8 @@ namespace {
 std::vector<extract::Candidate>
 nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egraph::Inserted& ins,
                 egraph::Applications& applications, Work& w, Result& result,
-                const std::vector<extract::Candidate>& found,
-                std::vector<extract::Candidate>& beam) {
+                const std::vector<extract::Candidate>& found, std::vector<extract::Candidate>& beam,
+                bool last) {
     beam = selectBeam(w, withCarried(found, beam));
     egraph::Focus focus = focusOf(g, beam, w.progress);
     if (w.shapeGoal) {
@@ -243,7 +254,7 @@ nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egra
         double started = w.elapsed();
         saturateStage(g, rewriting, w.options, targetsGpu(w),
                       w.budget.leftUntil(Stage::Extract) / 2, result, w.progress, applications,
-                      &focus, w.shapeGoal);
+                      &focus, w.shapeGoal, last);
         ++result.searchStages;
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
@@ -335,7 +346,8 @@ Result run(const Options& options) {
         // The shape goal, for a program written with a map of reductions sharing an operand.
         w.shapeGoal = options.saturation.noMacros && hasSharingMap(g);
         saturateStage(g, rewriting, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate),
-                      result, progress, applications, nullptr, w.shapeGoal);
+                      result, progress, applications, nullptr, w.shapeGoal,
+                      searchStages(options) == 1);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,
@@ -347,12 +359,10 @@ Result run(const Options& options) {
             extractStage(g, rewriting.tuning, ins, applications, w, result);
         result.searchStages = 1;
         std::vector<extract::Candidate> beam;
-        size_t stages = options.search.stages;
-        if (stages == 0) {
-            stages = options.saturation.noMacros ? kNoMacroStages : 1;
-        }
+        size_t stages = searchStages(options);
         for (size_t s = 1; s < stages && !found.empty() && !w.stopped(); ++s) {
-            found = nextSearchStage(g, rewriting, ins, applications, w, result, found, beam);
+            found = nextSearchStage(g, rewriting, ins, applications, w, result, found, beam,
+                                    s + 1 == stages);
         }
         // The last beam joins the candidates: the best predicted terms of the earlier stages.
         w.candidates = onePerKernel(w, withCarried(std::move(found), beam), result);

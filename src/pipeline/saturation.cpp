@@ -81,11 +81,14 @@ void addFlatteningSteps(Phase& phase) {
 
 } // namespace
 
-std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu) {
+std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu, bool flatteningSteps) {
     std::vector<Phase> phases = options.phases.empty() ? defaultPhases(gpu) : options.phases;
     for (Phase& p : phases) {
         if (options.noMacros) {
             addPrimitiveSteps(p);
+        }
+        if (options.noMacros && flatteningSteps) {
+            addFlatteningSteps(p);
         }
         const LimitOverrides& o = options.limits;
         p.limits.iterations = o.iterations.value_or(p.limits.iterations);
@@ -112,12 +115,7 @@ std::vector<egraph::Rule> loadAll(const std::vector<std::string>& files,
 std::vector<PhaseResult> saturate(egraph::EGraph& g, egraph::RewriteContext& ctx,
                                   const SaturationOptions& options, bool gpu,
                                   const SaturationHooks& hooks) {
-    std::vector<Phase> phases = resolvePhases(options, gpu);
-    if (options.noMacros && hooks.flatteningSteps) {
-        for (Phase& p : phases) {
-            addFlatteningSteps(p);
-        }
-    }
+    std::vector<Phase> phases = resolvePhases(options, gpu, hooks.flatteningSteps);
     egraph::Library lib = egraph::Library::standard();
     std::optional<double> shared = options.limits.seconds;
     std::optional<double> budget = hooks.secondsLeft;

@@ -31,7 +31,7 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    double secondsLeft, Result& result, const Progress& progress,
                    egraph::Applications& applications, const egraph::Focus* focus = nullptr,
-                   bool flatteningSteps = false);
+                   bool flatteningSteps = false, bool growGoal = false);
 
 struct Work;
 
@@ -84,6 +84,36 @@ std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 // `maxClasses`: where a next stage goes on rewriting towards a shared reduction.
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
+// goal_growth.cpp (docs/search.md, "Growing the shared reductions"): the rules of `phases`
+// that grow a shared reduction towards its fused form (primitive, no fresh tuning variable, no
+// thread map, address space or vector), and one focused run of them around the newest shared
+// reductions.
+std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
+                                          const egraph::Library& lib);
+struct GrowthLimits {
+    size_t reductions = 8; // the newest shared reductions whose regions are the focus
+    size_t classes = 2000; // the region's classes below them (goalRegion)
+    size_t iterations = 12;
+    size_t nodes = 20'000; // e-nodes added
+    double seconds = 10;
+};
+struct GrowthResult {
+    egraph::RunReport run;
+    size_t regionClasses = 0;
+    size_t added = 0; // e-nodes
+    size_t fused = 0; // of the newest shared reductions, after the run (fusedReduction)
+    double seconds = 0;
+};
+GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                       const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
+                       size_t threads);
+// After the last stage's phases (--no-macros, a program with a sharing map; saturateStage's
+// growGoal): growGoals with the fusion steps of the stage's rule files, twice, each run a phase
+// of the report. Only the last: a later stage's phases would rewrite the grown forms again with
+// every algorithmic rule (mm 128^3 on PoCL: stage 3's algorithmic phase then ran to its time
+// limit), and the fused forms are schedules to measure, not steps to go on from.
+void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
+                   Result& result, const Progress& progress);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
 // values), in their order; the others are dropped with a note.
 std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,

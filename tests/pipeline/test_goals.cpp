@@ -121,3 +121,54 @@ TEST_CASE("partial reductions interchanged share no operand: no shape goal", "[p
     CHECK(std::none_of(classes.begin(), classes.end(),
                        [&](egraph::EClassId c) { return isSharingMap(s->g, c); }));
 }
+
+TEST_CASE("the goal growth fuses a shared reduction's operands into its loop", "[pipeline]") {
+    // mm after the default phases without macros: shared reductions, none fused (the products
+    // are computed before the loop). Two focused runs of the fusion steps (the pipeline's last
+    // stage) fuse one: a fold over the zip of A's row with B's rows, the products in its step.
+    auto s = saturated("mm", 6, 4, true);
+    auto goals = sharedReductions(s->g, 8);
+    REQUIRE_FALSE(goals.empty());
+    CHECK(std::none_of(goals.begin(), goals.end(),
+                       [&](const auto& goal) { return fusedReduction(s->g, goal.back()); }));
+    SaturationOptions o;
+    o.noMacros = true;
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> rules = goalGrowthRules(resolvePhases(o, true, true), lib);
+    for (const egraph::Rule& r : rules) {
+        CHECK(r.generators.empty());
+        CHECK(r.name.find("lower-glb") == std::string::npos);
+    }
+    size_t fused = 0;
+    for (int round = 0; round < 2; ++round) {
+        GrowthResult grown = growGoals(s->g, s->ctx, rules, GrowthLimits{}, 2);
+        CHECK(grown.added <= GrowthLimits{}.nodes + 100);
+        fused = grown.fused;
+    }
+    CHECK(fused >= 1);
+    goals = sharedReductions(s->g, 8);
+    REQUIRE(fusedReduction(s->g, goals.front().back())); // the fused ones first
+
+    // Its guided replay is the fused kernel: the products in the fold's step, none before it.
+    extract::ExtractOptions eo;
+    eo.k = 2;
+    eo.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
+    eo.multipleKernels = true;
+    eo.explore.draws = 64;
+    eo.explore.guides = {goals.front()};
+    eo.exploreChecks = 64;
+    extract::StructuralCost cost(s->g, s->ctx.tuning, eo.sizes,
+                                 extract::StructuralCost::Params::gpu());
+    auto r =
+        extract::extractCandidates(s->g, s->ctx.tuning, s->ins.root, s->ins.signature, cost, eo);
+    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
+                               [](const extract::Candidate& c) { return c.guided; });
+    REQUIRE(replay != r.explored.end());
+    INFO(replay->text);
+    size_t fold = replay->text.find("ReduceSeq(fun((");
+    REQUIRE(fold != std::string::npos);
+    size_t product = replay->text.find("mult");
+    REQUIRE(product != std::string::npos);
+    CHECK(product > fold); // inside the fold's step
+    CHECK(replay->text.find("mult", product + 1) == std::string::npos);
+}

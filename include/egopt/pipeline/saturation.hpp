@@ -53,8 +53,10 @@ struct SaturationOptions {
 };
 
 // The phases to run: the given ones or the defaults, with the overrides applied (all but the
-// shared time, which saturate() hands out as the phases end).
-std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu);
+// shared time, which saturate() hands out as the phases end). `flatteningSteps`: as
+// SaturationHooks::flatteningSteps.
+std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu,
+                                 bool flatteningSteps = false);
 
 struct PhaseResult {
     std::string name;
