@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -51,6 +52,29 @@ bool loadsFile(const PhaseResult& p, const std::string& file) {
     });
 }
 
+// The first guided draw towards `goal` (a shared reduction's e-nodes, as sharedReductions gives
+// them) among 64 draws of the GPU cost's search at `sizes`; none if no draw was guided.
+std::optional<extract::Candidate> guidedReplay(const Saturated& s,
+                                               const std::vector<egraph::ENodeId>& goal,
+                                               const arith::Bindings& sizes) {
+    extract::ExtractOptions eo;
+    eo.k = 2;
+    eo.sizes = sizes;
+    eo.multipleKernels = true;
+    eo.explore.draws = 64;
+    eo.explore.guides = {goal};
+    eo.exploreChecks = 64;
+    extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
+                                 extract::StructuralCost::Params::gpu());
+    auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
+    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
+                               [](const extract::Candidate& c) { return c.guided; });
+    if (replay == r.explored.end()) {
+        return std::nullopt;
+    }
+    return *replay;
+}
+
 } // namespace
 
 TEST_CASE("a map of reductions sharing an operand becomes shared reductions without macros",
@@ -88,20 +112,8 @@ TEST_CASE("a map of reductions sharing an operand becomes shared reductions with
     CHECK(region.size() < s->g.numClasses());
 
     // A guided draw towards the newest one is a kernel with a shared reduction.
-    extract::ExtractOptions eo;
-    eo.k = 2;
-    eo.sizes = {{"M", 16}, {"N", 16}};
-    eo.multipleKernels = true;
-    eo.explore.draws = 64;
-    eo.explore.guides = {goals.front()};
-    eo.exploreChecks = 64;
-    extract::StructuralCost cost(s->g, s->ctx.tuning, eo.sizes,
-                                 extract::StructuralCost::Params::gpu());
-    auto r =
-        extract::extractCandidates(s->g, s->ctx.tuning, s->ins.root, s->ins.signature, cost, eo);
-    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
-                               [](const extract::Candidate& c) { return c.guided; });
-    REQUIRE(replay != r.explored.end());
+    auto replay = guidedReplay(*s, goals.front(), {{"M", 16}, {"N", 16}});
+    REQUIRE(replay);
     INFO(replay->text);
     // The replay takes the goal's application (the class may hold other ReduceSeq e-nodes of
     // equal functions than the guide's): a fold of a two-parameter step, from an array.
@@ -150,20 +162,8 @@ TEST_CASE("the goal growth fuses a shared reduction's operands into its loop", "
     REQUIRE(fusedReduction(s->g, goals.front().back())); // the fused ones first
 
     // Its guided replay is the fused kernel: the products in the fold's step, none before it.
-    extract::ExtractOptions eo;
-    eo.k = 2;
-    eo.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
-    eo.multipleKernels = true;
-    eo.explore.draws = 64;
-    eo.explore.guides = {goals.front()};
-    eo.exploreChecks = 64;
-    extract::StructuralCost cost(s->g, s->ctx.tuning, eo.sizes,
-                                 extract::StructuralCost::Params::gpu());
-    auto r =
-        extract::extractCandidates(s->g, s->ctx.tuning, s->ins.root, s->ins.signature, cost, eo);
-    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
-                               [](const extract::Candidate& c) { return c.guided; });
-    REQUIRE(replay != r.explored.end());
+    auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}});
+    REQUIRE(replay);
     INFO(replay->text);
     size_t fold = replay->text.find("ReduceSeq(fun((");
     REQUIRE(fold != std::string::npos);
