@@ -15,12 +15,10 @@ using namespace egopt::costmodel::test;
 
 namespace {
 
-const arith::Bindings kMm{{"M", 64}, {"N", 32}, {"K", 16}};
-
 Features naiveMm(double cacheBytes) {
     DeviceProfile p = testGpuProfile();
     p.cacheBytes = cacheBytes;
-    return featuresOfFile(sourceDir() + "/tests/costmodel/data/mm/naive_glb10.lift", kMm, p);
+    return featuresOfFile(mmFile("naive_glb10"), kMm, p);
 }
 
 Record record(const std::string& label, const std::string& program, double predicted,

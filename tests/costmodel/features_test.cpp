@@ -17,12 +17,6 @@ const char* kRows = R"(val M = SizeVar("M")
 val N = SizeVar("N")
 fun(ArrayType(ArrayType(Float, M), N), a => MapGlb(0)(MapSeq(id)) $ a))";
 
-std::string mmFile(const std::string& name) {
-    return sourceDir() + "/tests/costmodel/data/mm/" + name + ".lift";
-}
-
-const arith::Bindings kMm{{"M", 64}, {"N", 32}, {"K", 16}};
-
 } // namespace
 
 TEST_CASE("a copy kernel reads and writes N floats coalesced", "[features]") {

@@ -59,4 +59,10 @@ inline DeviceProfile testGpuProfile() {
     return p;
 }
 
+// The sizes of the mm kernels in tests/costmodel/data/mm/, and one of them by name.
+inline const arith::Bindings kMm{{"M", 64}, {"N", 32}, {"K", 16}};
+inline std::string mmFile(const std::string& name) {
+    return sourceDir() + "/tests/costmodel/data/mm/" + name + ".lift";
+}
+
 } // namespace egopt::costmodel::test

@@ -31,7 +31,7 @@ private:
     const CostFunction& inner_;
 };
 
-std::string ranked(const ExtractResult& r) {
+std::string candidateList(const ExtractResult& r) {
     std::string s;
     for (const Candidate& c : r.candidates) {
         s += std::to_string(c.cost) + " " + c.text + "\n";
@@ -88,9 +88,9 @@ TEST_CASE("the projected search finds the candidates of the unprojected one with
         StructuralCost cost(gr.g, gr.rw.tuning, c.sizes, StructuralCost::Params::gpu());
         ExtractResult projected = extractWith(gr, c.sizes, cost);
         ExtractResult reference = extractWith(gr, c.sizes, ReadsEveryField(cost));
-        INFO(c.program << "\n" << ranked(reference));
+        INFO(c.program << "\n" << candidateList(reference));
         REQUIRE(!reference.candidates.empty());
-        CHECK(ranked(projected) == ranked(reference));
+        CHECK(candidateList(projected) == candidateList(reference));
         CHECK(projected.stats.states < reference.stats.states);
     }
 }
