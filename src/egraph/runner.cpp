@@ -189,16 +189,7 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
     };
-    // One task at a time: tasks vary in cost by orders of magnitude, and a range of them run
-    // in turn by one thread could hold up the whole search.
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, tasks.size(), 1),
-        [&](const auto& range) {
-            for (size_t t = range.begin(); t < range.end(); ++t) {
-                searchTask(t);
-            }
-        },
-        tbb::simple_partitioner());
+    detail::runEachTask(tasks.size(), searchTask);
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;

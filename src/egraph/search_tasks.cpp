@@ -2,6 +2,8 @@
 #include "search_tasks.hpp"
 
 #include <algorithm>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace egopt::egraph::detail {
 
@@ -34,6 +36,17 @@ void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
         from = at + 1;
     }
     flush(cands.size());
+}
+
+void runEachTask(size_t tasks, const std::function<void(size_t)>& run) {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, tasks, 1),
+        [&](const auto& range) {
+            for (size_t t = range.begin(); t < range.end(); ++t) {
+                run(t);
+            }
+        },
+        tbb::simple_partitioner());
 }
 
 } // namespace egopt::egraph::detail

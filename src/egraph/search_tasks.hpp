@@ -5,6 +5,7 @@
 #include "egopt/egraph/egraph.hpp"
 #include "egopt/egraph/pattern.hpp"
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -23,5 +24,10 @@ struct SearchTask {
 // tasks are cut or scheduled.
 void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
               std::span<const EClassId> large, std::vector<SearchTask>& out);
+
+// Runs run(t) for every task t in parallel, one task at a time per thread: tasks vary in cost
+// by orders of magnitude, and a range of them run in turn by one thread could hold up the
+// whole search.
+void runEachTask(size_t tasks, const std::function<void(size_t)>& run);
 
 } // namespace egopt::egraph::detail
