@@ -102,6 +102,22 @@ std::vector<arith::Bindings> Space::neighbours(const arith::Bindings& values) co
     return out;
 }
 
+std::vector<arith::Bindings> Space::pairNeighbours(const arith::Bindings& values) const {
+    std::vector<arith::Bindings> near = neighbours(values);
+    std::vector<arith::Bindings> out;
+    for (const auto& n : near) {
+        for (auto& m : neighbours(n)) {
+            out.push_back(std::move(m));
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    std::erase_if(out, [&](const arith::Bindings& m) {
+        return m == values || std::binary_search(near.begin(), near.end(), m);
+    });
+    return out;
+}
+
 arith::Bindings Space::random(std::mt19937_64& rng) const {
     arith::Bindings out;
     for (size_t i = 0; i < vars_.size(); ++i) {

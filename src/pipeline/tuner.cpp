@@ -282,6 +282,47 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
     return open;
 }
 
+// Once every arm sits at a coordinate minimum: the fastest arm with pair moves not measured yet
+// measures the `width` best-predicted ones that fit the device, and descends again when one is
+// faster. Sizes that work together often move together (a taller register block pays only with
+// a shorter slice along K, a wider work-group with a narrower block), so a coordinate minimum
+// need not be one for pairs. False when no arm has a pair move left.
+bool stepPairs(std::vector<Arm>& arms, const std::vector<Space>& spaces, Runner& runner,
+               Predictor& predict, size_t width, const Objective& objective) {
+    for (Arm& arm : arms) {
+        std::vector<Objective::Config> untried;
+        for (auto& m : spaces[arm.candidate].pairNeighbours(arm.incumbent)) {
+            if (!runner.tried(arm.candidate, m)) {
+                untried.emplace_back(arm.candidate, std::move(m));
+            }
+        }
+        predict.prefetch(untried);
+        std::vector<std::pair<double, arith::Bindings>> options;
+        for (auto& [c, m] : untried) {
+            if (!objective.doesNotFit || !objective.doesNotFit(c, m)) {
+                options.emplace_back(predict(c, m), std::move(m));
+            }
+        }
+        if (options.empty()) {
+            continue;
+        }
+        std::sort(options.begin(), options.end());
+        options.resize(std::min(std::max<size_t>(1, width), options.size()));
+        std::vector<Objective::Config> steps;
+        for (auto& [p, m] : options) {
+            steps.emplace_back(arm.candidate, std::move(m));
+        }
+        double before = arm.time;
+        std::vector<std::optional<double>> times = runner.measure(steps);
+        for (size_t k = 0; k < times.size(); ++k) {
+            moveTo(arm, steps[k].second, times[k]);
+        }
+        arm.converged = arm.converged && arm.time == before;
+        return true;
+    }
+    return false;
+}
+
 } // namespace
 
 TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t>& order,
@@ -352,7 +393,10 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
             auto open =
                 std::find_if(arms.begin(), arms.end(), [](const Arm& a) { return !a.converged; });
             if (open == arms.end()) {
-                break;
+                if (!stepPairs(arms, spaces, runner, predict, options.stepWidth, objective)) {
+                    break;
+                }
+                continue;
             }
             std::vector<Objective::Config> steps;
             for (auto& n : nextSteps(*open, spaces[open->candidate], runner, predict,

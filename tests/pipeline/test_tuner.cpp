@@ -343,3 +343,39 @@ TEST_CASE("the guided search measures the same configurations on one thread and 
         CHECK(run() == one);
     }
 }
+
+// Sizes that pay only together: in log2 space a narrow valley along x + y = 8 (a taller block
+// with a shorter slice), lowest at (64, 4). From (16, 16) every single move climbs out of the
+// valley, so coordinate descent stops there; pair moves walk along it.
+TEST_CASE("pair moves leave a coordinate minimum that is no minimum for pairs", "[pipeline]") {
+    arith::Size n = arith::Size::var("N");
+    std::vector<Space> spaces{Space({{"v__1", {n}}, {"v__2", {n}}}, {{"N", 1 << 12}})};
+    auto valley = [](const arith::Bindings& v) {
+        double x = std::log2(double(v.at("v__1"))), y = std::log2(double(v.at("v__2")));
+        return 1e-3 * (1 + 4 * (x + y - 8) * (x + y - 8) + 0.1 * (x - y - 4) * (x - y - 4));
+    };
+    const arith::Bindings start{{"v__1", 16}, {"v__2", 16}};
+    for (const auto& m : spaces[0].neighbours(start)) {
+        CHECK(valley(m) > valley(start));
+    }
+    std::vector<arith::Bindings> pairs = spaces[0].pairNeighbours(start);
+    CHECK(std::count(pairs.begin(), pairs.end(), arith::Bindings{{"v__1", 32}, {"v__2", 8}}) == 1);
+    for (const auto& m : spaces[0].neighbours(start)) {
+        CHECK(std::count(pairs.begin(), pairs.end(), m) == 0);
+    }
+    Objective o;
+    o.measure = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
+        return valley(v);
+    };
+    o.predict = [&](size_t, const arith::Bindings& v) -> std::optional<double> {
+        return valley(v);
+    };
+    GuidedOptions g;
+    g.budget = 200;
+    g.target = 16; // the model's descent starts and stays at (16, 16)
+    TuneResult r = tuneGuided(spaces, {0}, o, g);
+    REQUIRE(r.best[0]);
+    CHECK(r.trials[*r.best[0]].values == arith::Bindings{{"v__1", 64}, {"v__2", 4}});
+    CHECK(*r.trials[*r.best[0]].seconds == Approx(1e-3));
+    CHECK(r.used < 60); // it ends once the optimum's pair moves are measured, budget left over
+}

@@ -88,7 +88,7 @@ TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]")
 // of #m rows of A by #n float4 columns of B, each tile's rows read as one-element arrays (the
 // form tile-views and tile-rows leave), are the product's rows read so. Each tile's views come
 // out of the map over the tiles' columns and their transpose (flat-distribute-nest,
-// transpose-map-map), and out of the rows' concatenation (map-join-map-split-one,
+// transpose-map-map), and out of the rows' concatenation (map-join-map-split,
 // map-join-map-asscalar, map-join-join-rev); the tiles' columns interchange with their rows
 // (map-map-interchange, t-t) and a row's tiles concatenate (map-join-into, join-map,
 // split-join-cancel); then the views come out of the map over the tiles' rows, whose split
@@ -111,12 +111,12 @@ TEST_CASE("tiles of the product's rows as one-element arrays cancel to the produ
         "flat-rearrange-split; flat-rearrange-asscalar; join-map-split; join-map-asscalar; "
         "flat-rearrange-split; flat-rearrange-asscalar; flat-rearrange-join; flat-distribute-nest; "
         "flat-distribute-nest; flat-distribute-nest; transpose-map-map; transpose-map-map; "
-        "transpose-map-map; map-join-map-split-one; map-join-map-asscalar; map-join-join-rev; "
+        "transpose-map-map; map-join-map-split; map-join-map-asscalar; map-join-join-rev; "
         "map-map-interchange; t-t; eta-map; map-join-into; join-map; split-join-cancel; "
         "flat-distribute-nest; flat-distribute-nest; flat-distribute-nest; join-map; join-map; "
         "join-map; eta-map; split-join-rev\n",
         false, {"rules/flattening.rules", "rules/algorithmic.rules"}, 4);
-    for (const char* rule : {"map-join-map-split-one", "map-join-map-asscalar", "map-join-into",
+    for (const char* rule : {"map-join-map-split", "map-join-map-asscalar", "map-join-into",
                              "map-map-interchange", "split-join-rev"}) {
         INFO(rule);
         CHECK(std::count(used.begin(), used.end(), rule) == 1);

@@ -41,6 +41,10 @@ public:
     // Coordinate neighbours: one variable moved to the next smaller or larger allowed value
     // (later variables repaired).
     std::vector<arith::Bindings> neighbours(const arith::Bindings& values) const;
+    // Pair moves: the configurations two coordinate moves away (a neighbour's neighbours) that
+    // are neither `values` nor one of its coordinate neighbours: two variables moved one step
+    // each, such as a taller register block with a shorter slice along K.
+    std::vector<arith::Bindings> pairNeighbours(const arith::Bindings& values) const;
     // A uniformly random value for each variable in turn.
     arith::Bindings random(std::mt19937_64& rng) const;
     // The number of configurations (saturating at `cap`).
@@ -104,8 +108,10 @@ modelDescent(const Space& space,
 // starting configuration per candidate (a descent on predictions, up to `predictionsPerCandidate`
 // calls); round 0 measures every candidate's start in the given order; each later round keeps
 // the faster half of the candidates and moves each survivor's incumbent to its best measured
-// neighbour (neighbours ordered by prediction; GuidedOptions::stepWidth of them per round),
-// until the budget is spent or every survivor sits at a local minimum.
+// neighbour (neighbours ordered by prediction; GuidedOptions::stepWidth of them per round).
+// When every candidate sits at a coordinate minimum and budget is left, the fastest one whose
+// pair moves (Space::pairNeighbours) are not all measured measures its best-predicted ones and
+// descends again from a faster one. It ends when the budget is spent or no move is left.
 struct GuidedOptions {
     size_t budget = 48;
     size_t predictionsPerCandidate = 64;
