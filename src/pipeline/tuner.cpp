@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <tbb/parallel_for.h>
+#include <utility>
 
 namespace egopt::pipeline {
 
@@ -20,7 +21,12 @@ public:
         result.best.resize(candidates);
     }
     bool exhausted() const { return result.used >= budget_ || (o_.stop && o_.stop()); }
-    void shrink(size_t n) { budget_ -= std::min(n, budget_); }
+    // Sets `n` measurements of the budget aside (reserve) or gives them back (release).
+    void reserve(size_t n) {
+        reserved_ = std::min(n, budget_);
+        budget_ -= reserved_;
+    }
+    void release() { budget_ += std::exchange(reserved_, 0); }
     bool tried(size_t c, const arith::Bindings& v) const { return seen_.count({c, v}) > 0; }
 
     std::optional<double> measure(size_t c, const arith::Bindings& v) {
@@ -79,6 +85,7 @@ private:
 
     const Objective& o_;
     size_t budget_;
+    size_t reserved_ = 0;
     std::set<std::pair<size_t, arith::Bindings>> seen_;
 };
 
@@ -282,35 +289,54 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
     return open;
 }
 
-// Once every arm sits at a coordinate minimum: the fastest arm with pair moves not measured yet
-// measures the `width` best-predicted ones that fit the device, and descends again when one is
-// faster. Sizes that work together often move together (a taller register block pays only with
+// The `width` best-predicted pair moves of an arm's incumbent not measured yet that fit the
+// device. Sizes that work together often move together (a taller register block pays only with
 // a shorter slice along K, a wider work-group with a narrower block), so a coordinate minimum
-// need not be one for pairs. False when no arm has a pair move left.
-bool stepPairs(std::vector<Arm>& arms, const std::vector<Space>& spaces, Runner& runner,
-               Predictor& predict, size_t width, const Objective& objective) {
+// need not be one for pairs.
+std::vector<Objective::Config> pairSteps(const Arm& arm, const Space& space, const Runner& runner,
+                                         Predictor& predict, size_t width,
+                                         const Objective& objective) {
+    std::vector<Objective::Config> untried;
+    for (auto& m : space.pairNeighbours(arm.incumbent)) {
+        if (!runner.tried(arm.candidate, m)) {
+            untried.emplace_back(arm.candidate, std::move(m));
+        }
+    }
+    predict.prefetch(untried);
+    std::vector<std::pair<double, arith::Bindings>> options;
+    for (auto& [c, m] : untried) {
+        if (!objective.doesNotFit || !objective.doesNotFit(c, m)) {
+            options.emplace_back(predict(c, m), std::move(m));
+        }
+    }
+    std::sort(options.begin(), options.end());
+    std::vector<Objective::Config> steps;
+    for (size_t i = 0; i < std::min(std::max<size_t>(1, width), options.size()); ++i) {
+        steps.emplace_back(arm.candidate, std::move(options[i].second));
+    }
+    return steps;
+}
+
+// One refinement step once successive halving is over: the fastest arm with a move left takes
+// a coordinate step while it has not converged, else its pair moves; a pair move that is faster
+// opens its coordinate descent again. False when no arm has a move left.
+bool refineStep(std::vector<Arm>& arms, const std::vector<Space>& spaces, Runner& runner,
+                Predictor& predict, size_t width, const Objective& objective) {
+    std::stable_sort(arms.begin(), arms.end(),
+                     [](const Arm& a, const Arm& b) { return a.time < b.time; });
     for (Arm& arm : arms) {
-        std::vector<Objective::Config> untried;
-        for (auto& m : spaces[arm.candidate].pairNeighbours(arm.incumbent)) {
-            if (!runner.tried(arm.candidate, m)) {
-                untried.emplace_back(arm.candidate, std::move(m));
-            }
-        }
-        predict.prefetch(untried);
-        std::vector<std::pair<double, arith::Bindings>> options;
-        for (auto& [c, m] : untried) {
-            if (!objective.doesNotFit || !objective.doesNotFit(c, m)) {
-                options.emplace_back(predict(c, m), std::move(m));
-            }
-        }
-        if (options.empty()) {
-            continue;
-        }
-        std::sort(options.begin(), options.end());
-        options.resize(std::min(std::max<size_t>(1, width), options.size()));
+        const Space& space = spaces[arm.candidate];
         std::vector<Objective::Config> steps;
-        for (auto& [p, m] : options) {
-            steps.emplace_back(arm.candidate, std::move(m));
+        if (!arm.converged) {
+            for (auto& n : nextSteps(arm, space, runner, predict, width, objective)) {
+                steps.emplace_back(arm.candidate, std::move(n));
+            }
+        }
+        if (arm.converged) {
+            steps = pairSteps(arm, space, runner, predict, width, objective);
+        }
+        if (steps.empty()) {
+            continue;
         }
         double before = arm.time;
         std::vector<std::optional<double>> times = runner.measure(steps);
@@ -371,7 +397,7 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
         for (const auto& [c, v] : far) {
             runner.result.leftOut.push_back(c);
         }
-        runner.shrink(options.budgetPerLeftOut * far.size());
+        runner.reserve(options.budgetPerLeftOut * far.size());
     }
     std::vector<Arm> arms;
     for (size_t i = 0; i < times.size(); ++i) {
@@ -393,10 +419,7 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
             auto open =
                 std::find_if(arms.begin(), arms.end(), [](const Arm& a) { return !a.converged; });
             if (open == arms.end()) {
-                if (!stepPairs(arms, spaces, runner, predict, options.stepWidth, objective)) {
-                    break;
-                }
-                continue;
+                break;
             }
             std::vector<Objective::Config> steps;
             for (auto& n : nextSteps(*open, spaces[open->candidate], runner, predict,
@@ -408,6 +431,11 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
                 moveTo(*open, steps[k].second, times[k]);
             }
         }
+    }
+    // Refinement: what is left and the share of the candidates left out, fastest arm first.
+    runner.release();
+    while (!runner.exhausted() &&
+           refineStep(arms, spaces, runner, predict, options.stepWidth, objective)) {
     }
     return std::move(runner.result);
 }

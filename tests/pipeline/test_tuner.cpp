@@ -222,12 +222,16 @@ TEST_CASE("candidates predicted far slower are measured only when no other one m
     CHECK(measured == std::set<size_t>{0, 1});
     CHECK(r.leftOut == std::vector<size_t>{2});
     CHECK(!r.best[2]);
-    // A budget of so many measurements per candidate loses the share of the one left out: of 4,
-    // 1 is left after round 0's two.
+    // A budget of so many measurements per candidate sets the share of the one left out aside
+    // for refinement: of 4, after round 0's two, the fastest candidate's moves take the rest.
     g.budget = 4;
     CHECK(tuneGuided(spaces, {0, 1, 2}, o, g).used == 4);
     g.budgetPerLeftOut = 3;
-    CHECK(tuneGuided(spaces, {0, 1, 2}, o, g).used == 2);
+    TuneResult held = tuneGuided(spaces, {0, 1, 2}, o, g);
+    CHECK(held.used == 4);
+    for (size_t i = 2; i < held.trials.size(); ++i) {
+        CHECK(held.trials[i].candidate == 0);
+    }
     g.budgetPerLeftOut = 0;
     g.budget = 8;
     // With the ratio off, it is measured like the others.

@@ -109,9 +109,9 @@ modelDescent(const Space& space,
 // calls); round 0 measures every candidate's start in the given order; each later round keeps
 // the faster half of the candidates and moves each survivor's incumbent to its best measured
 // neighbour (neighbours ordered by prediction; GuidedOptions::stepWidth of them per round).
-// When every candidate sits at a coordinate minimum and budget is left, the fastest one whose
-// pair moves (Space::pairNeighbours) are not all measured measures its best-predicted ones and
-// descends again from a faster one. It ends when the budget is spent or no move is left.
+// Then refinement: the fastest candidate with a move left takes coordinate steps until it
+// converges, then its best-predicted pair moves (Space::pairNeighbours), descending again from a
+// faster one. It ends when the budget is spent or no move is left.
 struct GuidedOptions {
     size_t budget = 48;
     size_t predictionsPerCandidate = 64;
@@ -120,8 +120,10 @@ struct GuidedOptions {
     // measured only when none of the others measures (0: all measured). The model ranks naive
     // kernels far off (mm's at 4096^3: predicted 42x the best, measured 690x, 2.6 s a run).
     double farRatio = 16;
-    // Measurements the budget loses per candidate left out (the pipeline's default budget is 3
-    // per candidate, so the ones left out take their share with them; 0 with an explicit budget).
+    // Measurements set aside per candidate left out until successive halving is over; then they
+    // go to the refinement of the fastest candidates (the pipeline's default budget is 3 per
+    // candidate: the ones left out do not spread their share over the slow ones; 0 with an
+    // explicit budget).
     size_t budgetPerLeftOut = 0;
     // Configurations measured per round once fewer arms remain: each open arm takes its share
     // of the best-predicted neighbours and moves to the fastest. 1: one step per arm (a round's
