@@ -40,8 +40,9 @@ TEST_CASE("the product's float4 rows read as one-element arrays", "[rules]") {
 // columns; macro-mm-local-tiles' tile-views): the tile as the local tiles' clause leaves it (its
 // transposes move each fold's one-element result between the work-item rows', block rows' and
 // work-item columns' dimensions) is the product's rows read as one-element arrays. The tile's
-// rows split whole and transposed are one-element arrays (map-transpose-split-whole); a join or
-// a map of joins over a transpose of a one-element dimension takes the transpose away
+// rows split whole and transposed are one-element arrays (map-transpose-split: a split of the
+// rows reordered with a stride of their length, which reorders nothing: map-reorder-stride-whole);
+// a join or a map of joins over a transpose of a one-element dimension takes the transpose away
 // (join-transpose-one, join-map-transpose-one, map-join-map-transpose-one); then the
 // work-group's rows and columns and the block rows come back to arows and bcols
 // (map-transpose-map-join, map-t-t, join-map, split-join-cancel, flat-distribute-nest,
@@ -69,15 +70,17 @@ TEST_CASE("a tile's transposes of one-element folds cancel in small", "[rules]")
         "    by split-join-w4; column-vectors-w4; map-fusion; beta; lanes-reduce-w4; lanes-single; "
         "flat-rearrange-split; flat-rearrange-asscalar; join-map-split; join-map-asscalar; "
         "flat-rearrange-split; flat-rearrange-asscalar; flat-rearrange-join; "
-        "map-transpose-split-whole; join-transpose-one; join-map-transpose-one; "
+        "map-transpose-split; map-reorder-stride-whole; join-transpose-one; "
+        "join-map-transpose-one; "
         "map-join-map-transpose-one; map-transpose-map-join; map-t-t; map-join-map-transpose-one; "
         "join-map; join-map; split-join-cancel; flat-distribute-nest; map-join-map-transpose-one; "
         "transpose-map-map-rev; flat-rearrange-transpose; map-transpose-map-join; map-t-t; "
         "map-join-map-transpose-one; map-join-join-rev; map-join-into; join-map; "
         "split-join-cancel\n",
         false, {"rules/flattening.rules"}, 4);
-    for (const char* rule : {"map-transpose-split-whole", "join-transpose-one",
-                             "join-map-transpose-one", "map-transpose-map-join"}) {
+    for (const char* rule :
+         {"map-transpose-split", "map-reorder-stride-whole", "join-transpose-one",
+          "join-map-transpose-one", "map-transpose-map-join"}) {
         INFO(rule);
         CHECK(std::count(used.begin(), used.end(), rule) >= 1);
     }
