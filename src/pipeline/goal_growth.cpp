@@ -17,28 +17,8 @@ namespace {
 // first run's rewrites make new ones, fused further by the second).
 constexpr size_t kGrowthRounds = 2;
 
-// The fusion steps: the rules that move a map's computation into the loop that consumes it
-// (fusions, a map distributed over a nest, maps moved through transposes and out of zips,
-// the beta reductions and projections they leave) and the sequential lowerings under which a
-// map fuses into a sequential reduction. A shared reduction is one work-item's loop: no thread
-// map, address space or vector has a place in it, and no rule with a fresh tuning variable (a
-// new split factor starts another schedule instead of finishing this one).
-const std::set<std::string, std::less<>> kFusionSteps = {"map-fusion",
-                                                         "reduce-map-fusion",
-                                                         "flat-distribute-nest",
-                                                         "transpose-map-map",
-                                                         "transpose-zip-row",
-                                                         "transpose-zip-row-second",
-                                                         "zip-map-second",
-                                                         "beta",
-                                                         "beta2",
-                                                         "get-tuple-first",
-                                                         "get-tuple-second",
-                                                         "eta-map",
-                                                         "lower-seq",
-                                                         "lower-seq-rev",
-                                                         "lower-reduce-seq",
-                                                         "lower-reduce-seq-rev"};
+// The rule files' group of fusion steps (docs/search.md, "Growing the shared reductions").
+constexpr const char* kFusionGroup = "goal-fusion-steps";
 
 // The classes of a shared reduction's term: its application's, and below it those of each
 // class's smallest term. The growth rewrites the reduction's own term (and the forms it
@@ -65,15 +45,31 @@ void termClasses(const egraph::EGraph& g, egraph::ENodeId application, size_t ma
 
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                                           const egraph::Library& lib) {
-    std::vector<egraph::Rule> out;
-    std::set<std::string> names;
+    std::vector<egraph::Rule> loaded;
+    std::vector<rules::RuleGroup> groups;
     for (const Phase& phase : phases) {
         for (const std::string& file : phase.ruleFiles) {
-            for (egraph::Rule& r : rules::primitiveRules(rules::loadRules(file, lib))) {
-                if (kFusionSteps.count(r.name) && names.insert(r.name).second) {
-                    out.push_back(std::move(r));
+            rules::RuleFile f = rules::loadRuleFile(file, lib);
+            for (egraph::Rule& r : rules::primitiveRules(std::move(f.rules))) {
+                loaded.push_back(std::move(r));
+            }
+            for (rules::RuleGroup& g : f.groups) {
+                if (g.name == kFusionGroup) {
+                    groups.push_back(std::move(g));
                 }
             }
+        }
+    }
+    // In the order the phases load them (the runner applies rules in order).
+    std::set<std::string, std::less<>> members;
+    for (const rules::RuleGroup& g : groups) {
+        members.insert(g.members.begin(), g.members.end());
+    }
+    std::vector<egraph::Rule> out;
+    std::set<std::string> names;
+    for (egraph::Rule& r : loaded) {
+        if (members.count(r.name) && names.insert(r.name).second) {
+            out.push_back(std::move(r));
         }
     }
     return out;

@@ -85,8 +85,9 @@ std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
 // goal_growth.cpp (docs/search.md, "Growing the shared reductions"): the rules of `phases`
-// that grow a shared reduction towards its fused form (primitive, no fresh tuning variable, no
-// thread map, address space or vector), and one focused run of them around the newest shared
+// that grow a shared reduction towards its fused form, those the rule files' group
+// `goal-fusion-steps` names (flattening.rules), in the order the phases load them (members the
+// phases do not load are left out), and one focused run of them around the newest shared
 // reductions.
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                                           const egraph::Library& lib);

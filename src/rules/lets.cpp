@@ -28,7 +28,7 @@ bool isPunct(const Token& t, const char* text) {
 
 bool isKeyword(const std::string& word) {
     static const std::set<std::string> kKeywords{"rule",  "include", "let", "if",
-                                                 "where", "by",      "fun"};
+                                                 "where", "by",      "fun", "group"};
     return kKeywords.count(word) > 0;
 }
 
@@ -42,7 +42,7 @@ public:
         while (pos_ < in_.size()) {
             const Token& t = in_[pos_];
             if (t.kind == Token::Kind::Ident &&
-                (t.text == "let" || t.text == "rule" || t.text == "include")) {
+                (t.text == "let" || t.text == "rule" || t.text == "include" || t.text == "group")) {
                 inComposition = false;
             }
             if (t.kind == Token::Kind::Ident && t.text == "let") {
@@ -54,8 +54,8 @@ public:
                 instantiateFamily();
                 continue;
             }
-            if (t.kind == Token::Kind::Ident && t.text == "by") {
-                inComposition = true;
+            if (t.kind == Token::Kind::Ident && (t.text == "by" || t.text == "group")) {
+                inComposition = true; // a group's members are rule names too
             }
             if (inComposition ? useSteps(out) : use(out)) {
                 continue;

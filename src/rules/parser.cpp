@@ -62,8 +62,10 @@ std::vector<Rule> Parser::parseFile() {
             parseInclude(out);
         } else if (isIdent("rule")) {
             parseRule(out);
+        } else if (isIdent("group")) {
+            parseGroup();
         } else {
-            failHere("expected 'rule' or 'include', found '" + peek().text + "'");
+            failHere("expected 'rule', 'group' or 'include', found '" + peek().text + "'");
         }
     }
     return out;
@@ -87,9 +89,42 @@ void Parser::parseInclude(std::vector<Rule>& out) {
     std::stringstream ss;
     ss << in.rdbuf();
     stack_.push_back(canonical);
-    auto rules = Parser(lex(ss.str(), path.string()), path.string(), lib_, stack_).parseFile();
+    Parser included(lex(ss.str(), path.string()), path.string(), lib_, stack_);
+    auto rules = included.parseFile();
     stack_.pop_back();
     out.insert(out.end(), rules.begin(), rules.end());
+    groups.insert(groups.end(), included.groups.begin(), included.groups.end());
+}
+
+// `group NAME = a, b, ...`: rule names, resolved by the stage that selects the group.
+void Parser::parseGroup() {
+    take();
+    RuleGroup g;
+    g.file = file_;
+    g.loc = peek().loc;
+    const Token& name = take();
+    if (name.kind != Token::Kind::Ident) {
+        fail("expected a group name after 'group'", name.loc);
+    }
+    g.name = name.text;
+    expect("=");
+    do {
+        if (!g.members.empty()) {
+            take();
+        }
+        const Token& member = take();
+        if (member.kind != Token::Kind::Ident) {
+            fail("expected a rule name in group '" + g.name + "', found '" + member.text + "'",
+                 member.loc);
+        }
+        g.members.push_back(member.text);
+    } while (is(",") || is(";")); // `;` too: a let's list of steps may name the members
+    if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include") &&
+        !isIdent("group")) {
+        failHere("expected ',' or the next 'rule', 'group' or 'include', found '" + peek().text +
+                 "'");
+    }
+    groups.push_back(std::move(g));
 }
 
 void Parser::parseRule(std::vector<Rule>& out) {
@@ -177,9 +212,10 @@ void Parser::parseRule(std::vector<Rule>& out) {
     if (isIdent("by")) {
         parseComposition(r);
     }
-    if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include")) {
+    if (peek().kind != Token::Kind::End && !isIdent("rule") && !isIdent("include") &&
+        !isIdent("group")) {
         // E.g. a ')' too many ended the right-hand side early.
-        failHere("expected 'rule' or 'include', found '" + peek().text + "'");
+        failHere("expected 'rule', 'group' or 'include', found '" + peek().text + "'");
     }
     for (const auto& [var, loc] : pendingVars_) {
         if (!computedVars_.count(var)) {
@@ -347,10 +383,11 @@ void fillDepths(egraph::Rule& r) {
 
 } // namespace
 
-std::vector<egraph::Rule> parseRules(const std::string& text, const std::string& file,
-                                     const egraph::Library& lib) {
+RuleFile parseRuleFile(const std::string& text, const std::string& file,
+                       const egraph::Library& lib) {
     std::vector<std::string> stack{std::filesystem::weakly_canonical(file).string()};
-    auto rules = detail::Parser(detail::lex(text, file), file, lib, stack).parseFile();
+    detail::Parser parser(detail::lex(text, file), file, lib, stack);
+    auto rules = parser.parseFile();
     for (auto& r : rules) {
         fillDepths(r);
     }
@@ -362,17 +399,26 @@ std::vector<egraph::Rule> parseRules(const std::string& text, const std::string&
             }
         }
     }
-    return rules;
+    return {std::move(rules), std::move(parser.groups)};
 }
 
-std::vector<egraph::Rule> loadRules(const std::string& path, const egraph::Library& lib) {
+std::vector<egraph::Rule> parseRules(const std::string& text, const std::string& file,
+                                     const egraph::Library& lib) {
+    return parseRuleFile(text, file, lib).rules;
+}
+
+RuleFile loadRuleFile(const std::string& path, const egraph::Library& lib) {
     std::ifstream in(path);
     if (!in) {
         badInput("cannot read rule file '" + path + "'");
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    return parseRules(ss.str(), path, lib);
+    return parseRuleFile(ss.str(), path, lib);
+}
+
+std::vector<egraph::Rule> loadRules(const std::string& path, const egraph::Library& lib) {
+    return loadRuleFile(path, lib).rules;
 }
 
 std::string defaultRulesPath() {

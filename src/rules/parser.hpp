@@ -3,6 +3,7 @@
 #pragma once
 
 #include "egopt/egraph/rewrite.hpp"
+#include "egopt/rules/loader.hpp"
 #include "lexer.hpp"
 
 #include <cstdint>
@@ -25,6 +26,8 @@ public:
           stack_(includeStack) {}
 
     std::vector<egraph::Rule> parseFile();
+    // The groups parseFile met, those of included files too, in file order.
+    std::vector<RuleGroup> groups;
 
 private:
     // --- tokens
@@ -41,6 +44,7 @@ private:
     // --- rules (parser.cpp)
     void parseRule(std::vector<egraph::Rule>& out);
     void parseInclude(std::vector<egraph::Rule>& out);
+    void parseGroup();
     void parseComposition(egraph::Rule& r);
     egraph::Call parseCall(const std::map<std::string, egraph::Library::Entry>& kinds,
                            const char* what);

@@ -3,6 +3,8 @@
 #include "parse_errors.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
 
 using egopt::test::errorOf;
 
@@ -46,4 +48,48 @@ TEST_CASE("rule-file errors have locations", "[rules]") {
     CHECK(errorOf("include \"missing.rules\"").find("cannot read included rule file") !=
           std::string::npos);
     CHECK(errorOf("rule a: Join $ ?x => ?x /* open") == "1:25: unterminated comment");
+}
+
+TEST_CASE("a group names rules, here or in other files", "[rules]") {
+    auto lib = egraph::Library::standard();
+    rules::RuleFile f = rules::parseRuleFile(
+        "rule t: Transpose $ (Transpose $ ?x) => Id $ ?x\n"
+        "group steps = t, map-fusion,\n    beta\n"
+        "rule j: Join $ (Split(#n) $ ?x) => ?x\n"
+        "group more = j; t\n",
+        "g.rules", lib);
+    CHECK(f.rules.size() == 2);
+    REQUIRE(f.groups.size() == 2);
+    CHECK(f.groups[0].name == "steps");
+    CHECK(f.groups[0].members == std::vector<std::string>{"t", "map-fusion", "beta"});
+    CHECK(f.groups[0].loc.line == 2);
+    CHECK(f.groups[1].members == std::vector<std::string>{"j", "t"});
+    CHECK(errorOf("group g = a, 3") == "1:14: expected a rule name in group 'g', found '3'");
+    CHECK(errorOf("group g = a b") ==
+          "1:13: expected ',' or the next 'rule', 'group' or 'include', found 'b'");
+}
+
+// The shipped groups name shipped primitive rules: a stage that selects a group finds every
+// member when it loads the files that define them.
+TEST_CASE("every group member of the shipped rule files is a shipped rule", "[rules]") {
+    auto lib = egraph::Library::standard();
+    std::set<std::string> names;
+    std::vector<rules::RuleGroup> groups;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(EGOPT_SOURCE_DIR) + "/rules")) {
+        if (e.path().extension() == ".rules") {
+            rules::RuleFile f = rules::loadRuleFile(e.path().string(), lib);
+            for (const auto& r : f.rules) {
+                names.insert(r.name);
+            }
+            groups.insert(groups.end(), f.groups.begin(), f.groups.end());
+        }
+    }
+    REQUIRE_FALSE(groups.empty());
+    for (const auto& g : groups) {
+        for (const auto& m : g.members) {
+            INFO(g.name << " (" << g.file << "): " << m);
+            CHECK(names.count(m) == 1);
+        }
+    }
 }

@@ -112,11 +112,11 @@ TEST_CASE("lexical errors and malformed clauses have locations", "[rules]") {
     CHECK(errorOf("rule a Join $ ?x => ?x") == "1:8: expected ':', found 'Join'");
     CHECK(errorOf("rule a: fun(1 => ?x) => ?x") == "1:13: expected a parameter name");
     CHECK(errorOf("rule a: Join $ ?x => ?x where #n = tuning(?x) where") ==
-          "1:47: expected 'rule' or 'include', found 'where'");
+          "1:47: expected 'rule', 'group' or 'include', found 'where'");
     // A ')' too many ends the right-hand side early: named where it is, not as the unbound
     // variables of the rest of the line.
     CHECK(errorOf("rule a: Map(?f) $ ?x => MapSeq(?f) $ ?x) where ?y = @broadcast(?x, 4)") ==
-          "1:40: expected 'rule' or 'include', found ')'");
+          "1:40: expected 'rule', 'group' or 'include', found ')'");
 }
 
 TEST_CASE("numbers out of range are load errors, not crashes", "[rules]") {
