@@ -135,7 +135,8 @@ struct Walker {
     Env base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
     bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
-    double maxCoalescedBytes = 0; // DeviceProfile::maxCoalescedBytes
+    double maxCoalescedBytes = 0;  // DeviceProfile::maxCoalescedBytes
+    double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
     std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
@@ -202,10 +203,12 @@ struct Walker {
         } else {
             return true; // one access by one work-item
         }
-        // The offset is the same in both: the byte addresses differ by whole elements.
+        // The offset is the same in both: the byte addresses differ by whole elements. Along a
+        // loop the access must be contiguous; between work-items a GPU's sectors allow a span.
+        double span = alongLoop ? a.bytes : std::max<double>(a.bytes, coalescedSpanBytes);
         return x && y &&
                std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <=
-                   a.bytes;
+                   span;
     }
 
     void access(const MemoryAccess& a, double w) {
@@ -405,6 +408,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.singleItem = wk.global[0] == 1;
     wk.sequentialItems = !profile.gpu;
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
+    wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }

@@ -31,6 +31,7 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"register_file_bytes", &DeviceProfile::registerFileBytes},
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
             {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes},
+            {"coalesced_span_bytes", &DeviceProfile::coalescedSpanBytes},
             {"cache_bytes", &DeviceProfile::cacheBytes},
             {"cache_bandwidth", &DeviceProfile::cacheBandwidth},
             {"cache_saturation_items", &DeviceProfile::cacheSaturationItems}};

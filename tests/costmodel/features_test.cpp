@@ -156,3 +156,28 @@ TEST_CASE("a GPU coalesces a work-item's access up to its limit: float4, not flo
         CHECK(unlimited.total.globalReadStrided == 0);
     }
 }
+
+// Work-items summing S consecutive floats with scalar loads: neighbours 4S bytes apart. On a GPU
+// with a coalesced span of 32 bytes (its sectors) S = 2, 4, 8 coalesce and S = 16 does not; with
+// no span only neighbours one element apart do. Along a CPU work-item's own loop the span plays
+// no part.
+TEST_CASE("a GPU coalesces scalar loads of neighbours within its span", "[features]") {
+    auto chunks = [](int s) {
+        return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Join() o MapGlb(0)(fun(c "
+               "=> toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) $ c)) o Split(" +
+               std::to_string(s) + ") $ xs)";
+    };
+    arith::Bindings sizes{{"N", 4096}};
+    DeviceProfile gpu = testGpuProfile();
+    gpu.coalescedSpanBytes = 32;
+    for (int s : {2, 4, 8, 16}) {
+        INFO("chunks of " << s);
+        codegen::GeneratedCode code = generateText(chunks(s), sizes);
+        Features f = computeFeatures(code, sizes, gpu);
+        bool within = s * 4 <= 32;
+        CHECK(f.total.globalReadCoalesced == (within ? 4096 * 4 : 0));
+        CHECK(f.total.globalReadStrided == (within ? 0 : 4096 * 4));
+        Features noSpan = computeFeatures(code, sizes, testGpuProfile());
+        CHECK(noSpan.total.globalReadStrided == 4096 * 4);
+    }
+}

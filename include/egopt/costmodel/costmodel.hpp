@@ -101,6 +101,10 @@ struct DeviceProfile {
     // limit): NVIDIA's driver splits a wider access (a float8 or float16 vload) into pieces that
     // a warp's neighbours interleave, so it costs what a strided access costs.
     double maxCoalescedBytes = 0;
+    // The farthest apart two neighbouring work-items' accesses may start and still coalesce
+    // (GPUs; 0: as far as one access moves): a warp's scalar loads 8 to 32 bytes apart fill the
+    // same 32-byte sectors, whose other bytes the work-items' next loads read from the L1.
+    double coalescedSpanBytes = 0;
     // The cache that serves re-reads (GPUs; 0 = not modelled): a buffer of at most cacheBytes
     // read more than once is fetched from DRAM once, its other reads come from the caches at
     // cacheBandwidth (bytes/s, per full warp: a partly filled one moves fewer bytes per access).
