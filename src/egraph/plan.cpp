@@ -25,6 +25,10 @@ bool makesData(Op op) {
 // The term needs something a plan cannot tell without inserting (a step's type, a new
 // attribute); the caller builds it sequentially.
 struct NotPlanned {};
+// A new attribute, which only inserting creates.
+struct LacksAttr {
+    Attr attr;
+};
 
 } // namespace
 
@@ -43,6 +47,8 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
     out.settled.clear();
     out.hashes.clear();
     out.root = kNoClass;
+    out.lackedType.reset();
+    out.lackedAttr.reset();
     PlanState st{out, {}};
     std::vector<TypeId> env;
     try {
@@ -60,7 +66,11 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
         }
         return true;
     } catch (const NotPlanned&) {
-    } catch (const std::exception&) { // TypeError, ScopeError, TypeArena::Frozen
+    } catch (LacksAttr& e) {
+        out.lackedAttr = std::move(e.attr);
+    } catch (lift::TypeArena::Frozen& e) {
+        out.lackedType = std::move(e.missing);
+    } catch (const std::exception&) { // TypeError, ScopeError
     }
     return false;
 }
@@ -130,7 +140,7 @@ uint32_t EGraph::planRec(const TermArena& t, TermId id, std::span<const TypeId> 
     }
     std::optional<AttrId> a = attrs_.find(attr);
     if (!a) {
-        throw NotPlanned{}; // interning it here would number attributes in another order
+        throw LacksAttr{std::move(attr)}; // interning it here would number them in another order
     }
     e.attr = *a;
     return planAdd(std::move(e), st);
