@@ -5,10 +5,7 @@
 // deleting never reads a node.
 #include "egopt/egraph/node_table.hpp"
 
-#include <algorithm>
 #include <bit>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
 
@@ -63,7 +60,12 @@ void NodeTable::insert(uint32_t id, uint32_t hash) {
     if (4 * (size_ + 1) > 3 * slots_.size()) {
         grow();
     }
-    place({id, hash});
+    size_t mask = slots_.size() - 1;
+    size_t i = home(hash);
+    while (slots_[i].id != kNone) {
+        i = (i + 1) & mask;
+    }
+    slots_[i] = {id, hash};
     ++size_;
 }
 
@@ -87,15 +89,11 @@ void NodeTable::erase(uint32_t id, const Nodes& nodes) {
 }
 
 void NodeTable::remap(const std::vector<uint32_t>& moved) {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, slots_.size(), 1 << 14),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                          for (size_t i = range.begin(); i < range.end(); ++i) {
-                              Slot& s = slots_[i];
-                              if (s.id != kNone) {
-                                  s.id = moved[s.id];
-                              }
-                          }
-                      });
+    for (Slot& s : slots_) {
+        if (s.id != kNone) {
+            s.id = moved[s.id];
+        }
+    }
 }
 
 void NodeTable::grow() {
@@ -117,95 +115,14 @@ void NodeTable::shrink() {
 void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(count, Slot{kNone, 0});
-    if (count < 2 * kSegment) {
-        for (const Slot& s : old) {
-            if (s.id != kNone) {
-                place(s);
-            }
-        }
-        return;
-    }
-    rehashInSegments(old);
-}
-
-void NodeTable::place(Slot s) {
     size_t mask = slots_.size() - 1;
-    size_t i = home(s.hash);
-    while (slots_[i].id != kNone) {
-        i = (i + 1) & mask;
-    }
-    slots_[i] = s;
-}
-
-// place() without probing up to `end` or past it (nor wrapping around): false if no slot before
-// `end` was free.
-bool NodeTable::placeBefore(Slot s, size_t end) {
-    for (size_t i = home(s.hash); i < end; ++i) {
-        if (slots_[i].id == kNone) {
+    for (const Slot& s : old) {
+        if (s.id != kNone) {
+            size_t i = home(s.hash);
+            while (slots_[i].id != kNone) {
+                i = (i + 1) & mask;
+            }
             slots_[i] = s;
-            return true;
-        }
-    }
-    return false;
-}
-
-void NodeTable::rehashInSegments(const std::vector<Slot>& old) {
-    // The new table is cut into segments of kSegment slots (a count that depends only on its
-    // size, not on the thread count). The old entries are sorted by the segment of their home in
-    // parallel chunks (a counting sort, stable: chunk order, then slot order), each segment
-    // places its entries in that order without probing past its end (in parallel: a segment of
-    // 256 KB stays in cache), and the entries that would run past it are placed last, in
-    // segment order, probing on. The layout is the same for every thread count; the entries are
-    // the table's, however placed.
-    const size_t segments = slots_.size() / kSegment;
-    const int shift = std::countr_zero(kSegment);
-    constexpr size_t kChunk = 1 << 16;
-    const size_t chunks = (old.size() + kChunk - 1) / kChunk;
-    std::vector<uint32_t> counts(chunks * segments, 0); // by chunk, then segment
-    tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
-        uint32_t* row = &counts[c * segments];
-        size_t end = std::min(old.size(), (c + 1) * kChunk);
-        for (size_t i = c * kChunk; i < end; ++i) {
-            if (old[i].id != kNone) {
-                ++row[home(old[i].hash) >> shift];
-            }
-        }
-    });
-    // Offsets in segment-major order: segment s's entries from chunk 0, then chunk 1, ...
-    std::vector<size_t> starts(segments + 1, 0);
-    std::vector<uint32_t> offset(chunks * segments, 0);
-    size_t total = 0;
-    for (size_t s = 0; s < segments; ++s) {
-        starts[s] = total;
-        for (size_t c = 0; c < chunks; ++c) {
-            offset[c * segments + s] = static_cast<uint32_t>(total - starts[s]);
-            total += counts[c * segments + s];
-        }
-    }
-    starts[segments] = total;
-    std::vector<Slot> sorted(total);
-    tbb::parallel_for(size_t(0), chunks, [&](size_t c) {
-        uint32_t* at = &offset[c * segments];
-        size_t end = std::min(old.size(), (c + 1) * kChunk);
-        for (size_t i = c * kChunk; i < end; ++i) {
-            if (old[i].id != kNone) {
-                size_t s = home(old[i].hash) >> shift;
-                sorted[starts[s] + at[s]++] = old[i];
-            }
-        }
-    });
-    std::vector<std::vector<Slot>> overflow(segments);
-    tbb::parallel_for(size_t(0), segments, [&](size_t s) {
-        size_t end = (s + 1) * kSegment;
-        for (size_t i = starts[s]; i < starts[s + 1]; ++i) {
-            if (!placeBefore(sorted[i], end)) {
-                overflow[s].push_back(sorted[i]);
-            }
-        }
-    });
-    for (const std::vector<Slot>& rest : overflow) {
-        for (const Slot& s : rest) {
-            place(s);
         }
     }
 }

@@ -1,9 +1,8 @@
-// The hashcons table (NodeTable): lookups, erasing and growing, whose rehash of a large table
-// places its entries in parallel segments.
+// The hashcons table (NodeTable): lookups after growing, erasing (backward shifts) and
+// remapping.
 #include "egopt/egraph/node_table.hpp"
 
 #include <catch2/catch.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 using namespace egopt::egraph;
 
@@ -17,8 +16,8 @@ ENode literal(int32_t i) {
     return n;
 }
 
-// Inserts `count` distinct nodes (growing the table past the size where rehashing goes by
-// segments), erases every third one, and checks every lookup against what was kept.
+// Inserts `count` distinct nodes (the table grows many times), erases every third one, and
+// checks every lookup against what was kept.
 void fillEraseAndFind(uint32_t count) {
     NodeTable::Nodes nodes;
     NodeTable table;

@@ -59,14 +59,9 @@ private:
         uint32_t id;   // the index in the store
         uint32_t hash; // hashOf the node
     };
-    // Slots per segment of a parallel rehash (32K slots, 256 KB).
-    static constexpr size_t kSegment = size_t(1) << 15;
     size_t home(uint32_t hash) const;
     void grow();
     void rehash(size_t slots);
-    void place(Slot s);
-    bool placeBefore(Slot s, size_t end);
-    void rehashInSegments(const std::vector<Slot>& old);
 
     std::vector<Slot> slots_; // a power of two of them, id kNone where empty
     size_t size_ = 0;
