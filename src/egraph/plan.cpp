@@ -25,10 +25,6 @@ bool makesData(Op op) {
 // The term needs something a plan cannot tell without inserting (a step's type, a new
 // attribute); the caller builds it sequentially.
 struct NotPlanned {};
-// A new attribute, which only inserting creates.
-struct LacksAttr {
-    Attr attr;
-};
 
 } // namespace
 
@@ -47,8 +43,6 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
     out.settled.clear();
     out.hashes.clear();
     out.root = kNoClass;
-    out.lackedType.reset();
-    out.lackedAttr.reset();
     PlanState st{out, {}};
     std::vector<TypeId> env;
     try {
@@ -66,11 +60,7 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
         }
         return true;
     } catch (const NotPlanned&) {
-    } catch (LacksAttr& e) {
-        out.lackedAttr = std::move(e.attr);
-    } catch (lift::TypeArena::Frozen& e) {
-        out.lackedType = std::move(e.missing);
-    } catch (const std::exception&) { // TypeError, ScopeError
+    } catch (const std::exception&) { // TypeError, ScopeError, TypeArena::Frozen
     }
     return false;
 }
@@ -140,7 +130,7 @@ uint32_t EGraph::planRec(const TermArena& t, TermId id, std::span<const TypeId> 
     }
     std::optional<AttrId> a = attrs_.find(attr);
     if (!a) {
-        throw LacksAttr{std::move(attr)}; // interning it here would number them in another order
+        throw NotPlanned{}; // interning it here would number attributes in another order
     }
     e.attr = *a;
     return planAdd(std::move(e), st);

@@ -65,8 +65,6 @@ bool plannable(const Rule& rule) {
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
                const Match& m, PlannedMatch& out) {
     out.ok = false;
-    out.plan.lackedType.reset();
-    out.plan.lackedAttr.reset();
     Subst s = m.subst;
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.findConst(c);
@@ -83,11 +81,8 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
         TermArena t;
         TermId root = instantiate(*rule.rhs, rule.vars, s, t);
         out.ok = g.planTerm(t, root, out.rootArgTypes, out.plan);
-    } catch (lift::TypeArena::Frozen& e) {
-        out.ok = false; // a type the frozen arena lacks: built in order (or planned again)
-        out.plan.lackedType = std::move(e.missing);
     } catch (const std::exception&) {
-        out.ok = false; // an ill-typed side: built in order
+        out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
     }
     out.classes = std::move(s.classes);
     out.sizes = std::move(s.sizes);

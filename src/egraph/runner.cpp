@@ -221,6 +221,34 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     return out;
 }
 
+void Runner::planWindow(const Rule& rule, std::span<const Match> window,
+                        std::span<PlannedMatch> plans) {
+    // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
+    // missing makes its match unplanned instead of being added in thread order.
+    g_.types.freeze(true);
+    struct Thaw {
+        lift::TypeArena& types;
+        ~Thaw() { types.freeze(false); }
+    } thaw{g_.types};
+    g_.trackDataChanges(true);    // from here, merges mark what they change
+    g_.settleVarTypes();          // the context check of every planner reads them
+    constexpr size_t kGrain = 64; // each range copies the tuning space once
+    const size_t known = ctx_.tuning.constraints().size();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                          TuningSpace scratch;
+                          if (!rule.generators.empty()) {
+                              scratch = ctx_.tuning;
+                          }
+                          for (size_t j = range.begin(); j < range.end(); ++j) {
+                              plans[j].ok = false;
+                              if (!window[j].subst.unchanged) { // those are mostly skipped
+                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j]);
+                              }
+                          }
+                      });
+}
+
 bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st) {
     if (g_.numNodes() > limits.nodes) {
         st.nodeLimit = true; // counted, hence deterministic
@@ -332,10 +360,8 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     deferredAt[n] = parts[part].at(next++, nextSizes, nextDeferred, window[n]);
                     ++n;
                 }
-                size_t seen = 0; // types and attributes when last planned
                 if (plan) {
-                    seen = planWindow(rules_[r], std::span(window).first(n),
-                                      std::span(plans).first(n));
+                    planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
                 }
                 for (size_t j = 0; j < n; ++j) {
                     if (deferredAt[j]) {
@@ -352,13 +378,6 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     st.current = nullptr;
                     if (!go) {
                         break;
-                    }
-                    // A build in place (or a replay) created a type or an attribute: the later
-                    // matches that lacked it may be planned now.
-                    if (plan && g_.types.size() + g_.numAttrs() != seen) {
-                        seen = replanLacking(rules_[r], std::span(window).first(n),
-                                             std::span(plans).first(n), j + 1,
-                                             report.rules[r].replanned);
                     }
                 }
                 for (; freed < part; ++freed) {

@@ -79,7 +79,7 @@ TypeId TypeArena::intern(TypeNode node) {
         return it->second;
     }
     if (frozen_) {
-        throw Frozen(node);
+        throw Frozen();
     }
     auto id = static_cast<TypeId>(nodes_.size());
     nodes_.push_back(node);

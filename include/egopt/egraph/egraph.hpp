@@ -46,8 +46,6 @@ public:
         return id;
     }
     const Attr& attr(AttrId id) const { return attrs_.at(id); }
-    size_t numAttrs() const { return attrs_.size(); }
-    bool hasAttr(const Attr& a) const { return attrs_.find(a).has_value(); }
     const Attr& attrOf(const ENode& n) const { return attrs_.at(n.attr); }
 
     // When set, every inserted term keeps its exact syntax (a node that differs from an

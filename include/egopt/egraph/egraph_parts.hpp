@@ -8,7 +8,6 @@
 #include "egopt/lift/type.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -93,11 +92,6 @@ struct TermPlan {
     // planned), so that replaying it hashes nothing.
     std::vector<uint32_t> hashes;
     EClassId root = kNoClass; // a class, or kStep | the step that makes the term
-    // Not planned for a type or attribute that did not exist yet (planning creates none): the
-    // first one it lacked. Once applying another match has created it, planning again may
-    // succeed.
-    std::optional<lift::TypeNode> lackedType;
-    std::optional<Attr> lackedAttr;
 };
 
 // Why two classes were merged (for explanations).

@@ -65,7 +65,6 @@ struct RuleStats {
     size_t fromDirect = 0;       // matches applied through the compiled right-hand side
     // Matches of a planned window built in place (not planned, or the plan refused when applied).
     size_t inPlace = 0;
-    size_t replanned = 0; // matches planned again in their window (Runner::replanLacking)
     // Semi-naive search: ranges of unchanged matches the search deferred, and those of them the
     // apply phase enumerated (their matches may have changed something; counted in `matches`).
     size_t deferred = 0;
@@ -240,17 +239,7 @@ private:
     void withResumption(size_t r, const RuleMatches& matches, ApplyState& st,
                         const std::function<void()>& applyRule);
     bool deferring(size_t r) const;
-    // Plans every match of a window (planWindow, which starts the e-graph's tracking of what
-    // replays check) or, after a match of the window was built in place, those after `from`
-    // that were not planned for lack of a type or attribute (replanLacking). Both return the
-    // count of types and attributes planning saw, which tells whether a later in-place build
-    // created any.
-    size_t planWindow(const Rule& rule, std::span<const Match> window,
-                      std::span<PlannedMatch> plans);
-    size_t replanLacking(const Rule& rule, std::span<const Match> window,
-                         std::span<PlannedMatch> plans, size_t from, size_t& replanned);
-    size_t planMatches(const Rule& rule, std::span<const Match> window,
-                       std::span<PlannedMatch> plans, std::span<const uint32_t> only);
+    void planWindow(const Rule& rule, std::span<const Match> window, std::span<PlannedMatch> plans);
     bool goalReached() const { return goal && goal(g_); }
     // The function filter of rule r's search in this iteration, if any.
     const FunctionFilter* filterOf(size_t r) const {

@@ -38,12 +38,8 @@ public:
     // it: readers on several threads can then type terms against the arena as it is, and learn
     // when a type is missing (the e-graph's parallel apply phase plans right-hand sides so).
     struct Frozen : std::runtime_error {
-        explicit Frozen(TypeNode node)
-            : std::runtime_error("a new type in a frozen type arena"), missing(std::move(node)) {}
-        TypeNode missing; // the type that was asked for
+        Frozen() : std::runtime_error("a new type in a frozen type arena") {}
     };
-    // Whether the type is interned (without interning it).
-    bool has(const TypeNode& node) const { return index_.contains(node); }
     void freeze(bool on) { frozen_ = on; }
 
     TypeId scalar(ScalarKind k);
