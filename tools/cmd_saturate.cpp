@@ -22,13 +22,19 @@ namespace {
 void printStats(const egraph::RunReport& report) {
     std::printf("%-22s %9s %9s %9s %6s %9s\n", "rule", "matches", "applied", "new nodes", "bans",
                 "time (s)");
-    size_t deferred = 0, enumerated = 0, matches = 0;
+    size_t deferred = 0, enumerated = 0, matches = 0, planned = 0, inPlace = 0;
     for (const auto& r : report.rules) {
         std::printf("%-22s %9zu %9zu %9zu %6zu %9.3f\n", r.name.c_str(), r.matches, r.applications,
                     r.newNodes, r.timesBanned, r.searchSeconds + r.applySeconds);
         deferred += r.deferred;
         enumerated += r.deferredEnumerated;
         matches += r.deferredMatches;
+        planned += r.fromPlans;
+        inPlace += r.inPlace;
+    }
+    if (planned + inPlace > 0) { // parallel apply (docs/egraph.md, "Parallel apply")
+        std::printf("planned windows: %zu matches applied from plans, %zu built in place\n",
+                    planned, inPlace);
     }
     if (deferred > 0) { // semi-naive search (docs/egraph.md, "Unchanged matches")
         std::printf("deferred: %zu ranges of unchanged matches, %zu enumerated when applying "

@@ -91,6 +91,9 @@ void EGraph::releaseDuplicate(ENodeId n, ENodeId owner) {
         heapChildBytes_ -= node.children.capacity() * sizeof(EClassId);
     }
     node.children.clear();
+    if (n < repairHint_.size()) {
+        repairHint_[n] = 0;
+    }
     ref_[n] = kDuplicate | owner;
     store_[ref].id = kHole;
     ++holes_;
@@ -234,6 +237,12 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
     varTypesBeforeMerge(a, b,
                         std::pair(costOf(b), cls(b).best) < std::pair(costOf(a), cls(a).best));
     ClassSlot from = cls(b);
+    if (!repairHint_.empty()) { // the nodes over b are no longer canonical
+        unhint(parentsOf(from));
+        if (repairingOld_ && findConst(repairing_) == b) {
+            unhint(parentPool_.view(*repairingOld_));
+        }
+    }
     uint64_t fromCost = costOf(b);
     if (from.cost == kLargeCost) {
         largeCosts_.erase(b);
@@ -294,6 +303,10 @@ void EGraph::repairParents(EClassId c) {
     dropped_.erase(c); // the list is rebuilt without any duplicate
     std::span<const ENodeId> parents = parentPool_.view(old);
     for (ENodeId p : parents) {
+        if (hinted(p)) { // canonical, as when the round began
+            dirty_.push_back(p);
+            continue;
+        }
         if (isDuplicate(p)) {
             // An equal node owns its form (and is in this list too). Giving the duplicate the
             // form back would revive a node that other parent lists dropped.
@@ -326,7 +339,7 @@ void EGraph::repairParents(EClassId c) {
     // Keep one parent per canonical form: the one the hashcons points at.
     IdList& out = cls(c).parents;
     for (ENodeId p : parents) {
-        if (!isDuplicate(p)) {
+        if (hinted(p) || !isDuplicate(p)) {
             parentPool_.push_back(out, p);
         }
     }
@@ -343,9 +356,11 @@ void EGraph::rebuild() {
         todo.swap(pending_);
         tbb::parallel_sort(todo.begin(), todo.end()); // the same order for any thread count
         todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+        hintRepairs(todo);
         for (EClassId c : todo) {
             repairParents(find(c));
         }
+        repairHint_.clear();
         propagateAnalysis();
     }
     // Only classes that were merged or had a member re-canonicalized can hold a stale or

@@ -291,6 +291,7 @@ bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& 
         changed = applyMatchInPlace(g_, rules_[r], lib_, ctx_, m, st.record ? &rhs : nullptr);
     }
     stats.fromPlans += asPlanned ? 1 : 0;
+    stats.inPlace += plan && !asPlanned ? 1 : 0;
     if (changed) {
         ++st.applied;
         ++stats.applications;

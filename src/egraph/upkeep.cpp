@@ -5,9 +5,11 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/task_arena.h>
 #include <optional>
 #include <span>
 
@@ -119,6 +121,43 @@ void EGraph::dropParents() {
     }
     staleParents_.clear();
     staleParents_.shrink_to_fit();
+}
+
+// Most parents a rebuild round repairs are canonical already (a merge appends the smaller parent
+// list to the larger, whose nodes point at the root that stays). Which ones is read here in
+// parallel, before the repairs in order, so that those skip reading the node, its reference and
+// its children's union-find entries (cache misses each); a merge in the repairs takes the hint
+// back from the nodes over the class it absorbs, and releasing a duplicate from that node. The
+// repairs do what they did without hints, so the e-graph is the same for any thread count.
+void EGraph::hintRepairs(const std::vector<EClassId>& todo) {
+    constexpr size_t kParallel = 1 << 12; // parents; below this, hints cost more than they save
+    if (tbb::this_task_arena::max_concurrency() == 1) {
+        return;
+    }
+    std::vector<ENodeId> parents;
+    for (EClassId c : todo) {
+        std::span<const ENodeId> ps = parentsOf(cls(findConst(c)));
+        parents.insert(parents.end(), ps.begin(), ps.end());
+    }
+    if (parents.size() < kParallel) {
+        return;
+    }
+    repairHint_.assign(parent_.size(), 0);
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, parents.size(), 4096),
+        [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                ENodeId p = parents[i];
+                if (isDuplicate(p)) {
+                    continue;
+                }
+                const ChildList& kids = store_[ref_[p]].node.children;
+                if (std::all_of(kids.begin(), kids.end(), [&](EClassId k) { return isRoot(k); })) {
+                    // A node in two lists is hinted twice, with the same value.
+                    std::atomic_ref<uint8_t>(repairHint_[p]).store(1, std::memory_order_relaxed);
+                }
+            }
+        });
 }
 
 // Rebuilding's work lists hold up to millions of ids after a large apply phase. Roots are found

@@ -158,6 +158,7 @@ TEST_CASE("the parallel search and apply build the same e-graph on 2 threads as 
         size_t nodeLimit = c.nodeLimit;
         std::vector<std::string> graphs;
         std::vector<size_t> fromPlans;
+        std::vector<size_t> inPlace;
         for (size_t threads : {1u, 2u}) {
             lift::Program p = lift::parseFile(test::example(c.program));
             EGraph g;
@@ -174,17 +175,20 @@ TEST_CASE("the parallel search and apply build the same e-graph on 2 threads as 
                 graph += c.var + " | " + c.divides.toString() + "\n";
             }
             graphs.push_back(graph);
-            size_t planned = 0;
+            size_t planned = 0, built = 0;
             for (const RuleStats& st : r.rules) {
                 planned += st.fromPlans;
+                built += st.inPlace;
             }
             fromPlans.push_back(planned);
+            inPlace.push_back(built);
         }
         INFO(c.program << ", node limit " << nodeLimit);
         CHECK(graphs[0].size() > 10000); // a real e-graph, not an empty one
         CHECK(graphs[0] == graphs[1]);
         CHECK(fromPlans[0] == 0);
         CHECK(fromPlans[1] > 100); // the parallel apply ran
+        CHECK(inPlace[0] == 0);    // one thread plans no window
     }
 }
 

@@ -315,6 +315,21 @@ private:
     // class's parents are that and its new list): unsettleAbove reads both.
     EClassId repairing_ = kNoClass;
     const IdList* repairingOld_ = nullptr;
+    // A rebuild round's repair hints (hintRepairs in upkeep.cpp), by node id: 1 for a node that
+    // was no duplicate and had root children when the round began, until a merge absorbs one of
+    // its children or the node becomes a duplicate. Its repair then changes nothing but the
+    // work list of classes to dedup: it is skipped without reading the node. Empty with one
+    // thread and for small rounds.
+    std::vector<uint8_t> repairHint_;
+    void hintRepairs(const std::vector<EClassId>& todo);
+    bool hinted(ENodeId n) const { return n < repairHint_.size() && repairHint_[n] != 0; }
+    void unhint(std::span<const ENodeId> nodes) {
+        for (ENodeId n : nodes) {
+            if (n < repairHint_.size()) {
+                repairHint_[n] = 0;
+            }
+        }
+    }
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 

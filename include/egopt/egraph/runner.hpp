@@ -63,6 +63,8 @@ struct RuleStats {
     size_t unchangedSkipped = 0; // matches not applied: unchanged, and sure to change nothing
     size_t fromPlans = 0;        // matches applied as planned in parallel (Runner::planApply)
     size_t fromDirect = 0;       // matches applied through the compiled right-hand side
+    // Matches of a planned window built in place (not planned, or the plan refused when applied).
+    size_t inPlace = 0;
     // Semi-naive search: ranges of unchanged matches the search deferred, and those of them the
     // apply phase enumerated (their matches may have changed something; counted in `matches`).
     size_t deferred = 0;
