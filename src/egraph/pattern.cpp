@@ -34,6 +34,7 @@ public:
         hot_ = deferral && deferral->hot ? deferral->hot : &ownHot_;
         binder_.assign(p.nodes.size(), {0, -1});
         lambdaTypes_.assign(p.nodes.size(), nullptr);
+        scopes_.resize(p.nodes.size());
         std::vector<std::pair<PatId, int32_t>> scope;
         findBinders(p.root, scope);
     }
@@ -60,6 +61,10 @@ private:
             }
             return;
         }
+        if (pn.kind == PatNode::Kind::ClassVar) {
+            scopes_[id] = scope;
+            return;
+        }
         size_t before = scope.size();
         if (pn.kind == PatNode::Kind::Node && pn.op == Op::Lambda) {
             for (int32_t i = 0; i < pn.ival; ++i) {
@@ -83,6 +88,37 @@ private:
             return true;
         }
         return a.types[0] == (*types)[static_cast<size_t>(pos)];
+    }
+
+    // A class variable under the pattern's lambdas matches a class only if the class's smallest
+    // term gives those lambdas' variables their parameter types. A class that does not depend on
+    // a variable is one class in every context that holds it, so it may hold a member built in
+    // another context, where the variable of the same index has another type (map-get-zip-first
+    // leaves `Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, Transpose $ x))` in ?a's class): matched
+    // through a lambda that binds x at another type, that member would be copied under a new
+    // binder of the lambda's type (flat-distribute-nest), a lambda whose body uses its variable
+    // at another type. Only the smallest term is read (EGraph::smallestVarTypes), as
+    // crossesContexts does for the variables the pattern does not bind.
+    bool bindersAgree(PatId pid, EClassId cls) const {
+        const std::vector<std::pair<PatId, int32_t>>& scope = scopes_[pid];
+        ClassData d = g_.data(cls);
+        if (scope.empty() || d.freeVars.empty() ||
+            d.freeVars.front() >= static_cast<int32_t>(scope.size())) {
+            return true;
+        }
+        VarTypeScratch scratch; // used only where the e-graph has not settled the class's list
+        for (VarType vt : g_.smallestVarTypes(cls, scratch)) {
+            if (vt.var >= static_cast<int32_t>(scope.size())) {
+                break; // sorted by variable: the rest are free in the whole pattern
+            }
+            auto [lam, pos] = scope[scope.size() - 1 - static_cast<size_t>(vt.var)];
+            const std::vector<TypeId>* types = lambdaTypes_[lam];
+            if (types && static_cast<size_t>(pos) < types->size() &&
+                vt.type != (*types)[static_cast<size_t>(pos)]) {
+                return false; // also where the term gives the variable two types
+            }
+        }
+        return true;
     }
 
     // A class's members and operator mask as the search sees them (resuming: as they were).
@@ -126,7 +162,9 @@ private:
         cls = resume_ ? cls : canon(cls);
         if (pn.kind == PatNode::Kind::ClassVar) {
             EClassId& bound = s_.classes[pn.slot];
-            if (bound == kNoClass) {
+            if (!bindersAgree(pid, cls)) {
+                // declined: the class is another context's here
+            } else if (bound == kNoClass) {
                 bound = cls;
                 if (!keep_ || keep_(s_, pn.slot)) {
                     step(todo);
@@ -404,6 +442,8 @@ private:
     HotMembers* hot_ = nullptr;                           // the deferral's, or ownHot_
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
+    // By class-variable PatId: the pattern's binders around it, as binder_'s (innermost last).
+    std::vector<std::vector<std::pair<PatId, int32_t>>> scopes_;
     std::vector<std::pair<PatId, EClassId>> todo_;
 };
 
