@@ -60,6 +60,12 @@ private:
             }
             return;
         }
+        if (pn.kind == PatNode::Kind::ClassVar) {
+            if (!scope.empty()) {
+                scoped_.push_back({id, scope});
+            }
+            return;
+        }
         size_t before = scope.size();
         if (pn.kind == PatNode::Kind::Node && pn.op == Op::Lambda) {
             for (int32_t i = 0; i < pn.ival; ++i) {
@@ -85,6 +91,40 @@ private:
         return a.types[0] == (*types)[static_cast<size_t>(pos)];
     }
 
+    // A class variable under the pattern's lambdas matches a class only if the class's smallest
+    // term gives those lambdas' variables their parameter types. A class that does not depend on
+    // a variable is one class in every context that holds it, so it may hold a member built in
+    // another context, where the variable of the same index has another type (map-get-zip-first
+    // leaves `Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, Transpose $ x))` in ?a's class): matched
+    // through a lambda that binds x at another type, that member would be copied under a new
+    // binder of the lambda's type (flat-distribute-nest), a lambda whose body uses its variable
+    // at another type. Only the smallest term is read (EGraph::smallestVarTypes), as
+    // crossesContexts does for the variables the pattern does not bind. Checked once the match
+    // is whole (every lambda of the pattern is still matched then): reading a class's data for
+    // every partial match cost mm's saturation 5-10%.
+    bool bindersAgree() const {
+        for (const auto& [pid, scope] : scoped_) {
+            EClassId cls = s_.classes[p_.nodes[pid].slot];
+            ClassData d = g_.data(cls);
+            if (d.freeVars.empty() || d.freeVars.front() >= static_cast<int32_t>(scope.size())) {
+                continue;
+            }
+            VarTypeScratch scratch; // used only where the e-graph has not settled the list
+            for (VarType vt : g_.smallestVarTypes(cls, scratch)) {
+                if (vt.var >= static_cast<int32_t>(scope.size())) {
+                    break; // sorted by variable: the rest are free in the whole pattern
+                }
+                auto [lam, pos] = scope[scope.size() - 1 - static_cast<size_t>(vt.var)];
+                const std::vector<TypeId>* types = lambdaTypes_[lam];
+                if (types && static_cast<size_t>(pos) < types->size() &&
+                    vt.type != (*types)[static_cast<size_t>(pos)]) {
+                    return false; // also where the term gives the variable two types
+                }
+            }
+        }
+        return true;
+    }
+
     // A class's members and operator mask as the search sees them (resuming: as they were).
     struct View {
         std::span<const ENodeId> nodes;
@@ -107,6 +147,9 @@ private:
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
+            if (!bindersAgree()) {
+                return;
+            }
             s_.unchanged =
                 resume_ != nullptr ||
                 (age_.since != 0 && changed_ == 0 &&
@@ -404,6 +447,9 @@ private:
     HotMembers* hot_ = nullptr;                           // the deferral's, or ownHot_
     std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
     std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
+    // The class-variable nodes under the pattern's lambdas, each with those binders as binder_
+    // gives them (innermost last).
+    std::vector<std::pair<PatId, std::vector<std::pair<PatId, int32_t>>>> scoped_;
     std::vector<std::pair<PatId, EClassId>> todo_;
 };
 

@@ -170,3 +170,60 @@ TEST_CASE("the smallest terms' variable types are kept through merges and rebuil
     g.rebuild();
     CHECK(wrongVarTypes(g) == 0);
 }
+
+namespace {
+
+// The lambdas whose body's smallest term gives one of their parameters another type than the
+// lambda's (or two types): a body built in another context.
+size_t lambdasOfOtherContexts(const EGraph& g) {
+    size_t wrong = 0;
+    for (EClassId c : g.classIds()) {
+        for (ENodeId n : g.eclass(c).nodes) {
+            const ENode& node = g.node(n);
+            if (node.op != lift::Op::Lambda) {
+                continue;
+            }
+            const std::vector<TypeId>& params = g.attrOf(node).types;
+            VarTypeScratch scratch;
+            for (VarType vt : g.smallestVarTypes(node.children[0], scratch)) {
+                auto last = static_cast<int32_t>(params.size()) - 1;
+                wrong += vt.var <= last && vt.type != params[static_cast<size_t>(last - vt.var)];
+            }
+        }
+    }
+    return wrong;
+}
+
+} // namespace
+
+// Under x, a 3×4 matrix, map-get-zip-first makes `Map(fun(u => u._0)) $ Zip(a, Transpose() $ x)`
+// a member of a's class, which is also the body of `fun(y => a)` with y a row of 4. Matched
+// through that member, flat-distribute-nest (`Map(fun(x => Map(?f) $ ?e)) $ ?xs` with ?e the
+// zip) would build `fun(y => Zip(a, Transpose $ y))`, a lambda that transposes its Float row;
+// its class type comes from another context (the copy-elim failure of a deep register-block
+// derivation).
+TEST_CASE("a class variable under a lambda does not match a member of another context",
+          "[egraph]") {
+    Library lib = Library::standard();
+    auto rules = rules::parseRules(
+        "rule map-get-zip-first: Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, ?b)) => ?a\n"
+        "rule flat-distribute-nest: Map(fun(x => Map(?f) $ ?e)) $ ?xs => "
+        "Map(Map(?f)) $ (Map(fun(x => ?e)) $ ?xs)\n",
+        "t.rules", lib);
+    lift::Program p = lift::parseProgram(
+        "fun(ArrayType(Float, 4), ArrayType(ArrayType(ArrayType(Float, 4), 3), 5),\n"
+        "    ArrayType(ArrayType(Float, 4), 5), (a, bs, cs) =>\n"
+        "  Zip(Map(fun(x => Map(fun(u => u._0)) $ Zip(a, Transpose() $ x))) $ bs,\n"
+        "      Map(fun(y => a)) $ cs))",
+        "t.lift");
+    EGraph g;
+    EClassId root = insertProgram(g, p).root;
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 2; // the second distributes through what the first merged
+    RunReport report = runner.run();
+    g.rebuild();
+    INFO(g.show(root));
+    CHECK(report.rules.at(1).applications > 0); // under x, where ?e is x's own
+    CHECK(lambdasOfOtherContexts(g) == 0);
+}
