@@ -91,6 +91,8 @@ int runDerive(const Args& args) {
     options.seed = integer(args, "seed", options.seed, 0);
     options.secondsPerStage =
         static_cast<double>(integer(args, "time-limit", uint64_t(options.secondsPerStage), 1));
+    options.nodesPerStage =
+        static_cast<size_t>(integer(args, "node-limit", options.nodesPerStage, 1));
     options.showClause = args.has("show-clause");
     std::set<std::string> only; // --rule a,b,...: only these
     if (auto list = args.value("rule")) {

@@ -143,6 +143,7 @@ std::vector<Command> commands() {
           {"catalogue", true,
            "derive: comma-separated rule files whose primitive rules may be used"},
           {"time-limit", true, "derive: saturation seconds per search stage (default 5)"},
+          {"node-limit", true, "derive: e-nodes per search stage (default 60000)"},
           {"show-clause", false,
            "derive: after a rule's stated steps, print the right-hand side's term with the "
            "fewest OpenCL-specific operators, tuples and written-out fold steps, and the "

@@ -125,3 +125,17 @@ TEST_CASE("options of an earlier release are refused with their new names", "[cl
     CHECK(bad.err.find("--tune.strategy expects guided or random, found 'sideways'") !=
           std::string::npos);
 }
+
+// A composite rule the catalogue cannot reach (Map to MapGlb: only MapSeq is an equality here)
+// runs its search stages to the e-node limit given: each stage's line names it.
+TEST_CASE("rules derive stops each search stage at --node-limit", "[cli]") {
+    std::string file = writeTempFile("derive_limit.rules",
+                                     "rule seq: Map(?f) $ ?x => MapSeq(?f) $ ?x\n"
+                                     "rule split-join: Map(?f) $ ?x => Join $ (Map(Map(?f)) $ "
+                                     "(Split(#n) $ ?x)) if isArray(?x) where #n = tuning(?x)\n"
+                                     "rule m: Map(?f) $ ?x => MapGlb(0, ?f) $ ?x by seq\n");
+    auto r = runCli("rules derive " + file + " --node-limit 200 --time-limit 30");
+    CHECK(r.exitCode == 1);
+    CHECK(r.out.find("NOT DERIVED m") != std::string::npos);
+    CHECK(r.out.find("e-node limit") != std::string::npos);
+}
