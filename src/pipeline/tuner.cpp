@@ -218,28 +218,33 @@ std::vector<Objective::Config> stepOptions(const Arm& arm, const Space& space, c
     return untried;
 }
 
+// The `width` (at least one) of `options` with the best predictions, best first, leaving out
+// those that do not fit the device.
+std::vector<arith::Bindings> bestFitting(std::vector<Objective::Config> options, Predictor& predict,
+                                         size_t width, const Objective& objective) {
+    std::vector<std::pair<double, arith::Bindings>> ranked;
+    for (auto& [c, n] : options) {
+        if (!objective.doesNotFit || !objective.doesNotFit(c, n)) {
+            ranked.emplace_back(predict(c, n), std::move(n));
+        }
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<arith::Bindings> out;
+    for (size_t i = 0; i < std::min(std::max<size_t>(1, width), ranked.size()); ++i) {
+        out.push_back(std::move(ranked[i].second));
+    }
+    return out;
+}
+
 // The configurations of a coordinate-descent step: the `width` options (stepOptions) with the
 // best predictions (best first), leaving out those that do not fit the device; none (and the
 // arm converged) when no other option is left.
 std::vector<arith::Bindings> nextSteps(Arm& arm, const Space& space, const Runner& runner,
                                        Predictor& predict, size_t width,
                                        const Objective& objective) {
-    std::vector<Objective::Config> untried = stepOptions(arm, space, runner, predict, objective);
-    std::vector<std::pair<double, arith::Bindings>> options;
-    for (auto& [c, n] : untried) {
-        if (!objective.doesNotFit || !objective.doesNotFit(c, n)) {
-            options.emplace_back(predict(c, n), std::move(n));
-        }
-    }
-    if (options.empty()) {
-        arm.converged = true;
-        return {};
-    }
-    std::sort(options.begin(), options.end());
-    std::vector<arith::Bindings> steps;
-    for (size_t i = 0; i < std::min(width, options.size()); ++i) {
-        steps.push_back(std::move(options[i].second));
-    }
+    std::vector<arith::Bindings> steps =
+        bestFitting(stepOptions(arm, space, runner, predict, objective), predict, width, objective);
+    arm.converged = arm.converged || steps.empty();
     return steps;
 }
 
@@ -247,6 +252,18 @@ void moveTo(Arm& arm, const arith::Bindings& values, std::optional<double> s) {
     if (s && *s < arm.time) {
         arm.time = *s;
         arm.incumbent = values;
+    }
+}
+
+// Measures an arm's configurations together and moves it to the fastest, if faster.
+void measureFor(Arm& arm, const std::vector<arith::Bindings>& values, Runner& runner) {
+    std::vector<Objective::Config> configs;
+    for (const auto& v : values) {
+        configs.emplace_back(arm.candidate, v);
+    }
+    std::vector<std::optional<double>> times = runner.measure(configs);
+    for (size_t k = 0; k < times.size(); ++k) {
+        moveTo(arm, values[k], times[k]);
     }
 }
 
@@ -293,9 +310,9 @@ bool stepAll(std::vector<Arm>& arms, size_t keep, const std::vector<Space>& spac
 // device. Sizes that work together often move together (a taller register block pays only with
 // a shorter slice along K, a wider work-group with a narrower block), so a coordinate minimum
 // need not be one for pairs.
-std::vector<Objective::Config> pairSteps(const Arm& arm, const Space& space, const Runner& runner,
-                                         Predictor& predict, size_t width,
-                                         const Objective& objective) {
+std::vector<arith::Bindings> pairSteps(const Arm& arm, const Space& space, const Runner& runner,
+                                       Predictor& predict, size_t width,
+                                       const Objective& objective) {
     std::vector<Objective::Config> untried;
     for (auto& m : space.pairNeighbours(arm.incumbent)) {
         if (!runner.tried(arm.candidate, m)) {
@@ -303,18 +320,7 @@ std::vector<Objective::Config> pairSteps(const Arm& arm, const Space& space, con
         }
     }
     predict.prefetch(untried);
-    std::vector<std::pair<double, arith::Bindings>> options;
-    for (auto& [c, m] : untried) {
-        if (!objective.doesNotFit || !objective.doesNotFit(c, m)) {
-            options.emplace_back(predict(c, m), std::move(m));
-        }
-    }
-    std::sort(options.begin(), options.end());
-    std::vector<Objective::Config> steps;
-    for (size_t i = 0; i < std::min(std::max<size_t>(1, width), options.size()); ++i) {
-        steps.emplace_back(arm.candidate, std::move(options[i].second));
-    }
-    return steps;
+    return bestFitting(std::move(untried), predict, width, objective);
 }
 
 // One refinement step once successive halving is over: the fastest arm with a move left takes
@@ -326,11 +332,9 @@ bool refineStep(std::vector<Arm>& arms, const std::vector<Space>& spaces, Runner
                      [](const Arm& a, const Arm& b) { return a.time < b.time; });
     for (Arm& arm : arms) {
         const Space& space = spaces[arm.candidate];
-        std::vector<Objective::Config> steps;
+        std::vector<arith::Bindings> steps;
         if (!arm.converged) {
-            for (auto& n : nextSteps(arm, space, runner, predict, width, objective)) {
-                steps.emplace_back(arm.candidate, std::move(n));
-            }
+            steps = nextSteps(arm, space, runner, predict, width, objective);
         }
         if (arm.converged) {
             steps = pairSteps(arm, space, runner, predict, width, objective);
@@ -339,10 +343,7 @@ bool refineStep(std::vector<Arm>& arms, const std::vector<Space>& spaces, Runner
             continue;
         }
         double before = arm.time;
-        std::vector<std::optional<double>> times = runner.measure(steps);
-        for (size_t k = 0; k < times.size(); ++k) {
-            moveTo(arm, steps[k].second, times[k]);
-        }
+        measureFor(arm, steps, runner);
         arm.converged = arm.converged && arm.time == before;
         return true;
     }
@@ -421,15 +422,10 @@ TuneResult tuneGuided(const std::vector<Space>& spaces, const std::vector<size_t
             if (open == arms.end()) {
                 break;
             }
-            std::vector<Objective::Config> steps;
-            for (auto& n : nextSteps(*open, spaces[open->candidate], runner, predict,
-                                     std::max<size_t>(1, options.stepWidth), objective)) {
-                steps.emplace_back(open->candidate, std::move(n));
-            }
-            std::vector<std::optional<double>> times = runner.measure(steps);
-            for (size_t k = 0; k < times.size(); ++k) {
-                moveTo(*open, steps[k].second, times[k]);
-            }
+            measureFor(*open,
+                       nextSteps(*open, spaces[open->candidate], runner, predict, options.stepWidth,
+                                 objective),
+                       runner);
         }
     }
     // Refinement: what is left and the share of the candidates left out, fastest arm first.

@@ -15,6 +15,22 @@ using namespace egopt::egraph;
 
 namespace {
 
+// The program saturated for two iterations with the rules (the second rewrites through what the
+// first merged, where contexts may mix), rebuilt: its root class and the run's report.
+std::pair<EClassId, RunReport> runTwoIterations(EGraph& g, const std::string& ruleText,
+                                                const std::string& program) {
+    Library lib = Library::standard();
+    auto rules = rules::parseRules(ruleText, "t.rules", lib);
+    lift::Program p = lift::parseProgram(program, "t.lift");
+    EClassId root = insertProgram(g, p).root;
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 2;
+    RunReport report = runner.run();
+    g.rebuild();
+    return {root, std::move(report)};
+}
+
 // The types of the variables free in a term, indexed from its root; false where the term
 // gives one variable two types.
 bool varTypes(const TermArena& t, TermId id, int32_t depth, std::map<int32_t, TypeId>& out) {
@@ -62,27 +78,18 @@ size_t mixedMembers(const EGraph& g, EClassId c) {
 // `Map(?f) $ (Map(?g) $ ?x)` through that member, would zip s's function with t's array.
 TEST_CASE("a map fusion does not combine a member another context left with its own function",
           "[egraph]") {
-    Library lib = Library::standard();
-    auto rules = rules::parseRules(
+    EGraph g;
+    auto [root, report] = runTwoIterations(
+        g,
         "rule map-get-zip-first: Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, ?b)) => ?a\n"
         "rule map-get-first: Map(Get(0)) $ (Zip $ (?a, ?b)) => ?a\n"
         "rule map-fusion: Map(?f) $ (Map(?g) $ ?x) => Map(fun(y => ?f $ (?g $ y))) $ ?x\n",
-        "t.rules", lib);
-    lift::Program p = lift::parseProgram(
         "fun(ArrayType(ArrayType(Float, 4), 8), ArrayType(Float, 3),\n"
         "    ArrayType(TupleType(Float, Float), 3), (a, v, w) =>\n"
         "  Map(fun(r => Zip(\n"
         "    Map(fun(s => Map(fun(c => Map(fun(e => add(e, s))) $ c)) $ (Split(2) $ r))) $ v,\n"
         "    Map(fun(t => Map(fun(u => u._0)) $ Zip(Split(2) $ r,\n"
-        "      Map(fun(c => t)) $ (Split(2) $ r)))) $ w))) $ a)",
-        "t.lift");
-    EGraph g;
-    EClassId root = insertProgram(g, p).root;
-    RewriteContext ctx;
-    Runner runner(g, rules, lib, ctx);
-    runner.limits.iterations = 2; // the second fuses through what the first merged
-    runner.run();
-    g.rebuild();
+        "      Map(fun(c => t)) $ (Split(2) $ r)))) $ w))) $ a)");
     size_t mixed = 0;
     for (EClassId c : g.classIds()) {
         mixed += mixedMembers(g, c);
@@ -204,25 +211,16 @@ size_t lambdasOfOtherContexts(const EGraph& g) {
 // derivation).
 TEST_CASE("a class variable under a lambda does not match a member of another context",
           "[egraph]") {
-    Library lib = Library::standard();
-    auto rules = rules::parseRules(
+    EGraph g;
+    auto [root, report] = runTwoIterations(
+        g,
         "rule map-get-zip-first: Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, ?b)) => ?a\n"
         "rule flat-distribute-nest: Map(fun(x => Map(?f) $ ?e)) $ ?xs => "
         "Map(Map(?f)) $ (Map(fun(x => ?e)) $ ?xs)\n",
-        "t.rules", lib);
-    lift::Program p = lift::parseProgram(
         "fun(ArrayType(Float, 4), ArrayType(ArrayType(ArrayType(Float, 4), 3), 5),\n"
         "    ArrayType(ArrayType(Float, 4), 5), (a, bs, cs) =>\n"
         "  Zip(Map(fun(x => Map(fun(u => u._0)) $ Zip(a, Transpose() $ x))) $ bs,\n"
-        "      Map(fun(y => a)) $ cs))",
-        "t.lift");
-    EGraph g;
-    EClassId root = insertProgram(g, p).root;
-    RewriteContext ctx;
-    Runner runner(g, rules, lib, ctx);
-    runner.limits.iterations = 2; // the second distributes through what the first merged
-    RunReport report = runner.run();
-    g.rebuild();
+        "      Map(fun(y => a)) $ cs))");
     INFO(g.show(root));
     CHECK(report.rules.at(1).applications > 0); // under x, where ?e is x's own
     CHECK(lambdasOfOtherContexts(g) == 0);
