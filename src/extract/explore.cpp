@@ -1,6 +1,7 @@
 // Exploration (docs/extraction.md): random terms of the root drawn from the search's states and
 // K-best lists, for rankings that the per-e-node cost cannot make (the pipeline's cost model
 // reads the generated kernel's accesses).
+#include "egopt/lift/patterns.hpp"
 #include "search.hpp"
 
 #include <algorithm>
@@ -133,7 +134,7 @@ std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& gui
 // local tiles: B's tile copy `MapLcl(0, copy)` and the result's `MapSeq(copy4)` are equal maps),
 // and only the place in the right-hand side says which one a parent had.
 Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) const {
-    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}};
+    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, {}};
     guide.leads = leadsTo(guide.nodes);
     std::vector<egraph::EClassId> classOf;
     for (egraph::ENodeId n : recorded) {
@@ -156,15 +157,62 @@ Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) co
     return guide;
 }
 
+// With ExploreOptions::threadMapsAbove: how many thread maps a way down from an edge to the
+// guide passes, each with the guide in its body (a thread map counts when its function leads to
+// the guide), at most kThreadMapsAbove: the edge's own thread map and its children's most.
+uint8_t Search::threadMapsBelow(uint32_t edge, const Guide& guide) const {
+    const Edge& e = edges_[edge];
+    uint8_t most = 0;
+    bool follows = false;
+    for (uint32_t c = 0; c < e.numChildren; ++c) {
+        uint32_t cs = childStates_[e.firstChild + c];
+        if (guide.leads[cs]) {
+            follows = true;
+            most = std::max(most, guide.threadMaps[cs]);
+        }
+    }
+    int own = follows && lift::isThreadMap(g_.node(e.node).op) ? 1 : 0;
+    return static_cast<uint8_t>(std::min<int>(kThreadMapsAbove, own + most));
+}
+
+// Each state's most threadMapsBelow over its viable edges, from the guide up through the edges'
+// owners (a cycle only raises a count up to the bound, so the worklist ends).
+void Search::countThreadMaps(Guide& guide) const {
+    guide.threadMaps.assign(states_.size(), 0);
+    std::vector<uint32_t> work;
+    auto raise = [&](uint32_t i) {
+        uint32_t s = edgeOwner_[i];
+        if (!edgeViable_[i] || !guide.leads[s]) {
+            return;
+        }
+        uint8_t n = threadMapsBelow(i, guide);
+        if (n > guide.threadMaps[s]) {
+            guide.threadMaps[s] = n;
+            work.push_back(s);
+        }
+    };
+    for (uint32_t i = 0; i < edges_.size(); ++i) {
+        raise(i);
+    }
+    while (!work.empty()) {
+        uint32_t s = work.back();
+        work.pop_back();
+        for (uint32_t i : childEdges_[s]) {
+            raise(i);
+        }
+    }
+}
+
 // A term of state `s` that replays the guide. Where the state's class holds a guide e-node, the
 // term takes the edge whose replay holds the most guide e-nodes (Entry::guideHits): the
 // `expected` e-node first (the parent's child in the right-hand side), then the guide's other
 // e-nodes, then the class's others where none of them can stand; each child class that holds
 // one replays it too, the others take their best listed term. Elsewhere, on the way down to the
-// guide, the first edge with children that lead to it. Edges in random order, the expected one
-// first: of replays with as many guide e-nodes the first is kept. nullopt when no edge replays
-// the guide. One result per state, expected e-node and draw (`done`); a state met again on its
-// own path fails (a cycle).
+// guide, the first edge with children that lead to it (with ExploreOptions::threadMapsAbove,
+// those whose way down passes the most thread maps first). Edges in random order, the expected one
+// first: of replays with as many guide e-nodes the first is kept. nullopt when no edge replays the
+// guide. One result per state, expected e-node and draw (`done`); a state met again on its own path
+// fails (a cycle).
 std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, size_t depth,
                                         bool inside, Draw& d, const Guide& guide, GuideMemo& done) {
     if (lists_[s].empty()) {
@@ -199,6 +247,12 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
     };
     shuffle(order);
     shuffle(others);
+    if (!held && !guide.threadMaps.empty()) {
+        // The edges whose way down passes the most thread maps first.
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+            return threadMapsBelow(x, guide) > threadMapsBelow(y, guide);
+        });
+    }
     auto first = std::find_if(order.begin(), order.end(),
                               [&](uint32_t i) { return edges_[i].node == expected; });
     std::rotate(order.begin(), first, first == order.end() ? first : first + 1);
@@ -257,6 +311,9 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
     }
     for (size_t gi = 0; gi < opt.guides.size() && gi <= UINT16_MAX; ++gi) {
         Guide guide = makeGuide(opt.guides[gi]);
+        if (opt.threadMapsAbove) {
+            countThreadMaps(guide);
+        }
         for (size_t i = 0; i < opt.guidedDraws && guide.leads[0]; ++i) {
             GuideMemo done;
             std::optional<Entry> e = guidedDraw(0, kNoExpected, 0, false, d, guide, done);

@@ -211,6 +211,8 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
         }
     }
     eo.explore.guides = guides.nodes;
+    // The goal's guides are one sequential loop: the maps above it are the parallel ones.
+    eo.explore.threadMapsAbove = w.shapeGoal;
     eo.refineRounds =
         eo.explore.draws > 0 ? w.options.search.refineRounds : 0; // part of exploration
     eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };

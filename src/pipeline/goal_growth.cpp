@@ -1,34 +1,74 @@
 // Goal-directed growth without macros (docs/search.md, "Growing the shared reductions"): the
-// rewrites that fuse a shared reduction's operands into its loop, run only around the shared
-// reductions.
+// rewrites that block a sharing map's elements (a bounded block of accumulators) and those that
+// fuse a shared reduction's operands into its loop, each run only around its goal's terms.
 #include "egopt/rules/composite.hpp"
 #include "egopt/rules/loader.hpp"
 #include "stages.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <optional>
 #include <set>
 
 namespace egopt::pipeline {
 
 namespace {
 
-// Growth runs per stage: each focuses on the newest shared reductions after the last (the
-// first run's rewrites make new ones, fused further by the second).
-constexpr size_t kGrowthRounds = 2;
+// Growth runs per stage, each towards the goal property the first shared reduction lacks (the
+// goal is detected again after each run: a run's rewrites make new shared reductions, which the
+// next one takes further).
+constexpr size_t kGrowthRounds = 5;
 
-// The rule files' group of fusion steps (docs/search.md, "Growing the shared reductions").
-constexpr const char* kFusionGroup = "goal-fusion-steps";
-
-// The classes of a shared reduction's term: its application's, and below it those of each
-// class's smallest term. The growth rewrites the reduction's own term (and the forms it
-// creates, which join the focus as they are made), not every alternative below it.
-void termClasses(const egraph::EGraph& g, egraph::ENodeId application, size_t maxClasses,
-                 std::set<egraph::EClassId>& out) {
-    std::vector<egraph::EClassId> stack{g.findConst(application)};
-    for (egraph::EClassId child : g.node(application).children) {
-        stack.push_back(child);
+// The rule files' groups of steps towards each goal property (docs/search.md, "Growing the
+// shared reductions"): data, like the rules.
+const char* groupOf(GrowthGoal goal) {
+    switch (goal) {
+    case GrowthGoal::Bounded:
+        return "goal-blocking-steps";
+    case GrowthGoal::Fused:
+        return "goal-fusion-steps";
+    case GrowthGoal::Parallel:
+        break;
     }
+    return "goal-parallel-steps";
+}
+
+const char* nameOf(GrowthGoal goal) {
+    switch (goal) {
+    case GrowthGoal::Bounded:
+        return "blocking";
+    case GrowthGoal::Fused:
+        return "fusion";
+    case GrowthGoal::Parallel:
+        break;
+    }
+    return "parallel";
+}
+
+// The classes above `roots` (those with a member that has one of them as a child, and so on up
+// to the program's root, breadth first), at most `maxClasses`, into `out`: where the maps
+// around a shared reduction are.
+void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
+                  size_t maxClasses, std::set<egraph::EClassId>& out) {
+    std::deque<egraph::EClassId> queue(roots.begin(), roots.end());
+    while (!queue.empty() && out.size() < maxClasses) {
+        egraph::EClassId c = g.findConst(queue.front());
+        queue.pop_front();
+        if (!out.insert(c).second) {
+            continue;
+        }
+        for (egraph::ENodeId p : g.eclass(c).parents) {
+            queue.push_back(g.findConst(p));
+        }
+    }
+}
+
+// The classes of a term: `root`'s, and below it those of each class's smallest term. The growth
+// rewrites the goal's own term (and the forms it creates, which join the focus as they are
+// made), not every alternative below it.
+void termClasses(const egraph::EGraph& g, std::vector<egraph::EClassId> stack, size_t maxClasses,
+                 std::set<egraph::EClassId>& out) {
     while (!stack.empty() && out.size() < maxClasses) {
         egraph::EClassId c = g.findConst(stack.back());
         stack.pop_back();
@@ -41,10 +81,63 @@ void termClasses(const egraph::EGraph& g, egraph::ENodeId application, size_t ma
     }
 }
 
+// Where a run towards `goal` rewrites. Fused: the first shared reductions' terms (the
+// application's class, then its children's smallest terms), the bounded ones first
+// (sharedReductions), so that a block's loop is the one fused. Bounded: the sharing maps'
+// terms, the newest first, where blocking the map's elements makes a shared reduction over
+// a block.
+std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal,
+                                        const GrowthLimits& limits) {
+    std::set<egraph::EClassId> region;
+    if (goal == GrowthGoal::Parallel) {
+        // The first shared reductions' accumulators (their initial values' terms, for an address
+        // space) and every class above them (the maps around the loop).
+        std::vector<egraph::EClassId> above;
+        for (const auto& found : sharedReductions(g, limits.reductions)) {
+            above.push_back(g.findConst(found.back()));
+            termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
+        }
+        classesAbove(g, above, limits.classes, region);
+        return region;
+    }
+    if (goal == GrowthGoal::Fused) {
+        for (const auto& found : sharedReductions(g, limits.reductions)) {
+            std::vector<egraph::EClassId> stack{g.findConst(found.back())};
+            for (egraph::EClassId child : g.node(found.back()).children) {
+                stack.push_back(child);
+            }
+            termClasses(g, std::move(stack), limits.classes, region);
+        }
+        return region;
+    }
+    std::vector<egraph::EClassId> classes = g.classIds();
+    size_t maps = 0;
+    for (size_t i = classes.size(); i-- > 0 && maps < limits.reductions;) {
+        if (isSharingMap(g, classes[i])) {
+            termClasses(g, {classes[i]}, limits.classes, region);
+            ++maps;
+        }
+    }
+    return region;
+}
+
+// The goal property the first shared reduction lacks (bounded before fused, as
+// sharedReductions ranks them); nullopt when it has both.
+std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
+    auto found = sharedReductions(g, 1);
+    if (found.empty() || !boundedReduction(g, found.front().back())) {
+        return GrowthGoal::Bounded;
+    }
+    if (!fusedReduction(g, found.front().back())) {
+        return GrowthGoal::Fused;
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
-                                          const egraph::Library& lib) {
+                                          const egraph::Library& lib, GrowthGoal goal) {
     std::vector<egraph::Rule> loaded;
     std::vector<rules::RuleGroup> groups;
     for (const Phase& phase : phases) {
@@ -54,7 +147,7 @@ std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                 loaded.push_back(std::move(r));
             }
             for (rules::RuleGroup& g : f.groups) {
-                if (g.name == kFusionGroup) {
+                if (g.name == groupOf(goal)) {
                     groups.push_back(std::move(g));
                 }
             }
@@ -77,13 +170,10 @@ std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
 
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
-                       size_t threads) {
+                       size_t threads, GrowthGoal goal) {
     GrowthResult out;
     auto start = std::chrono::steady_clock::now();
-    std::set<egraph::EClassId> region;
-    for (const auto& goal : sharedReductions(g, limits.reductions)) {
-        termClasses(g, goal.back(), limits.classes, region);
-    }
+    std::set<egraph::EClassId> region = growthRegion(g, goal, limits);
     if (region.empty()) {
         return out;
     }
@@ -101,21 +191,37 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     out.run = runner.run();
     out.regionClasses = focus.classes.size();
     out.added = g.numNodes() > before ? g.numNodes() - before : 0; // merges remove e-nodes
-    for (const auto& goal : sharedReductions(g, limits.reductions)) {
-        out.fused += fusedReduction(g, goal.back());
+    for (const auto& found : sharedReductions(g, limits.reductions)) {
+        out.fused += fusedReduction(g, found.back());
+        out.bounded += boundedReduction(g, found.back());
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
 
+void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                     const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran) {
+    egraph::Library lib = egraph::Library::standard();
+    for (size_t round = 0; round < kGrowthRounds; ++round) {
+        // The last run lowers the maps around the grown loops; the others grow them.
+        std::optional<GrowthGoal> goal =
+            round + 1 == kGrowthRounds ? GrowthGoal::Parallel : nextGoal(g);
+        if (!goal) {
+            round = kGrowthRounds - 2; // the next run is the last
+            continue;
+        }
+        std::vector<egraph::Rule> rules = goalGrowthRules(phases, lib, *goal);
+        GrowthResult grown = growGoals(g, ctx, rules, GrowthLimits{}, threads, *goal);
+        if (ran) {
+            ran(*goal, rules, grown);
+        }
+    }
+}
+
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    Result& result, const Progress& progress) {
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> rules =
-        goalGrowthRules(resolvePhases(options.saturation, gpu, true), lib);
-    for (size_t round = 0; round < kGrowthRounds; ++round) {
-        GrowthResult grown = growGoals(g, ctx, rules, GrowthLimits{}, options.saturation.threads);
-        PhaseResult pr{fmt("stage %zu goal growth", result.searchStages + 1),
+    auto ran = [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
+        PhaseResult pr{fmt("stage %zu goal growth (%s)", result.searchStages + 1, nameOf(goal)),
                        {},
                        {},
                        std::move(grown.run),
@@ -125,12 +231,14 @@ void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
         for (const egraph::Rule& r : rules) {
             pr.rules.push_back(r.name);
         }
-        progress(fmt("saturate %s: %zu e-classes of the newest shared reductions' terms, %zu "
-                     "e-nodes added, %zu of them fused, %.2f s",
-                     pr.name.c_str(), grown.regionClasses, grown.added, grown.fused,
-                     grown.seconds));
+        progress(fmt("saturate %s: %zu e-classes in focus, %zu e-nodes added, then of the first "
+                     "%zu shared reductions: %zu bounded, %zu fused, %.2f s",
+                     pr.name.c_str(), grown.regionClasses, grown.added, GrowthLimits{}.reductions,
+                     grown.bounded, grown.fused, grown.seconds));
         result.phases.push_back(std::move(pr));
-    }
+    };
+    growTowardsGoal(g, ctx, resolvePhases(options.saturation, gpu, true),
+                    options.saturation.threads, ran);
 }
 
 } // namespace egopt::pipeline

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <string_view>
 
 namespace egopt::pipeline {
 
@@ -14,6 +15,10 @@ namespace {
 using egraph::EClassId;
 using egraph::ENodeId;
 using egraph::Op;
+
+// The names the tuning space gives its variables (egraph::TuningSpace::variable): a length made
+// of them and constants is a block size the search chose, not one of the program's sizes.
+constexpr std::string_view kTuningPrefix = "v__";
 
 bool holdsReduction(const egraph::EGraph& g, EClassId fn) {
     return g.eclass(fn).mayHold(Op::Reduce) || g.eclass(fn).mayHold(Op::ReduceSeq);
@@ -110,6 +115,25 @@ bool computesNothing(const egraph::EGraph& g, EClassId c) {
     return true;
 }
 
+// The e-nodes that write the accumulators of class `init` into private memory, if it has
+// such a member (`toPrivate(f) $ x`, from to-private): the ToPrivate e-node, then its
+// application, in the order a guide lists e-nodes (each after its children). A register
+// block's accumulators are one work-item's.
+std::vector<ENodeId> privateAccumulators(const egraph::EGraph& g, EClassId init) {
+    for (ENodeId n : g.eclass(init).nodes) {
+        const egraph::ENode& node = g.node(n);
+        if (node.op != Op::Apply || node.children.size() != 2) {
+            continue;
+        }
+        for (ENodeId f : g.eclass(node.children[0]).nodes) {
+            if (g.node(f).op == Op::ToPrivate) {
+                return {f, n};
+            }
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 bool isSharingMap(const egraph::EGraph& g, EClassId c) {
@@ -126,8 +150,11 @@ bool hasSharingMap(const egraph::EGraph& g) {
 }
 
 std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit) {
-    std::vector<std::vector<ENodeId>> out, materialised;
+    // Candidates by goal properties met (bounded, then fused), newest first among equals: the
+    // latest rewrites of a shared reduction are the furthest along.
+    std::vector<std::pair<int, std::vector<ENodeId>>> found;
     std::set<EClassId> classes; // one per class: its members are one value
+    size_t complete = 0;        // found with every goal property
     // A shared reduction that stands for a map of reductions sharing an operand: its class, or
     // a class it is the argument of (the transposed accumulator), holds that map. The partial
     // reductions of reduce-split interchanged the same way share nothing.
@@ -138,10 +165,7 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         return std::any_of(g.eclass(c).parents.begin(), g.eclass(c).parents.end(),
                            [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
     };
-    // Fused ones first (their data computes nothing: the products are in the loop), then the
-    // others; newest first in each: the latest rewrites of a shared reduction are the furthest
-    // along.
-    for (size_t id = g.numNodeIds(); id-- > 0 && out.size() < limit;) {
+    for (size_t id = g.numNodeIds(); id-- > 0 && complete < limit;) {
         auto n = static_cast<ENodeId>(id);
         const egraph::ENode& node = g.node(n);
         if (node.op != Op::Apply || node.children.size() != 3 ||
@@ -164,15 +188,46 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         auto r = reductionIn(g, node.children[0]);
         if (r && member != members.end()) {
             classes.insert(c);
-            (computesNothing(g, node.children[2]) ? out : materialised).push_back({*r, *member});
+            // Bounded before fused: fusing a block's loop finishes a register block, fusing a
+            // whole row's loop does not.
+            int score = 2 * int(boundedReduction(g, *member)) + int(fusedReduction(g, *member));
+            complete += score == 3;
+            std::vector<ENodeId> guide = privateAccumulators(g, node.children[1]);
+            guide.push_back(*r);
+            guide.push_back(*member);
+            found.emplace_back(score, std::move(guide));
         }
     }
-    for (auto& m : materialised) {
-        if (out.size() < limit) {
-            out.push_back(std::move(m));
-        }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::vector<ENodeId>> out;
+    for (size_t i = 0; i < found.size() && i < limit; ++i) {
+        out.push_back(std::move(found[i].second));
     }
     return out;
+}
+
+bool boundedReduction(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    if (node.children.size() != 3) {
+        return false;
+    }
+    egraph::ClassData init = g.data(node.children[1]);
+    if (!init.isData() || !g.types.isArray(init.type)) {
+        return false;
+    }
+    for (lift::TypeId t = init.type; g.types.isArray(t); t = g.types.elemOf(t)) {
+        for (const std::string& v : g.types.lengthOf(t).variables()) {
+            if (v.rfind(kTuningPrefix, 0) != 0) {
+                return false; // a program size: as many accumulators as the data has outputs
+            }
+        }
+    }
+    return true;
+}
+
+int goalProperties(const egraph::EGraph& g, ENodeId application) {
+    return int(fusedReduction(g, application)) + int(boundedReduction(g, application));
 }
 
 bool fusedReduction(const egraph::EGraph& g, ENodeId application) {

@@ -138,18 +138,20 @@ egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& 
 void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress& progress) {
     std::vector<egraph::EClassId> region =
         goalRegion(g, goalRoots(g, kGoalReductions), kGoalClasses);
-    size_t fused = 0;
+    size_t fused = 0, bounded = 0;
     for (const auto& goal : sharedReductions(g, kGoalReductions)) {
         fused += fusedReduction(g, goal.back());
+        bounded += boundedReduction(g, goal.back());
     }
     size_t before = focus.classes.size();
     focus.classes.insert(focus.classes.end(), region.begin(), region.end());
     std::sort(focus.classes.begin(), focus.classes.end());
     focus.classes.erase(std::unique(focus.classes.begin(), focus.classes.end()),
                         focus.classes.end());
-    progress(fmt("search stage: %zu e-classes below sharing maps and shared reductions (%zu of "
-                 "the newest with their operands computed in the loop), %zu new to the focus",
-                 region.size(), fused, focus.classes.size() - before));
+    progress(fmt("search stage: %zu e-classes below sharing maps and shared reductions (of the "
+                 "first %zu, %zu with their operands computed in the loop, %zu with a bounded "
+                 "block of accumulators), %zu new to the focus",
+                 region.size(), kGoalReductions, fused, bounded, focus.classes.size() - before));
 }
 
 } // namespace egopt::pipeline

@@ -70,30 +70,43 @@ bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
 bool hasSharingMap(const egraph::EGraph& g);
 // The shared reductions of `g` that stand for a sharing map (a Reduce or ReduceSeq applied with
 // an array as its initial value, in the map's class or an argument of it: several outputs
-// share each element the one loop reads), at most `limit`, the newest first, one per e-class;
-// each as a guide for exploration's guided draws (the reduction e-node, then its application);
-// the fused ones (fusedReduction) first.
+// share each element the one loop reads), at most `limit`, one per e-class; each as a guide for
+// exploration's guided draws (its accumulators' toPrivate e-node and application where the
+// initial value has one, the reduction e-node, then its application). Those that meet
+// more goal properties (goalProperties) first, the newest first among equals.
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
 // term of its data: views of variables and parameters), its operands computed in its own loop.
-// sharedReductions lists those first.
 bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// Whether a shared reduction's accumulators are a bounded block: every length of its initial
+// value's array type is made of tuning variables and constants (a split's block), none of the
+// program's sizes (a whole row or column of the output).
+bool boundedReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// How many of the register block's properties a shared reduction's application has: fused and
+// bounded (0 to kGoalProperties), the measure of its progress towards the goal.
+inline constexpr int kGoalProperties = 2;
+int goalProperties(const egraph::EGraph& g, egraph::ENodeId application);
 // The classes of the newest `limit` shared reductions and of every sharing map.
 std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 // The e-classes below `roots` (theirs and their descendants', breadth first), at most
 // `maxClasses`: where a next stage goes on rewriting towards a shared reduction.
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
-// goal_growth.cpp (docs/search.md, "Growing the shared reductions"): the rules of `phases`
-// that grow a shared reduction towards its fused form, those the rule files' group
-// `goal-fusion-steps` names (flattening.rules), in the order the phases load them (members the
-// phases do not load are left out), and one focused run of them around the newest shared
-// reductions.
+// goal_growth.cpp (docs/search.md, "Growing the shared reductions"). The goal property a growth
+// run works towards: a bounded block of accumulators (the steps of the rule files' group
+// `goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
+// (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
+// its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
+// shared reductions and their initial values).
+enum class GrowthGoal { Bounded, Fused, Parallel };
+// The rules of `phases` that `goal`'s group names (flattening.rules), in the order the phases
+// load them (members the phases do not load are left out).
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
-                                          const egraph::Library& lib);
+                                          const egraph::Library& lib,
+                                          GrowthGoal goal = GrowthGoal::Fused);
 struct GrowthLimits {
-    size_t reductions = 8; // the newest shared reductions whose regions are the focus
-    size_t classes = 2000; // the region's classes below them (goalRegion)
+    size_t reductions = 8; // the shared reductions (or sharing maps) whose terms are the focus
+    size_t classes = 2000; // the focus's classes below them
     size_t iterations = 12;
     size_t nodes = 20'000; // e-nodes added
     double seconds = 10;
@@ -101,18 +114,27 @@ struct GrowthLimits {
 struct GrowthResult {
     egraph::RunReport run;
     size_t regionClasses = 0;
-    size_t added = 0; // e-nodes
-    size_t fused = 0; // of the newest shared reductions, after the run (fusedReduction)
+    size_t added = 0;   // e-nodes
+    size_t fused = 0;   // of the first shared reductions, after the run (fusedReduction)
+    size_t bounded = 0; // of the same (boundedReduction)
     double seconds = 0;
 };
+// One focused run of `rules` towards `goal`.
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
-                       size_t threads);
+                       size_t threads, GrowthGoal goal = GrowthGoal::Fused);
+// Up to four growGoals runs, each towards the property the first shared reduction lacks
+// (bounded, then fused; none once it has both), then one towards Parallel, with the groups'
+// rules of `phases`; `ran` (if set) hears of each run.
+using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
+void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                     const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran = {});
 // After the last stage's phases (--no-macros, a program with a sharing map; saturateStage's
-// growGoal): growGoals with the fusion steps of the stage's rule files, twice, each run a phase
-// of the report. Only the last: a later stage's phases would rewrite the grown forms again with
-// every algorithmic rule (mm 128^3 on PoCL: stage 3's algorithmic phase then ran to its time
-// limit), and the fused forms are schedules to measure, not steps to go on from.
+// growGoal): growTowardsGoal with the stage's rule files, each run a phase of the report. Only
+// the
+// last stage: a later stage's phases would rewrite the grown forms again with every
+// algorithmic rule (mm 128^3 on PoCL: stage 3's algorithmic phase then ran to its time limit),
+// and the grown forms are schedules to measure, not steps to go on from.
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    Result& result, const Progress& progress);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning

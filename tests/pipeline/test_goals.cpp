@@ -56,8 +56,10 @@ bool loadsFile(const PhaseResult& p, const std::string& file) {
 // them) among 64 draws of the GPU cost's search at `sizes`; none if no draw was guided.
 std::optional<extract::Candidate> guidedReplay(const Saturated& s,
                                                const std::vector<egraph::ENodeId>& goal,
-                                               const arith::Bindings& sizes) {
+                                               const arith::Bindings& sizes,
+                                               bool threadMapsAbove = false) {
     extract::ExtractOptions eo;
+    eo.explore.threadMapsAbove = threadMapsAbove;
     eo.k = 2;
     eo.sizes = sizes;
     eo.multipleKernels = true;
@@ -101,14 +103,18 @@ TEST_CASE("a map of reductions sharing an operand becomes shared reductions with
     auto goals = sharedReductions(s->g, 4);
     REQUIRE_FALSE(goals.empty());
     for (const auto& goal : goals) {
-        REQUIRE(goal.size() == 2);
-        CHECK(s->g.node(goal[1]).op == egraph::Op::Apply);
-        egraph::Op op = s->g.node(goal[0]).op;
+        // [toPrivate, its application,] reduction, application.
+        REQUIRE((goal.size() == 2 || goal.size() == 4));
+        CHECK(s->g.node(goal.back()).op == egraph::Op::Apply);
+        if (goal.size() == 4) {
+            CHECK(s->g.node(goal[0]).op == egraph::Op::ToPrivate);
+        }
+        egraph::Op op = s->g.node(goal[goal.size() - 2]).op;
         CHECK((op == egraph::Op::Reduce || op == egraph::Op::ReduceSeq));
     }
     // The next stage's focus holds the classes below them, not the whole e-graph.
     std::vector<egraph::EClassId> region = goalRegion(s->g, goalRoots(s->g, 8), 2000);
-    CHECK(std::find(region.begin(), region.end(), s->g.findConst(goals[0][1])) != region.end());
+    CHECK(std::find(region.begin(), region.end(), s->g.findConst(goals[0].back())) != region.end());
     CHECK(region.size() < s->g.numClasses());
 
     // A guided draw towards the newest one is a kernel with a shared reduction.
@@ -171,4 +177,50 @@ TEST_CASE("the goal growth fuses a shared reduction's operands into its loop", "
     REQUIRE(product != std::string::npos);
     CHECK(product > fold); // inside the fold's step
     CHECK(replay->text.find("mult", product + 1) == std::string::npos);
+}
+
+TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "[pipeline]") {
+    // mm after the default phases without macros has no shared reduction with a bounded block
+    // of accumulators. The growth rounds block a sharing map (goal-blocking-steps), fuse the
+    // block's loop (goal-fusion-steps) and lower the maps above it (goal-parallel-steps).
+    auto s = saturated("mm", 6, 4, true);
+    auto before = sharedReductions(s->g, 8);
+    CHECK(std::none_of(before.begin(), before.end(),
+                       [&](const auto& goal) { return boundedReduction(s->g, goal.back()); }));
+    SaturationOptions o;
+    o.noMacros = true;
+    std::vector<GrowthGoal> runs;
+    growTowardsGoal(
+        s->g, s->ctx, resolvePhases(o, true, true), 2,
+        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
+            CHECK_FALSE(rules.empty());
+            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
+            runs.push_back(goal);
+        });
+    REQUIRE(runs.size() >= 2);
+    CHECK(runs.front() == GrowthGoal::Bounded);
+    CHECK(runs.back() == GrowthGoal::Parallel);
+    auto goals = sharedReductions(s->g, 8);
+    REQUIRE_FALSE(goals.empty());
+    // The first is the furthest along: a bounded block, its products in its loop.
+    CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties);
+
+    // Its replay with thread maps above the guide: the loop inside a thread map.
+    auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
+    REQUIRE(replay);
+    INFO(replay->text);
+    size_t fold = replay->text.find("ReduceSeq(fun((");
+    REQUIRE(fold != std::string::npos);
+    size_t thread = replay->text.find("MapGlb(");
+    thread = std::min(thread, replay->text.find("MapWrg("));
+    CHECK(thread < fold);
+    // Its accumulators in private memory (the guide's toPrivate e-node).
+    CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
+    WARN(replay->text);
+    // Without the preference the same guide's replay need not be parallel (the way down is
+    // drawn): the option is what puts the thread maps there.
+    auto plain = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, false);
+    REQUIRE(plain);
+    INFO(plain->text);
+    CHECK(plain->text != replay->text);
 }

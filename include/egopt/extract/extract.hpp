@@ -51,6 +51,12 @@ struct ExploreOptions {
     // draws come first among the drawn terms; they need draws > 0.
     std::vector<std::vector<egraph::ENodeId>> guides;
     size_t guidedDraws = 4;
+    // On the way down to a guide (above its e-nodes), try thread maps (MapGlb, MapWrg, MapLcl)
+    // before a class's other e-nodes, so that the maps around a replayed loop run in parallel
+    // where their context allows. Off: the edges in random order (a macro's right-hand side
+    // holds its own thread maps). The pipeline turns it on for the shape goal's guides
+    // (docs/search.md), whose e-nodes are one sequential loop.
+    bool threadMapsAbove = false;
 };
 
 struct ExtractOptions {
