@@ -216,7 +216,6 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     CHECK(thread < fold);
     // Its accumulators in private memory (the guide's toPrivate e-node).
     CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
-    WARN(replay->text);
     // Without the preference the same guide's replay need not be parallel (the way down is
     // drawn): the option is what puts the thread maps there.
     auto plain = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, false);
