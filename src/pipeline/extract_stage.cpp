@@ -69,7 +69,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     tuneAll(unfit);
     std::vector<std::pair<double, size_t>> keyed;
     // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
-    std::map<std::string, std::tuple<int64_t, double, size_t>> bestReplay; // rule: -hits, p, i
+    // rule: rank, -hits, p, i. The shape goal's guides come in the order of the goal properties
+    // their shared reductions meet (sharedReductions): a replay of an earlier guide first.
+    std::map<std::string, std::tuple<size_t, int64_t, double, size_t>> bestReplay;
     for (size_t i = 0; i < r.explored.size(); ++i) {
         auto p = atDefaults[i];
         if (!p && r.explored[i].guided) {
@@ -84,7 +86,8 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             keyed.emplace_back(*p, i);
         }
         if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
-            std::tuple<int64_t, double, size_t> key{-int64_t(c.guideHits), *p, i};
+            size_t rank = guideRule[c.guide] == kGoalRule ? c.guide : 0;
+            std::tuple<size_t, int64_t, double, size_t> key{rank, -int64_t(c.guideHits), *p, i};
             auto [it, fresh] = bestReplay.emplace(guideRule[c.guide], key);
             if (!fresh && key < it->second) {
                 it->second = key;
@@ -93,20 +96,33 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     }
     std::stable_sort(keyed.begin(), keyed.end());
     size_t within = keyed.size();
+    // Per goal guide, its replays that passed the filter and the most of its e-nodes one took.
+    std::map<size_t, std::pair<size_t, size_t>> perGuide;
+    for (const extract::Candidate& c : r.explored) {
+        if (c.guided && c.guide < guideRule.size() && guideRule[c.guide] == kGoalRule) {
+            auto& [n, most] = perGuide[c.guide];
+            ++n;
+            most = std::max(most, c.guideHits);
+        }
+    }
+    for (const auto& [guide, counts] : perGuide) {
+        w.progress(fmt("explore: goal guide %zu: %zu replays, at most %zu of its e-nodes", guide,
+                       counts.first, counts.second));
+    }
     std::vector<std::pair<double, size_t>> taken;
     std::vector<size_t> replays;
     for (const auto& [rule, key] : bestReplay) {
-        if (!tuned.count(std::get<2>(key))) {
-            replays.push_back(std::get<2>(key));
+        if (!tuned.count(std::get<3>(key))) {
+            replays.push_back(std::get<3>(key));
         }
     }
     tuneAll(replays);
     for (const auto& [rule, key] : bestReplay) {
-        std::optional<double> p = predictedTuned(std::get<2>(key));
+        std::optional<double> p = predictedTuned(std::get<3>(key));
         // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
         // (selectBeam) however slow it is predicted.
-        if (double at = p.value_or(std::get<1>(key)); at <= bound || rule == kGoalRule) {
-            taken.emplace_back(at, std::get<2>(key));
+        if (double at = p.value_or(std::get<2>(key)); at <= bound || rule == kGoalRule) {
+            taken.emplace_back(at, std::get<3>(key));
         }
     }
     std::stable_sort(taken.begin(), taken.end());
@@ -206,6 +222,11 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     if (w.shapeGoal) {
         // Without macros the guides are the shape goal's (docs/search.md, "A shape goal").
         for (auto& goal : sharedReductions(g, kGoalGuides)) {
+            w.progress(fmt("explore: goal guide %zu: %zu e-nodes, %s, %s, %s", guides.nodes.size(),
+                           goal.size(), boundedReduction(g, goal.back()) ? "bounded" : "unbounded",
+                           fusedReduction(g, goal.back()) ? "fused" : "not fused",
+                           fusedStep(g, goal.back()) ? "one computing map in its step"
+                                                     : "products in a temporary in its step"));
             guides.nodes.push_back(std::move(goal));
             guides.rule.push_back(kGoalRule);
         }

@@ -1,6 +1,7 @@
 // The search's generic shape goal without macros (docs/search.md, "A shape goal"): a shared
 // reduction, one sequential reduction whose accumulator is an array, so that several outputs
 // share each element the reduction reads (a register block's reuse of loaded operands).
+#include "egopt/lift/patterns.hpp"
 #include "stages.hpp"
 
 #include <algorithm>
@@ -134,6 +135,41 @@ std::vector<ENodeId> privateAccumulators(const egraph::EGraph& g, EClassId init)
     return {};
 }
 
+// Whether the smallest term of class `c` calls a user function.
+bool callsUserFun(const egraph::EGraph& g, EClassId c) {
+    constexpr size_t kMaxNodes = 4096;
+    std::vector<EClassId> stack{c};
+    for (size_t visited = 0; !stack.empty() && visited < kMaxNodes; ++visited) {
+        const egraph::ENode& node = g.node(g.data(stack.back()).best);
+        stack.pop_back();
+        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun) {
+            return true;
+        }
+        stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return false;
+}
+
+// Whether the smallest term of class `step` (a shared reduction's step) has at most one map
+// whose function calls a user function: the products and the additions in one loop over the
+// accumulators, no array of products computed first and then added (an unfused step).
+bool oneComputingMap(const egraph::EGraph& g, EClassId step) {
+    constexpr size_t kMaxNodes = 4096;
+    size_t computing = 0;
+    std::vector<EClassId> stack{step};
+    for (size_t visited = 0; !stack.empty() && visited < kMaxNodes; ++visited) {
+        const egraph::ENode& node = g.node(g.data(stack.back()).best);
+        stack.pop_back();
+        bool map = node.op == Op::Map || lift::isLoweredMap(node.op);
+        if (map && !node.children.empty() && callsUserFun(g, node.children.back()) &&
+            ++computing > 1) {
+            return false;
+        }
+        stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return true;
+}
+
 } // namespace
 
 bool isSharingMap(const egraph::EGraph& g, EClassId c) {
@@ -233,6 +269,15 @@ int goalProperties(const egraph::EGraph& g, ENodeId application) {
 bool fusedReduction(const egraph::EGraph& g, ENodeId application) {
     const egraph::ENode& node = g.node(application);
     return node.children.size() == 3 && computesNothing(g, node.children[2]);
+}
+
+bool fusedStep(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    if (node.children.size() != 3) {
+        return false;
+    }
+    auto r = reductionIn(g, node.children[0]);
+    return r && !g.node(*r).children.empty() && oneComputingMap(g, g.node(*r).children[0]);
 }
 
 std::vector<EClassId> goalRegion(const egraph::EGraph& g, std::vector<EClassId> roots,

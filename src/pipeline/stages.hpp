@@ -78,6 +78,11 @@ std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph&
 // Whether a shared reduction's application reads data that computes nothing (the smallest
 // term of its data: views of variables and parameters), its operands computed in its own loop.
 bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// Whether its step computes in one map over the accumulators: at most one map of the step's
+// smallest term calls a user function (no array of products computed in each step before they
+// are added). Reported, not a goal property: the growth's fusion runs do not reach it in the
+// pipeline (docs/search.md, "Growing the shared reductions").
+bool fusedStep(const egraph::EGraph& g, egraph::ENodeId application);
 // Whether a shared reduction's accumulators are a bounded block: every length of its initial
 // value's array type is made of tuning variables and constants (a split's block), none of the
 // program's sizes (a whole row or column of the output).

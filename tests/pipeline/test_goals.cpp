@@ -204,6 +204,8 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     REQUIRE_FALSE(goals.empty());
     // The first is the furthest along: a bounded block, its products in its loop.
     CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties);
+    // Its step adds the products in the one map over the accumulators.
+    CHECK(fusedStep(s->g, goals.front().back()));
 
     // Its replay with thread maps above the guide: the loop inside a thread map.
     auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
