@@ -63,28 +63,31 @@ bool plannable(const Rule& rule) {
 }
 
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
-               const Match& m, PlannedMatch& out) {
+               const Match& m, PlannedMatch& out, TermArena& terms) {
     out.ok = false;
-    Subst s = m.subst;
+    // The plan's vectors are reused (assigned, not replaced): no allocation per plan.
+    Subst s;
+    s.classes.swap(out.classes);
+    s.classes.assign(m.subst.classes.begin(), m.subst.classes.end());
+    s.sizes = m.subst.sizes;
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.findConst(c);
     }
-    if (detail::crossesContexts(g, rule, s)) {
-        return; // not planned: applied in order, where buildRhs leaves it out
+    if (!detail::crossesContexts(g, rule, s)) { // else not planned: applied in order, where
+        try {                                    // buildRhs leaves it out
+            detail::drawSizes(g, rule, lib, scratch, s);
+            // A variable the copy gained, for this match or an earlier one, may be numbered
+            // differently in the real space by the time this match is applied.
+            out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
+            detail::paramTypesInto(g, m.eclass, out.rootArgTypes);
+            terms.clear();
+            TermId root = instantiate(*rule.rhs, rule.vars, s, terms);
+            out.ok = g.planTerm(terms, root, out.rootArgTypes, out.plan);
+        } catch (const std::exception&) {
+            out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
+        }
     }
-    try {
-        detail::drawSizes(g, rule, lib, scratch, s);
-        // A variable the copy gained, for this match or an earlier one, may be numbered
-        // differently in the real space by the time this match is applied.
-        out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
-        out.rootArgTypes = detail::paramTypes(g, m.eclass);
-        TermArena t;
-        TermId root = instantiate(*rule.rhs, rule.vars, s, t);
-        out.ok = g.planTerm(t, root, out.rootArgTypes, out.plan);
-    } catch (const std::exception&) {
-        out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
-    }
-    out.classes = std::move(s.classes);
+    out.classes.swap(s.classes);
     out.sizes = std::move(s.sizes);
 }
 

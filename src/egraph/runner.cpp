@@ -189,7 +189,9 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
     };
+    auto tasksStart = Clock::now();
     detail::runEachTask(tasks.size(), searchTask);
+    taskSeconds_ = secondsSince(tasksStart);
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;
@@ -240,10 +242,12 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                           if (!rule.generators.empty()) {
                               scratch = ctx_.tuning;
                           }
+                          TermArena terms; // reused by the range's matches
                           for (size_t j = range.begin(); j < range.end(); ++j) {
                               plans[j].ok = false;
                               if (!window[j].subst.unchanged) { // those are mostly skipped
-                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j]);
+                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j],
+                                            terms);
                               }
                           }
                       });
@@ -361,7 +365,9 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     ++n;
                 }
                 if (plan) {
+                    auto planStart = Clock::now();
                     planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
+                    planSeconds_ += secondsSince(planStart);
                 }
                 for (size_t j = 0; j < n; ++j) {
                     if (deferredAt[j]) {
@@ -433,6 +439,7 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             deadline_ = deadline;
         }
         std::vector<RuleMatches> matches;
+        taskSeconds_ = planSeconds_ = 0;
         arena.execute([&] { matches = search(it, report); });
         auto applyStart = Clock::now();
         size_t applied = 0;
@@ -449,6 +456,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         ir.searchSeconds = std::chrono::duration<double>(applyStart - iterStart).count();
         ir.applySeconds = std::chrono::duration<double>(rebuildStart - applyStart).count();
         ir.rebuildSeconds = ir.seconds - ir.searchSeconds - ir.applySeconds;
+        ir.searchTaskSeconds = taskSeconds_;
+        ir.planSeconds = planSeconds_;
         report.iterations.push_back(ir);
         if (onIteration) {
             onIteration(ir);

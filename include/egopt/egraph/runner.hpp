@@ -85,6 +85,11 @@ struct IterationReport {
     double searchSeconds = 0;
     double applySeconds = 0;
     double rebuildSeconds = 0;
+    // Parts of those: the search's tasks (parallel; the rest builds the operator index and the
+    // function filters, cuts the tasks and collects their matches) and the planning of the
+    // apply phase's windows (parallel; the rest applies in order).
+    double searchTaskSeconds = 0;
+    double planSeconds = 0;
 };
 
 struct RunReport {
@@ -259,6 +264,9 @@ private:
     // every few thousand matches applied; timedOut_ says that the iteration stopped there.
     std::chrono::steady_clock::time_point deadline_{};
     bool timedOut_ = false;
+    // This iteration's seconds in search tasks and in planning (IterationReport).
+    double taskSeconds_ = 0;
+    double planSeconds_ = 0;
     bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
