@@ -189,9 +189,25 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
     };
+    std::vector<double> perTask(rules_.size());
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        perTask[r] = state_[r].secondsPerTask;
+    }
     auto tasksStart = Clock::now();
-    detail::runEachTask(tasks.size(), searchTask);
+    detail::runEachTask(detail::costliestFirst(tasks, perTask), searchTask);
     taskSeconds_ = secondsSince(tasksStart);
+    std::vector<size_t> ruleTasks(rules_.size(), 0);
+    std::vector<double> ruleSeconds(rules_.size(), 0.0);
+    for (size_t t = 0; t < tasks.size(); ++t) {
+        ++ruleTasks[tasks[t].rule];
+        ruleSeconds[tasks[t].rule] += seconds[t];
+        taskSum_ += seconds[t];
+    }
+    for (size_t r = 0; r < rules_.size(); ++r) {
+        if (ruleTasks[r] > 0) {
+            state_[r].secondsPerTask = ruleSeconds[r] / static_cast<double>(ruleTasks[r]);
+        }
+    }
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;
@@ -238,6 +254,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
     const size_t known = ctx_.tuning.constraints().size();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),
                       [&](const tbb::blocked_range<size_t>& range) {
+                          auto start = Clock::now();
                           TuningSpace scratch;
                           if (!rule.generators.empty()) {
                               scratch = ctx_.tuning;
@@ -250,6 +267,9 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                                             terms);
                               }
                           }
+                          planNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            Clock::now() - start)
+                                            .count();
                       });
 }
 
@@ -439,7 +459,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             deadline_ = deadline;
         }
         std::vector<RuleMatches> matches;
-        taskSeconds_ = planSeconds_ = 0;
+        taskSeconds_ = planSeconds_ = taskSum_ = 0;
+        planNanos_ = 0;
         arena.execute([&] { matches = search(it, report); });
         auto applyStart = Clock::now();
         size_t applied = 0;
@@ -458,6 +479,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         ir.rebuildSeconds = ir.seconds - ir.searchSeconds - ir.applySeconds;
         ir.searchTaskSeconds = taskSeconds_;
         ir.planSeconds = planSeconds_;
+        ir.searchTaskSum = taskSum_;
+        ir.planSum = static_cast<double>(planNanos_.load()) * 1e-9;
         report.iterations.push_back(ir);
         if (onIteration) {
             onIteration(ir);

@@ -13,6 +13,7 @@
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -90,6 +91,10 @@ struct IterationReport {
     // apply phase's windows (parallel; the rest applies in order).
     double searchTaskSeconds = 0;
     double planSeconds = 0;
+    // The seconds of every search task and planned range added up (over all threads): against
+    // the wall-clock seconds above times the threads, what waiting and imbalance cost.
+    double searchTaskSum = 0;
+    double planSum = 0;
 };
 
 struct RunReport {
@@ -173,6 +178,9 @@ private:
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
         std::optional<DirectRhs> direct;  // its right-hand side compiled, where it can be
         std::optional<FunctionPins> pins; // where FunctionFilter can narrow its search
+        // The mean seconds of its search tasks in its last search (0: not searched yet): the
+        // search starts the costliest tasks first (detail::costliestFirst).
+        double secondsPerTask = 0;
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
@@ -267,6 +275,8 @@ private:
     // This iteration's seconds in search tasks and in planning (IterationReport).
     double taskSeconds_ = 0;
     double planSeconds_ = 0;
+    double taskSum_ = 0;
+    std::atomic<int64_t> planNanos_ = 0; // planSum, added to by the planning threads
     bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
