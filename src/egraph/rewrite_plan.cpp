@@ -74,7 +74,7 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
         c = c == kNoClass ? c : g.findConst(c);
     }
     if (!detail::crossesContexts(g, rule, s)) { // else not planned: applied in order, where
-        try {                                    // buildRhs leaves it out
+        try {                                   // buildRhs leaves it out
             detail::drawSizes(g, rule, lib, scratch, s);
             // A variable the copy gained, for this match or an earlier one, may be numbered
             // differently in the real space by the time this match is applied.

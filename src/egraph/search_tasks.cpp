@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
-#include <tbb/task_arena.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 namespace egopt::egraph::detail {
 
