@@ -73,8 +73,10 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.findConst(c);
     }
-    if (!detail::crossesContexts(g, rule, s)) { // else not planned: applied in order, where
-        try {                                   // buildRhs leaves it out
+    // A match that crosses contexts is not planned: applied in order, where buildRhs leaves it
+    // out.
+    if (!detail::crossesContexts(g, rule, s)) {
+        try {
             detail::drawSizes(g, rule, lib, scratch, s);
             // A variable the copy gained, for this match or an earlier one, may be numbered
             // differently in the real space by the time this match is applied.
