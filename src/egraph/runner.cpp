@@ -189,24 +189,11 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
     };
-    std::vector<double> perTask(rules_.size());
-    for (size_t r = 0; r < rules_.size(); ++r) {
-        perTask[r] = state_[r].secondsPerTask;
-    }
     auto tasksStart = Clock::now();
-    detail::runEachTask(detail::costliestFirst(tasks, perTask), searchTask);
+    detail::runEachTask(tasks.size(), searchTask);
     taskSeconds_ = secondsSince(tasksStart);
-    std::vector<size_t> ruleTasks(rules_.size(), 0);
-    std::vector<double> ruleSeconds(rules_.size(), 0.0);
-    for (size_t t = 0; t < tasks.size(); ++t) {
-        ++ruleTasks[tasks[t].rule];
-        ruleSeconds[tasks[t].rule] += seconds[t];
-        taskSum_ += seconds[t];
-    }
-    for (size_t r = 0; r < rules_.size(); ++r) {
-        if (ruleTasks[r] > 0) {
-            state_[r].secondsPerTask = ruleSeconds[r] / static_cast<double>(ruleTasks[r]);
-        }
+    for (double t : seconds) {
+        taskSum_ += t;
     }
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {

@@ -2,11 +2,8 @@
 #include "search_tasks.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <numeric>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 namespace egopt::egraph::detail {
 
@@ -41,38 +38,15 @@ void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
     flush(cands.size());
 }
 
-void runEachTask(std::span<const size_t> order, const std::function<void(size_t)>& run) {
-    // One loop per thread of the arena, each taking the next task from a shared counter: the
-    // tasks start in `order` (a parallel_for over the tasks would split their range in halves
-    // and start the costly tasks at the end of the list late).
-    std::atomic<size_t> next = 0;
-    auto loops = static_cast<size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+void runEachTask(size_t tasks, const std::function<void(size_t)>& run) {
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, std::min(loops, order.size()), 1),
+        tbb::blocked_range<size_t>(0, tasks, 1),
         [&](const auto& range) {
-            for (size_t l = range.begin(); l < range.end(); ++l) {
-                for (size_t i = next++; i < order.size(); i = next++) {
-                    run(order[i]);
-                }
+            for (size_t t = range.begin(); t < range.end(); ++t) {
+                run(t);
             }
         },
         tbb::simple_partitioner());
-}
-
-std::vector<size_t> costliestFirst(std::span<const SearchTask> tasks,
-                                   std::span<const double> secondsPerTask) {
-    std::vector<size_t> order(tasks.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    auto cost = [&](size_t t) {
-        const SearchTask& task = tasks[t];
-        double full = task.roots.whole() ? 256.0 : 512.0; // a full task's classes or members
-        double part = task.roots.whole() ? static_cast<double>(task.classes.size())
-                                         : static_cast<double>(task.roots.hi - task.roots.lo);
-        return secondsPerTask[task.rule] * part / full;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return cost(a) > cost(b); });
-    return order;
 }
 
 } // namespace egopt::egraph::detail

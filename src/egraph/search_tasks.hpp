@@ -25,15 +25,9 @@ struct SearchTask {
 void cutTasks(const EGraph& g, size_t r, std::span<const EClassId> cands,
               std::span<const EClassId> large, std::vector<SearchTask>& out);
 
-// Runs run(t) for every task t in parallel, one task at a time per thread, each thread taking
-// the next task of `order` (every task once) as it becomes free: tasks vary in cost by orders of
-// magnitude, and with the costliest first no thread is left with a long one at the end.
-void runEachTask(std::span<const size_t> order, const std::function<void(size_t)>& run);
-
-// The tasks by their estimated seconds, the costliest first (ties in task order): the order in
-// which runEachTask starts them. `secondsPerTask`, by rule, is what the rule's tasks took on
-// average in its last search (0: unknown, started last).
-std::vector<size_t> costliestFirst(std::span<const SearchTask> tasks,
-                                   std::span<const double> secondsPerTask);
+// Runs run(t) for every task t in parallel, one task at a time per thread: tasks vary in cost
+// by orders of magnitude, and a range of them run in turn by one thread could hold up the
+// whole search.
+void runEachTask(size_t tasks, const std::function<void(size_t)>& run);
 
 } // namespace egopt::egraph::detail

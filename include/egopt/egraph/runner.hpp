@@ -178,9 +178,6 @@ private:
         std::unique_ptr<detail::DeferredRule> deferred; // set when it defers (semiNaive)
         std::optional<DirectRhs> direct;  // its right-hand side compiled, where it can be
         std::optional<FunctionPins> pins; // where FunctionFilter can narrow its search
-        // The mean seconds of its search tasks in its last search (0: not searched yet): the
-        // search starts the costliest tasks first (detail::costliestFirst).
-        double secondsPerTask = 0;
     };
     // The matches of one search task (a chunk of one rule's classes): per match its class and
     // `width` slot classes in one flat array (a Subst per match, with its heap vector and map,
