@@ -226,41 +226,6 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
     return out;
 }
 
-void Runner::planWindow(const Rule& rule, std::span<const Match> window,
-                        std::span<PlannedMatch> plans) {
-    // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
-    // missing makes its match unplanned instead of being added in thread order.
-    g_.types.freeze(true);
-    struct Thaw {
-        lift::TypeArena& types;
-        ~Thaw() { types.freeze(false); }
-    } thaw{g_.types};
-    g_.trackDataChanges(true); // from here, merges mark what they change
-    g_.settleVarTypes();       // the context check of every planner reads them
-    // Plans vary in cost (shifting extracts terms): small ranges balance the threads, but a
-    // rule with generators copies the tuning space once per range.
-    const size_t grain = rule.generators.empty() ? 16 : 64;
-    const size_t known = ctx_.tuning.constraints().size();
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, window.size(), grain),
-        [&](const tbb::blocked_range<size_t>& range) {
-            auto start = Clock::now();
-            TuningSpace scratch;
-            if (!rule.generators.empty()) {
-                scratch = ctx_.tuning;
-            }
-            TermArena terms; // reused by the range's matches
-            for (size_t j = range.begin(); j < range.end(); ++j) {
-                plans[j].ok = false;
-                if (!window[j].subst.unchanged) { // those are mostly skipped
-                    planMatch(g_, rule, lib_, scratch, known, window[j], plans[j], terms);
-                }
-            }
-            planNanos_ +=
-                std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-        });
-}
-
 bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st) {
     if (g_.numNodes() > limits.nodes) {
         st.nodeLimit = true; // counted, hence deterministic
