@@ -45,7 +45,8 @@ void printStats(const egraph::RunReport& report) {
 
 // The saturation's seconds (its iterations'), EGraph::memoryBytes by part and the peak RSS.
 void printMemory(const egraph::EGraph& g, const std::vector<pipeline::PhaseResult>& phases) {
-    double seconds = 0, search = 0, apply = 0, rebuild = 0;
+    double seconds = 0, search = 0, apply = 0, rebuild = 0, tasks = 0, planning = 0;
+    double taskSum = 0, planSum = 0;
     size_t iterations = 0;
     for (const auto& p : phases) {
         for (const auto& it : p.run.iterations) {
@@ -53,11 +54,17 @@ void printMemory(const egraph::EGraph& g, const std::vector<pipeline::PhaseResul
             search += it.searchSeconds;
             apply += it.applySeconds;
             rebuild += it.rebuildSeconds;
+            tasks += it.searchTaskSeconds;
+            planning += it.planSeconds;
+            taskSum += it.searchTaskSum;
+            planSum += it.planSum;
             ++iterations;
         }
     }
-    std::printf("saturation: %zu iterations, %.3f s (search %.3f, apply %.3f, rebuild %.3f)\n",
-                iterations, seconds, search, apply, rebuild);
+    std::printf("saturation: %zu iterations, %.3f s (search %.3f, apply %.3f, rebuild %.3f; "
+                "search tasks %.3f, planning %.3f; summed over threads: search tasks %.3f, "
+                "planning %.3f)\n",
+                iterations, seconds, search, apply, rebuild, tasks, planning, taskSum, planSum);
     egraph::EGraph::MemoryParts m = g.memoryParts();
     double perNode = g.numNodes() ? static_cast<double>(m.total()) / g.numNodes() : 0.0;
     std::printf(

@@ -57,6 +57,7 @@ TermId instantiate(const Pattern& p, const VarTable& vars, const Subst& s, TermA
         for (const auto& size : pn.sizes) {
             t.sizes.push_back(size.substitute(s.sizes));
         }
+        t.children.reserve(pn.children.size());
         for (PatId c : pn.children) {
             t.children.push_back(self(self, c));
         }

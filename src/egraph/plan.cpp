@@ -101,13 +101,14 @@ uint32_t EGraph::planRec(const TermArena& t, TermId id, std::span<const TypeId> 
         break;
     }
     case Op::Apply: {
-        std::vector<EClassId> argRefs;
+        // Inline lists (up to three, no allocation): planning runs on every thread.
+        InlineVec<EClassId> argRefs;
         for (size_t i = 1; i < n.children.size(); ++i) {
             argRefs.push_back(planRec(t, n.children[i], {}, env, st));
         }
         // The argument types type a function built here (a lambda, a pattern over one); a class
         // in function position ignores them (addTermRec shifts it).
-        std::vector<TypeId> args;
+        InlineVec<TypeId> args;
         if (t.at(n.children.at(0)).eclass == kNoClass) {
             for (EClassId r : argRefs) {
                 args.push_back(planType(r, st));
@@ -281,12 +282,12 @@ std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
             return std::nullopt;
         }
     }
-    std::vector<EClassId> made;
+    std::vector<EClassId>& made = replayMade_;
     // By step: it made a new class that no node has as a child yet. A node over such a class
     // is not in the hashcons: it is added without a lookup.
-    std::vector<bool> fresh;
-    made.reserve(plan.steps.size());
-    fresh.reserve(plan.steps.size());
+    std::vector<bool>& fresh = replayFresh_;
+    made.clear();
+    fresh.clear();
     for (size_t i = 0; i < plan.steps.size(); ++i) {
         ENode n = plan.steps[i];
         bool overFresh = false;

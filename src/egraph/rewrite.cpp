@@ -211,6 +211,14 @@ std::vector<TypeId> detail::paramTypes(const EGraph& g, EClassId c) {
                                         : std::vector<TypeId>{};
 }
 
+void detail::paramTypesInto(const EGraph& g, EClassId c, std::vector<TypeId>& out) {
+    const FunSig& f = g.data(c).fun;
+    out.clear();
+    if (f.kind == FunSig::Kind::Mono) {
+        out.assign(f.params.begin(), f.params.end());
+    }
+}
+
 bool skipsUnchangedMatches(const Rule& rule, const Library& lib) {
     if (!rule.rhs || rule.applier || !rule.generators.empty() || !rule.computed.empty() ||
         rule.lhs.nodes[rule.lhs.root].kind != PatNode::Kind::Node) {

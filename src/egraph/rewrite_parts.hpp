@@ -11,6 +11,8 @@ std::vector<ArgValue> resolve(const Call& call, const Subst& s);
 // The parameter types of a function class with a known signature: they type a lambda at the
 // root of an instantiated side (`fun(x => ?f $ x)`), which no application surrounds.
 std::vector<TypeId> paramTypes(const EGraph& g, EClassId c);
+// paramTypes into `out`, whose memory it keeps.
+void paramTypesInto(const EGraph& g, EClassId c, std::vector<TypeId>& out);
 
 // The generators' sizes, drawn from `tuning`, into `s` (whose classes are canonical).
 void drawSizes(const EGraph& g, const Rule& rule, const Library& lib, TuningSpace& tuning,

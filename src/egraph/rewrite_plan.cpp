@@ -1,9 +1,14 @@
 // The parts of applying a match that both paths share (generators, the merge), and the parallel
 // apply phase's two halves (docs/egraph.md, "Parallel apply"): planning a match's
-// right-hand side on the frozen e-graph (any thread), and applying the plan in order.
+// right-hand side on the frozen e-graph (any thread; the runner plans a window of matches in
+// parallel), and applying the plan in order.
+#include "egopt/egraph/runner.hpp"
 #include "rewrite_parts.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
 
@@ -63,28 +68,33 @@ bool plannable(const Rule& rule) {
 }
 
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
-               const Match& m, PlannedMatch& out) {
+               const Match& m, PlannedMatch& out, TermArena& terms) {
     out.ok = false;
-    Subst s = m.subst;
+    // The plan's vectors are reused (assigned, not replaced): no allocation per plan.
+    Subst s;
+    s.classes.swap(out.classes);
+    s.classes.assign(m.subst.classes.begin(), m.subst.classes.end());
+    s.sizes = m.subst.sizes;
     for (auto& c : s.classes) {
         c = c == kNoClass ? c : g.findConst(c);
     }
-    if (detail::crossesContexts(g, rule, s)) {
-        return; // not planned: applied in order, where buildRhs leaves it out
+    // A match that crosses contexts is not planned: applied in order, where buildRhs leaves it
+    // out.
+    if (!detail::crossesContexts(g, rule, s)) {
+        try {
+            detail::drawSizes(g, rule, lib, scratch, s);
+            // A variable the copy gained, for this match or an earlier one, may be numbered
+            // differently in the real space by the time this match is applied.
+            out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
+            detail::paramTypesInto(g, m.eclass, out.rootArgTypes);
+            terms.clear();
+            TermId root = instantiate(*rule.rhs, rule.vars, s, terms);
+            out.ok = g.planTerm(terms, root, out.rootArgTypes, out.plan);
+        } catch (const std::exception&) {
+            out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
+        }
     }
-    try {
-        detail::drawSizes(g, rule, lib, scratch, s);
-        // A variable the copy gained, for this match or an earlier one, may be numbered
-        // differently in the real space by the time this match is applied.
-        out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
-        out.rootArgTypes = detail::paramTypes(g, m.eclass);
-        TermArena t;
-        TermId root = instantiate(*rule.rhs, rule.vars, s, t);
-        out.ok = g.planTerm(t, root, out.rootArgTypes, out.plan);
-    } catch (const std::exception&) {
-        out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
-    }
-    out.classes = std::move(s.classes);
+    out.classes.swap(s.classes);
     out.sizes = std::move(s.sizes);
 }
 
@@ -123,6 +133,42 @@ bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContex
         *asPlanned = true;
     }
     return detail::mergeRhs(g, rule, ctx, m, *rhs);
+}
+
+void Runner::planWindow(const Rule& rule, std::span<const Match> window,
+                        std::span<PlannedMatch> plans) {
+    // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
+    // missing makes its match unplanned instead of being added in thread order.
+    g_.types.freeze(true);
+    struct Thaw {
+        lift::TypeArena& types;
+        ~Thaw() { types.freeze(false); }
+    } thaw{g_.types};
+    g_.trackDataChanges(true); // from here, merges mark what they change
+    g_.settleVarTypes();       // the context check of every planner reads them
+    // Plans vary in cost (shifting extracts terms): small ranges balance the threads, but a
+    // rule with generators copies the tuning space once per range.
+    const size_t grain = rule.generators.empty() ? 16 : 64;
+    const size_t known = ctx_.tuning.constraints().size();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), grain),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                          auto start = std::chrono::steady_clock::now();
+                          TuningSpace scratch;
+                          if (!rule.generators.empty()) {
+                              scratch = ctx_.tuning;
+                          }
+                          TermArena terms; // reused by the range's matches
+                          for (size_t j = range.begin(); j < range.end(); ++j) {
+                              plans[j].ok = false;
+                              if (!window[j].subst.unchanged) { // those are mostly skipped
+                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j],
+                                            terms);
+                              }
+                          }
+                          planNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count();
+                      });
 }
 
 } // namespace egopt::egraph

@@ -189,7 +189,12 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
             deferral ? &*deferral : nullptr, filterOf(r), tasks[t].roots);
         seconds[t] = secondsSince(start);
     };
+    auto tasksStart = Clock::now();
     detail::runEachTask(tasks.size(), searchTask);
+    taskSeconds_ = secondsSince(tasksStart);
+    for (double t : seconds) {
+        taskSum_ += t;
+    }
     std::vector<RuleMatches> out(rules_.size());
     if (timedOut) {
         timedOut_ = true;
@@ -219,34 +224,6 @@ std::vector<Runner::RuleMatches> Runner::search(size_t iteration, RunReport& rep
         }
     }
     return out;
-}
-
-void Runner::planWindow(const Rule& rule, std::span<const Match> window,
-                        std::span<PlannedMatch> plans) {
-    // Frozen: planners read the e-graph and the type arena on every thread, and a type that is
-    // missing makes its match unplanned instead of being added in thread order.
-    g_.types.freeze(true);
-    struct Thaw {
-        lift::TypeArena& types;
-        ~Thaw() { types.freeze(false); }
-    } thaw{g_.types};
-    g_.trackDataChanges(true);    // from here, merges mark what they change
-    g_.settleVarTypes();          // the context check of every planner reads them
-    constexpr size_t kGrain = 64; // each range copies the tuning space once
-    const size_t known = ctx_.tuning.constraints().size();
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), kGrain),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                          TuningSpace scratch;
-                          if (!rule.generators.empty()) {
-                              scratch = ctx_.tuning;
-                          }
-                          for (size_t j = range.begin(); j < range.end(); ++j) {
-                              plans[j].ok = false;
-                              if (!window[j].subst.unchanged) { // those are mostly skipped
-                                  planMatch(g_, rule, lib_, scratch, known, window[j], plans[j]);
-                              }
-                          }
-                      });
 }
 
 bool Runner::applyOne(size_t r, Match& m, const PlannedMatch* plan, ApplyState& st) {
@@ -361,7 +338,9 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     ++n;
                 }
                 if (plan) {
+                    auto planStart = Clock::now();
                     planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
+                    planSeconds_ += secondsSince(planStart);
                 }
                 for (size_t j = 0; j < n; ++j) {
                     if (deferredAt[j]) {
@@ -433,6 +412,8 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
             deadline_ = deadline;
         }
         std::vector<RuleMatches> matches;
+        taskSeconds_ = planSeconds_ = taskSum_ = 0;
+        planNanos_ = 0;
         arena.execute([&] { matches = search(it, report); });
         auto applyStart = Clock::now();
         size_t applied = 0;
@@ -449,6 +430,10 @@ RunReport Runner::run(const std::function<void(const IterationReport&)>& onItera
         ir.searchSeconds = std::chrono::duration<double>(applyStart - iterStart).count();
         ir.applySeconds = std::chrono::duration<double>(rebuildStart - applyStart).count();
         ir.rebuildSeconds = ir.seconds - ir.searchSeconds - ir.applySeconds;
+        ir.searchTaskSeconds = taskSeconds_;
+        ir.planSeconds = planSeconds_;
+        ir.searchTaskSum = taskSum_;
+        ir.planSum = static_cast<double>(planNanos_.load()) * 1e-9;
         report.iterations.push_back(ir);
         if (onIteration) {
             onIteration(ir);

@@ -36,6 +36,17 @@ void VarTypeTable::rehash(size_t count) {
     }
 }
 
+VarTypesId VarTypeTable::find(std::span<const VarType> list) const {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hashOf(list) & mask; slots_[i] != kNone; i = (i + 1) & mask) {
+        std::span<const VarType> known = (*this)[slots_[i]];
+        if (std::equal(known.begin(), known.end(), list.begin(), list.end())) {
+            return slots_[i];
+        }
+    }
+    return kNotInterned;
+}
+
 VarTypesId VarTypeTable::intern(std::span<const VarType> list) {
     size_t mask = slots_.size() - 1;
     size_t i = hashOf(list) & mask;
@@ -133,16 +144,35 @@ void EGraph::settleVarTypes() {
         unsettled_.clear();
         return;
     }
-    std::vector<VarTypeScratch> worked((unsettled_.size() + kChunk - 1) / kChunk);
-    tbb::parallel_for(size_t(0), worked.size(), [&](size_t chunk) {
+    // Each chunk works out its classes' lists and looks them up in the table (few lists are
+    // distinct, so nearly all are interned already); only the others are kept, in class order,
+    // and interned below in that order, as interning every list in order would number them.
+    // The scratch maps are freed on the threads that filled them.
+    std::vector<VarTypesId> ids(unsettled_.size());
+    std::vector<std::vector<std::pair<size_t, std::vector<VarType>>>> missing(
+        (unsettled_.size() + kChunk - 1) / kChunk);
+    tbb::parallel_for(size_t(0), missing.size(), [&](size_t chunk) {
         size_t end = std::min(unsettled_.size(), (chunk + 1) * kChunk);
+        VarTypeScratch worked;
         for (size_t i = chunk * kChunk; i < end; ++i) {
-            smallestVarTypes(unsettled_[i], worked[chunk]);
+            smallestVarTypes(unsettled_[i], worked);
+        }
+        for (size_t i = chunk * kChunk; i < end; ++i) {
+            std::vector<VarType>& list = worked.lists.at(unsettled_[i]);
+            ids[i] = varTypes_.find(list);
+            if (ids[i] == VarTypeTable::kNotInterned) {
+                missing[chunk].emplace_back(i, std::move(list));
+            }
         }
     });
+    for (auto& chunk : missing) {
+        for (auto& [i, list] : chunk) {
+            ids[i] = varTypes_.intern(list);
+        }
+    }
     // Every unsettled class is in the list, so keeping the listed ones keeps all.
     for (size_t i = 0; i < unsettled_.size(); ++i) {
-        cls(unsettled_[i]).varTypes = varTypes_.intern(worked[i / kChunk].lists.at(unsettled_[i]));
+        cls(unsettled_[i]).varTypes = ids[i];
     }
     unsettled_.clear();
 }

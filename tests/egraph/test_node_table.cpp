@@ -1,6 +1,8 @@
 // The hashcons table (NodeTable): lookups after growing, erasing (backward shifts) and
-// remapping.
+// remapping; and the interning of variable-type lists (VarTypeTable), looked up without
+// interning.
 #include "egopt/egraph/node_table.hpp"
+#include "egopt/egraph/var_types.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -62,4 +64,30 @@ TEST_CASE("the hashcons table finds what it holds after growing, erasing and rem
     SECTION("large") {
         fillEraseAndFind(200'000);
     }
+}
+
+TEST_CASE("the variable-type table finds what it interned and only that", "[egraph]") {
+    // EGraph::settleVarTypes looks lists up on every thread and interns the missing ones after,
+    // in order: find must agree with intern and never insert.
+    VarTypeTable table;
+    std::vector<std::vector<VarType>> lists;
+    for (int32_t i = 0; i < 3000; ++i) { // enough to grow the table several times
+        lists.push_back({{0, static_cast<TypeId>(i)}, {i % 5 + 1, static_cast<TypeId>(i % 3)}});
+    }
+    std::vector<VarTypesId> ids;
+    for (size_t i = 0; i < lists.size(); i += 2) {
+        REQUIRE(table.find(lists[i]) == VarTypeTable::kNotInterned);
+        ids.push_back(table.intern(lists[i]));
+    }
+    size_t interned = table.size();
+    for (size_t i = 0; i < lists.size(); ++i) {
+        if (i % 2 == 0) {
+            CHECK(table.find(lists[i]) == ids[i / 2]);
+            CHECK(table.intern(lists[i]) == ids[i / 2]);
+        } else {
+            CHECK(table.find(lists[i]) == VarTypeTable::kNotInterned);
+        }
+    }
+    CHECK(table.size() == interned);                // finding added nothing
+    CHECK(table.find(std::vector<VarType>{}) == 0); // id 0 is the empty list
 }

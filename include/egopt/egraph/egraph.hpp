@@ -422,6 +422,10 @@ private:
     // grows between rebuilds), so most replayed steps skip the probe.
     std::vector<uint64_t> addedHashes_;
     static constexpr uint32_t kAddedBits = 1U << 17;
+    // replayPlan's lists by step (the class each made, whether it is fresh), kept between
+    // replays for their memory: the replays run one after another in the apply phase.
+    std::vector<EClassId> replayMade_;
+    std::vector<bool> replayFresh_;
     bool mayHaveAdded(uint32_t hash) const {
         uint32_t b = hash & (kAddedBits - 1);
         return !trackingData_ || ((addedHashes_[b / 64] >> (b % 64)) & 1) != 0;

@@ -13,6 +13,7 @@
 #include "egopt/egraph/direct_rhs.hpp"
 #include "egopt/egraph/rewrite.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -85,6 +86,15 @@ struct IterationReport {
     double searchSeconds = 0;
     double applySeconds = 0;
     double rebuildSeconds = 0;
+    // Parts of those: the search's tasks (parallel; the rest builds the operator index and the
+    // function filters, cuts the tasks and collects their matches) and the planning of the
+    // apply phase's windows (parallel; the rest applies in order).
+    double searchTaskSeconds = 0;
+    double planSeconds = 0;
+    // The seconds of every search task and planned range added up (over all threads): against
+    // the wall-clock seconds above times the threads, what waiting and imbalance cost.
+    double searchTaskSum = 0;
+    double planSum = 0;
 };
 
 struct RunReport {
@@ -259,6 +269,11 @@ private:
     // every few thousand matches applied; timedOut_ says that the iteration stopped there.
     std::chrono::steady_clock::time_point deadline_{};
     bool timedOut_ = false;
+    // This iteration's seconds in search tasks and in planning (IterationReport).
+    double taskSeconds_ = 0;
+    double planSeconds_ = 0;
+    double taskSum_ = 0;
+    std::atomic<int64_t> planNanos_ = 0; // planSum, added to by the planning threads
     bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 

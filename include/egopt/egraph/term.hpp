@@ -36,6 +36,8 @@ public:
 
     const TermNode& at(TermId id) const { return nodes_.at(id); }
     size_t size() const { return nodes_.size(); }
+    // Empties the arena and keeps its memory, for an arena reused term after term (planning).
+    void clear() { nodes_.clear(); }
 
 private:
     std::vector<TermNode> nodes_;

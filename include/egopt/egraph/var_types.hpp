@@ -37,6 +37,9 @@ class VarTypeTable {
 public:
     VarTypeTable();
     VarTypesId intern(std::span<const VarType> list);
+    // The id of an interned list, or kNotInterned (a read: thread-safe while nobody interns).
+    static constexpr VarTypesId kNotInterned = UINT32_MAX;
+    VarTypesId find(std::span<const VarType> list) const;
     std::span<const VarType> operator[](VarTypesId id) const {
         return std::span(flat_).subspan(starts_[id], starts_[id + 1] - starts_[id]);
     }
