@@ -88,21 +88,28 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
         rhs = s.classes[static_cast<size_t>(rootSlot_)];
     } else {
         std::array<EClassId, kMaxSteps> made{};
+        ENode key; // reused: its children are inline (at most three)
         try {
             for (size_t i = 0; i < steps_.size(); ++i) {
                 const Step& st = steps_[i];
-                ENode e;
-                e.op = st.op;
-                e.ival = st.ival;
+                std::array<EClassId, 3> kids{};
                 for (size_t k = 0; k < st.arity; ++k) {
                     int32_t kid = st.kids[k];
-                    e.children.push_back(kid >= 0 ? s.classes[static_cast<size_t>(kid)]
-                                                  : made[static_cast<size_t>(-kid - 1)]);
+                    kids[k] = kid >= 0 ? s.classes[static_cast<size_t>(kid)]
+                                       : made[static_cast<size_t>(-kid - 1)];
                 }
-                // Roots: the slots were found above and adding merges nothing.
-                bool known = ahead && (ahead->valid >> i & 1) != 0 && ahead->keys[i] == e;
-                uint32_t hash = known ? ahead->hashes[i] : NodeTable::hashOf(e);
-                made[i] = g.addCanonical(std::move(e), hash);
+                // Roots: the slots were found above and adding merges nothing. The key made
+                // ahead is used as it is when its children are still these.
+                if (ahead && (ahead->valid >> i & 1) != 0 &&
+                    std::equal(kids.begin(), kids.begin() + st.arity,
+                               ahead->keys[i].children.begin())) {
+                    made[i] = g.addCanonical(ahead->keys[i], ahead->hashes[i]);
+                    continue;
+                }
+                key.op = st.op;
+                key.ival = st.ival;
+                key.children.assign(kids.begin(), kids.begin() + st.arity);
+                made[i] = g.addCanonical(key, NodeTable::hashOf(key));
             }
         } catch (const TypeError& e) {
             detail::ruleBug(g, rule, e, g.find(m.eclass), e.a, &s);

@@ -129,15 +129,15 @@ EClassId EGraph::add(ENode node) {
     return addNode(std::move(node), lift::kNoType, true);
 }
 
-EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
+EClassId EGraph::addCanonical(const ENode& node, uint32_t hash) {
     if (explanations || recording_) {
-        return add(std::move(node));
+        return add(node);
     }
     uint32_t foundRef = memo_.find(node, hash, store_);
     if (foundRef != NodeTable::kNone) {
         return find(store_[foundRef].id);
     }
-    return addNode(std::move(node), lift::kNoType, false, hash);
+    return addNode(node, lift::kNoType, false, hash);
 }
 
 EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional<uint32_t> known) {

@@ -9,11 +9,6 @@
 
 namespace egopt::egraph {
 
-uint32_t NodeTable::hashOf(const ENode& n) {
-    auto h = static_cast<uint64_t>(ENodeHash{}(n));
-    return static_cast<uint32_t>(h ^ (h >> 32));
-}
-
 size_t NodeTable::home(uint32_t hash) const {
     // Fibonacci hashing: the top bits of the product mix every bit of the hash.
     uint64_t h = static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL;

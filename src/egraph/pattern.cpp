@@ -147,16 +147,7 @@ private:
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
-            if (!bindersAgree()) {
-                return;
-            }
-            s_.unchanged =
-                resume_ != nullptr ||
-                (age_.since != 0 && changed_ == 0 &&
-                 std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
-                     return g_.classChangedAt(s_.classes[v]) < age_.since;
-                 }));
-            onMatch_(s_);
+            finish();
             return;
         }
         if (resume_ && resume_->wanted && !resume_->wanted(s_, todo)) {
@@ -179,22 +170,43 @@ private:
                 step(todo);
             }
         } else {
-            // The class's operator summary rules most classes out without a look at a member.
-            View v = view(cls);
-            if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) != 0) {
-                if (resume_ && path_.size() <= resume_->path.size()) {
-                    resumeStep(pid, cls, v.nodes, todo);
-                } else if (deferral_ && changed_ == 0 && quiet(todo)) {
-                    deferStep(pid, cls, v.nodes, todo);
-                } else if (path_.empty() && pid == p_.root && !roots_.whole()) {
-                    members(pid, cls, v.nodes, std::min<size_t>(roots_.lo, v.nodes.size()),
-                            std::min<size_t>(roots_.hi, v.nodes.size()), todo);
-                } else {
-                    members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
-                }
-            }
+            nodeStep(pid, pn, cls, todo);
         }
         todo.emplace_back(pid, cls);
+    }
+
+    // A full match: checked and handed on.
+    void finish() {
+        if (!bindersAgree()) {
+            return;
+        }
+        s_.unchanged =
+            resume_ != nullptr ||
+            (age_.since != 0 && changed_ == 0 &&
+             std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
+                 return g_.classChangedAt(s_.classes[v]) < age_.since;
+             }));
+        onMatch_(s_);
+    }
+
+    // An e-node step: pattern node `pid` (not a class variable) at class `cls`.
+    void nodeStep(PatId pid, const PatNode& pn, EClassId cls,
+                  std::vector<std::pair<PatId, EClassId>>& todo) {
+        // The class's operator summary rules most classes out without a look at a member.
+        View v = view(cls);
+        if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) == 0) {
+            return;
+        }
+        if (resume_ && path_.size() <= resume_->path.size()) {
+            resumeStep(pid, cls, v.nodes, todo);
+        } else if (deferral_ && changed_ == 0 && quiet(todo)) {
+            deferStep(pid, cls, v.nodes, todo);
+        } else if (path_.empty() && pid == p_.root && !roots_.whole()) {
+            members(pid, cls, v.nodes, std::min<size_t>(roots_.lo, v.nodes.size()),
+                    std::min<size_t>(roots_.hi, v.nodes.size()), todo);
+        } else {
+            members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
+        }
     }
 
     // Members are scattered, and a node is read through its reference: at the start of each
@@ -392,6 +404,11 @@ private:
         if (n.ival != pn.ival) {
             return;
         }
+        // The empty attribute (id 0) has no sizes: most nodes, whose table entry is not read.
+        if (n.attr == 0 && pn.sizes.empty() && pn.op != Op::Lambda) {
+            matchChildren(pn, n, todo);
+            return;
+        }
         const Attr& a = g_.attrOf(n);
         if (a.sizes.size() != pn.sizes.size()) {
             return;
@@ -414,17 +431,23 @@ private:
             if (pn.op == Op::Lambda) {
                 lambdaTypes_[pid] = &a.types;
             }
-            size_t before = todo.size();
-            for (size_t i = pn.children.size(); i-- > 0;) {
-                todo.emplace_back(pn.children[i], n.children[i]);
-            }
-            step(todo);
-            todo.resize(before);
+            matchChildren(pn, n, todo);
             lambdaTypes_[pid] = saved;
         }
         for (const auto& name : newlyBound) {
             s_.sizes.erase(name);
         }
+    }
+
+    // Pushes the node's children as pending pairs (the first on top) and matches on.
+    void matchChildren(const PatNode& pn, const ENode& n,
+                       std::vector<std::pair<PatId, EClassId>>& todo) {
+        size_t before = todo.size();
+        for (size_t i = pn.children.size(); i-- > 0;) {
+            todo.emplace_back(pn.children[i], n.children[i]);
+        }
+        step(todo);
+        todo.resize(before);
     }
 
     const EGraph& g_;

@@ -60,8 +60,10 @@ bool Runner::deferring(size_t r) const {
 }
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
-    classes.push_back(c);
-    classes.insert(classes.end(), s.classes.begin(), s.classes.end());
+    size_t at = classes.size();
+    classes.resize(at + 1 + s.classes.size());
+    classes[at] = c;
+    std::copy(s.classes.begin(), s.classes.end(), classes.begin() + static_cast<ptrdiff_t>(at + 1));
     unchanged.push_back(s.unchanged);
     if (!s.sizes.empty()) {
         sizes.emplace_back(count, s.sizes);

@@ -65,7 +65,8 @@ public:
     // add() for a node whose children are roots, without explanations (DirectRhs): the same
     // result and the same e-graph, without canonicalizing the children again.
     // `hash` is NodeTable::hashOf(node), computed ahead (DirectRhs::Lookahead).
-    EClassId addCanonical(ENode node, uint32_t hash);
+    // Found nodes (most right-hand sides of a saturating run) are not copied.
+    EClassId addCanonical(const ENode& node, uint32_t hash);
     // Adds a term; `argTypes` are the argument types when the term is a function (needed to
     // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
     // free in the term that carry no type (outermost first, as top-level parameters).

@@ -60,8 +60,23 @@ struct ENode {
 };
 static_assert(sizeof(ENode) == 28, "an e-node is 28 bytes");
 
+namespace detail {
+inline size_t mixHash(size_t h, size_t v) {
+    return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+} // namespace detail
+
+// Inline: every hashcons lookup hashes its key.
 struct ENodeHash {
-    size_t operator()(const ENode& n) const noexcept;
+    size_t operator()(const ENode& n) const noexcept {
+        size_t h = detail::mixHash(static_cast<size_t>(n.op),
+                                   static_cast<size_t>(static_cast<uint32_t>(n.ival)));
+        h = detail::mixHash(h, n.attr);
+        for (EClassId c : n.children) {
+            h = detail::mixHash(h, c);
+        }
+        return h;
+    }
 };
 
 // Interning of attributes: equal attributes get equal ids, so nodes compare by id.

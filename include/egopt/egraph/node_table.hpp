@@ -34,7 +34,10 @@ public:
     // find() with the key's hashOf computed already.
     uint32_t find(const ENode& key, uint32_t hash, const Nodes& nodes) const;
     // The hash the table keeps of a (canonical) node.
-    static uint32_t hashOf(const ENode& n);
+    static uint32_t hashOf(const ENode& n) {
+        auto h = static_cast<uint64_t>(ENodeHash{}(n));
+        return static_cast<uint32_t>(h ^ (h >> 32));
+    }
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
     void insert(uint32_t ref, const Nodes& nodes) { insert(ref, hashOf(nodes[ref].node)); }
     // insert() with the node's hashOf computed already.
