@@ -116,6 +116,11 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
         }
         rhs = made[steps_.size() - 1];
     }
+    // Most right-hand sides are found in the matched class: the merge would find both roots
+    // equal and change nothing (rhs is a root already).
+    if (g.find(m.eclass) == rhs) {
+        return false;
+    }
     return detail::mergeRhs(g, rule, ctx, m, rhs);
 }
 

@@ -349,6 +349,10 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         // Unplanned matches go one at a time through the window's first slot: filling a window
         // first would only spread them over as many substitutions in memory.
         const size_t span = plan ? windowSize : 1;
+        // On a small e-graph, which the caches hold, the lookahead (making, hashing and
+        // prefetching the keys of the matches ahead) costs more than the misses it saves.
+        constexpr size_t kLookAheadNodes = size_t(1) << 15;
+        const bool lookAhead = g_.numNodes() >= kLookAheadNodes;
         withResumption(r, matches[r], st, [&] {
             size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0, freed = 0;
             while (part < parts.size() && !st.stopped && !st.nodeLimit) {
@@ -373,7 +377,7 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                         }
                         continue;
                     }
-                    if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                    if (state_[r].skipsUnchanged && lookAhead) { // later matches' lookups
                         prefetchAhead(*where[j].first, r, where[j].second, st);
                     }
                     bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);
