@@ -249,6 +249,17 @@ private:
         changed_ -= changed;
     }
 
+    // tryMember(pid, nodes, i, todo) by the member's store position (OpIndex::memberPositions).
+    void tryMemberAt(PatId pid, size_t i, uint32_t position,
+                     std::vector<std::pair<PatId, EClassId>>& todo) {
+        bool changed = age_.since != 0 && g_.nodeChangedAtPosition(position) >= age_.since;
+        changed_ += changed;
+        path_.push_back(static_cast<uint32_t>(i));
+        tryNode(pid, g_.nodeAt(position), todo);
+        path_.pop_back();
+        changed_ -= changed;
+    }
+
     // Whether member i of class `cls` can match `?f $ (...)` at `pid` (FunctionFilter).
     bool admitted(PatId pid, std::span<const EClassId> keys, size_t i) const {
         uint32_t slot = static_cast<uint32_t>(filter_->fnSlot[pid]);
@@ -270,6 +281,18 @@ private:
             }
         }
         constexpr size_t kBatch = 16; // as prefetchMembers, over the picked members
+        if (!resume_) {               // the index's store positions: one access a member
+            std::span<const uint32_t> at = filter_->index->memberPositions(cls, nodes.size());
+            for (size_t k = 0; k < picked.size(); ++k) {
+                if (k % kBatch == 0 && picked.size() > 1) {
+                    for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
+                        g_.prefetchNodeAt(at[picked[j]]);
+                    }
+                }
+                tryMemberAt(pid, picked[k], at[picked[k]], todo);
+            }
+            return;
+        }
         for (size_t k = 0; k < picked.size(); ++k) {
             if (k % kBatch == 0 && picked.size() > 1) {
                 for (size_t j = k + kBatch; j < std::min(k + 2 * kBatch, picked.size()); ++j) {
@@ -352,17 +375,30 @@ private:
             // A member the function filter rules out matches nothing (its pins only: the
             // answer must not depend on the bindings so far).
             std::span<const EClassId> keys;
+            std::span<const uint32_t> at; // the members' store positions
             int32_t fnSlot = filter_ ? filter_->fnSlot[pid] : -1;
             if (fnSlot >= 0) {
                 keys = filter_->index->appliedFunctions(c, ec.nodes.size());
+                at = filter_->index->memberPositions(c, ec.nodes.size());
             }
             for (size_t i = 0; i < ec.nodes.size(); ++i) {
                 if (fnSlot >= 0 && (keys[i] == kNoClass ||
                                     !filter_->admits(static_cast<uint32_t>(fnSlot), keys[i]))) {
                     continue;
                 }
-                prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
-                if (memberHot(pid, ec.nodes[i])) {
+                bool hot = false;
+                if (fnSlot >= 0) { // an application: its position is in the index
+                    if (i % 16 == 0) {
+                        for (size_t j = i; j < std::min(i + 16, at.size()); ++j) {
+                            g_.prefetchNodeAt(at[j] != UINT32_MAX ? at[j] : at[i]);
+                        }
+                    }
+                    hot = memberHot(pid, g_.nodeAt(at[i]), g_.nodeChangedAtPosition(at[i]));
+                } else {
+                    prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
+                    hot = memberHot(pid, g_.node(ec.nodes[i]), g_.nodeChangedAt(ec.nodes[i]));
+                }
+                if (hot) {
                     found.push_back(static_cast<uint32_t>(i));
                 }
             }
@@ -370,15 +406,15 @@ private:
         return hot_->emplace(key, std::move(found)).first->second;
     }
 
-    // Whether member `n` can start a match of `pid` with a new e-node or condition class in it.
-    bool memberHot(PatId pid, ENodeId n) {
+    // Whether a member (its e-node, changed at epoch `changedAt`) can start a match of `pid`
+    // with a new e-node or condition class in it.
+    bool memberHot(PatId pid, const ENode& node, uint32_t changedAt) {
         const PatNode& pn = p_.nodes[pid];
-        const ENode& node = g_.node(n);
         if (node.op != pn.op || node.ival != pn.ival ||
             node.children.size() != pn.children.size()) {
             return false; // matches nothing here
         }
-        if (g_.nodeChangedAt(n) >= age_.since) {
+        if (changedAt >= age_.since) {
             return true;
         }
         for (size_t k = 0; k < pn.children.size(); ++k) {

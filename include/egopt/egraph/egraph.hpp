@@ -127,6 +127,14 @@ public:
     // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
     // node) reads the node that owns the form: the same node up to canonical children.
     const ENode& node(ENodeId n) const { return store_[storeRef(n)].node; }
+    // Where node(n) is stored: store positions change only when a rebuild compacts the store,
+    // so an index built on a clean e-graph (OpIndex) reads a member with one access, not two.
+    uint32_t nodePosition(ENodeId n) const { return storeRef(n); }
+    const ENode& nodeAt(uint32_t position) const { return store_[position].node; }
+    uint32_t nodeChangedAtPosition(uint32_t position) const {
+        return base_ + store_[position].node.age;
+    }
+    void prefetchNodeAt(uint32_t position) const { __builtin_prefetch(&store_[position]); }
     // A hint that node(n) comes soon: stage 0 fetches n's reference, stage 1 (once that is in
     // cache) the node. No effect on results.
     void prefetchNode(ENodeId n, int stage) const {

@@ -205,6 +205,11 @@ public:
     // With functionKeys: by member of class `c` (canonical, `members` of them), the canonical
     // class of the function an application member applies, kNoClass for other members.
     std::span<const EClassId> appliedFunctions(EClassId c, size_t members) const;
+    // With functionKeys: by member of class `c`, where an application member's e-node is
+    // stored (EGraph::nodePosition), valid until the next rebuild; unset for other members.
+    std::span<const uint32_t> memberPositions(EClassId c, size_t members) const {
+        return std::span<const uint32_t>(positions_).subspan(keyAt_[c], members);
+    }
     // With functionKeys: the classes holding an application of function class `f`, ascending.
     std::span<const EClassId> applying(EClassId f) const;
     // The classes of at least kLargeClass members, ascending: a search splits each into ranges
@@ -220,6 +225,7 @@ private:
     std::vector<std::vector<EClassId>> appliedOp_; // Apply classes, by the function's operator
     std::vector<uint32_t> keyAt_;                  // by class id: its members' first key
     std::vector<EClassId> keys_;                   // by member, class by class
+    std::vector<uint32_t> positions_;              // by member, as keys_
     std::unordered_map<EClassId, std::vector<EClassId>> applying_;
 };
 
