@@ -88,7 +88,6 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
         rhs = s.classes[static_cast<size_t>(rootSlot_)];
     } else {
         std::array<EClassId, kMaxSteps> made{};
-        ENode key; // reused: its children are inline (at most three)
         try {
             for (size_t i = 0; i < steps_.size(); ++i) {
                 const Step& st = steps_[i];
@@ -98,18 +97,16 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
                     kids[k] = kid >= 0 ? s.classes[static_cast<size_t>(kid)]
                                        : made[static_cast<size_t>(-kid - 1)];
                 }
-                // Roots: the slots were found above and adding merges nothing. The key made
-                // ahead is used as it is when its children are still these.
-                if (ahead && (ahead->valid >> i & 1) != 0 &&
-                    std::equal(kids.begin(), kids.begin() + st.arity,
-                               ahead->keys[i].children.begin())) {
-                    made[i] = g.addCanonical(ahead->keys[i], ahead->hashes[i]);
-                    continue;
-                }
-                key.op = st.op;
-                key.ival = st.ival;
-                key.children.assign(kids.begin(), kids.begin() + st.arity);
-                made[i] = g.addCanonical(key, NodeTable::hashOf(key));
+                // Roots: the slots were found above and adding merges nothing. The hash made
+                // ahead is used when the key's children are still these. The node is built only
+                // if it is absent.
+                std::span<const EClassId> children(kids.data(), st.arity);
+                bool known =
+                    ahead && (ahead->valid >> i & 1) != 0 &&
+                    std::equal(children.begin(), children.end(), ahead->keys[i].children.begin());
+                uint32_t hash =
+                    known ? ahead->hashes[i] : NodeTable::hashOfParts(st.op, st.ival, children);
+                made[i] = g.addCanonical(st.op, st.ival, children, hash);
             }
         } catch (const TypeError& e) {
             detail::ruleBug(g, rule, e, g.find(m.eclass), e.a, &s);

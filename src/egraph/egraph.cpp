@@ -140,6 +140,20 @@ EClassId EGraph::addCanonical(const ENode& node, uint32_t hash) {
     return addNode(node, lift::kNoType, false, hash);
 }
 
+EClassId EGraph::addCanonical(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash) {
+    if (!explanations && !recording_) {
+        uint32_t foundRef = memo_.findParts(op, ival, kids, hash, store_);
+        if (foundRef != NodeTable::kNone) {
+            return find(store_[foundRef].id);
+        }
+    }
+    ENode node;
+    node.op = op;
+    node.ival = ival;
+    node.children = ChildList(kids);
+    return addCanonical(node, hash);
+}
+
 EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional<uint32_t> known) {
     // Without explanations the node as inserted is not kept: canonicalize it where it is.
     ENode c = explanations ? canonicalize(node) : std::move(node);

@@ -31,6 +31,24 @@ uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) co
     }
 }
 
+uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash,
+                              const Nodes& nodes) const {
+    if (slots_.empty()) {
+        return kNone;
+    }
+    auto same = [&](const ENode& n) {
+        return n.op == op && n.ival == ival && n.attr == 0 && n.children.size() == kids.size() &&
+               std::equal(kids.begin(), kids.end(), n.children.begin());
+    };
+    size_t mask = slots_.size() - 1;
+    for (size_t i = home(hash);; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.id == kNone || (s.hash == hash && same(nodes[s.id].node))) {
+            return s.id;
+        }
+    }
+}
+
 void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
     if (slots_.empty()) {
         return;

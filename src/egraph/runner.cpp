@@ -60,10 +60,10 @@ bool Runner::deferring(size_t r) const {
 }
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
-    size_t at = classes.size();
-    classes.resize(at + 1 + s.classes.size());
-    classes[at] = c;
-    std::copy(s.classes.begin(), s.classes.end(), classes.begin() + static_cast<ptrdiff_t>(at + 1));
+    classes.push_back(c);
+    for (EClassId k : s.classes) { // a few ids: no memmove call
+        classes.push_back(k);
+    }
     unchanged.push_back(s.unchanged);
     if (!s.sizes.empty()) {
         sizes.emplace_back(count, s.sizes);
@@ -87,9 +87,15 @@ const Runner::Matches::Deferred* Runner::Matches::at(size_t i, size_t& nextSizes
                                                      size_t& nextDeferred, Match& out) const {
     const EClassId* row = classes.data() + i * (width + 1);
     out.eclass = row[0];
-    out.subst.classes.assign(row + 1, row + 1 + width);
+    // A few ids: copied in a loop into the reused vector, not through a memmove call.
+    out.subst.classes.resize(width);
+    for (size_t k = 0; k < width; ++k) {
+        out.subst.classes[k] = row[1 + k];
+    }
     out.subst.unchanged = unchanged[i];
-    out.subst.sizes.clear();
+    if (!out.subst.sizes.empty()) {
+        out.subst.sizes.clear();
+    }
     if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
         out.subst.sizes = sizes[nextSizes++].second;
     }

@@ -67,6 +67,9 @@ public:
     // `hash` is NodeTable::hashOf(node), computed ahead (DirectRhs::Lookahead).
     // Found nodes (most right-hand sides of a saturating run) are not copied.
     EClassId addCanonical(const ENode& node, uint32_t hash);
+    // addCanonical of the node (op, ival, the empty attribute, kids), built only if absent;
+    // `hash` is NodeTable::hashOfParts.
+    EClassId addCanonical(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash);
     // Adds a term; `argTypes` are the argument types when the term is a function (needed to
     // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
     // free in the term that carry no type (outermost first, as top-level parameters).

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -66,16 +67,20 @@ inline size_t mixHash(size_t h, size_t v) {
 }
 } // namespace detail
 
-// Inline: every hashcons lookup hashes its key.
+// Inline: every hashcons lookup hashes its key. `parts` hashes the node of these fields
+// without building it (compiled right-hand sides).
 struct ENodeHash {
-    size_t operator()(const ENode& n) const noexcept {
-        size_t h = detail::mixHash(static_cast<size_t>(n.op),
-                                   static_cast<size_t>(static_cast<uint32_t>(n.ival)));
-        h = detail::mixHash(h, n.attr);
-        for (EClassId c : n.children) {
+    static size_t parts(Op op, int32_t ival, AttrId attr, std::span<const EClassId> children) {
+        size_t h = detail::mixHash(static_cast<size_t>(op),
+                                   static_cast<size_t>(static_cast<uint32_t>(ival)));
+        h = detail::mixHash(h, attr);
+        for (EClassId c : children) {
             h = detail::mixHash(h, c);
         }
         return h;
+    }
+    size_t operator()(const ENode& n) const noexcept {
+        return parts(n.op, n.ival, n.attr, n.children);
     }
 };
 
