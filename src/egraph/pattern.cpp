@@ -26,7 +26,8 @@ public:
             const MatchAge& age = {}, const Deferral* deferral = nullptr,
             const Resumption* resume = nullptr, const FunctionFilter* filter = nullptr)
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
-          resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()) {
+          resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()),
+          prefetch_(g.numNodes() >= kPrefetchNodes) {
         if (filter_) {
             picked_.resize(p.nodes.size() + 1);
         }
@@ -213,6 +214,9 @@ private:
     // batch of members [lo, hi), the references of the next batch and the nodes of this one are
     // fetched together, so that their misses overlap. A hint: no effect on results.
     void prefetchMembers(std::span<const ENodeId> nodes, size_t lo, size_t i, size_t hi) const {
+        if (!prefetch_) {
+            return;
+        }
         constexpr size_t kBatch = 16;
         if ((i - lo) % kBatch != 0 || hi - lo == 1) {
             return;
@@ -284,7 +288,7 @@ private:
         if (!resume_) {               // the index's store positions: one access a member
             std::span<const uint32_t> at = filter_->index->memberPositions(cls, nodes.size());
             for (size_t k = 0; k < picked.size(); ++k) {
-                if (k % kBatch == 0 && picked.size() > 1) {
+                if (prefetch_ && k % kBatch == 0 && picked.size() > 1) {
                     for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
                         g_.prefetchNodeAt(at[picked[j]]);
                     }
@@ -294,7 +298,7 @@ private:
             return;
         }
         for (size_t k = 0; k < picked.size(); ++k) {
-            if (k % kBatch == 0 && picked.size() > 1) {
+            if (prefetch_ && k % kBatch == 0 && picked.size() > 1) {
                 for (size_t j = k + kBatch; j < std::min(k + 2 * kBatch, picked.size()); ++j) {
                     g_.prefetchNode(nodes[picked[j]], 0);
                 }
@@ -388,7 +392,7 @@ private:
                 }
                 bool hot = false;
                 if (fnSlot >= 0) { // an application: its position is in the index
-                    if (i % 16 == 0) {
+                    if (prefetch_ && i % 16 == 0) {
                         for (size_t j = i; j < std::min(i + 16, at.size()); ++j) {
                             g_.prefetchNodeAt(at[j] != UINT32_MAX ? at[j] : at[i]);
                         }
@@ -495,6 +499,9 @@ private:
     const Resumption* resume_;
     const FunctionFilter* filter_;
     bool canonical_; // the e-graph was clean when the matcher was set up (canon)
+    // Prefetching members pays only on an e-graph larger than the caches hold.
+    static constexpr size_t kPrefetchNodes = size_t(1) << 15;
+    bool prefetch_;
     std::vector<std::vector<uint32_t>> picked_; // by path length: pickedMembers's members
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
