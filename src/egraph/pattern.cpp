@@ -2,6 +2,8 @@
 // pattern's shape says, and its instantiation).
 #include "egopt/egraph/pattern.hpp"
 
+#include "match_binders.hpp"
+
 #include <algorithm>
 
 namespace egopt::egraph {
@@ -27,16 +29,12 @@ public:
             const Resumption* resume = nullptr, const FunctionFilter* filter = nullptr)
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
           resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()),
-          prefetch_(g.numNodes() >= kPrefetchNodes) {
+          prefetch_(g.numNodes() >= kPrefetchNodes), binders_(g, p) {
         if (filter_) {
             picked_.resize(p.nodes.size() + 1);
         }
         s_.classes.assign(slots, kNoClass);
         hot_ = deferral && deferral->hot ? deferral->hot : &ownHot_;
-        binder_.assign(p.nodes.size(), {0, -1});
-        lambdaTypes_.assign(p.nodes.size(), nullptr);
-        std::vector<std::pair<PatId, int32_t>> scope;
-        findBinders(p.root, scope);
     }
 
     // The members of the root class tried at the root's e-node step (matchClasses).
@@ -52,80 +50,6 @@ public:
     }
 
 private:
-    // For each bound variable of the pattern, the lambda that binds it and its position there.
-    void findBinders(PatId id, std::vector<std::pair<PatId, int32_t>>& scope) {
-        const PatNode& pn = p_.nodes[id];
-        if (pn.kind == PatNode::Kind::BoundVar) {
-            if (pn.ival >= 0 && static_cast<size_t>(pn.ival) < scope.size()) {
-                binder_[id] = scope[scope.size() - 1 - static_cast<size_t>(pn.ival)];
-            }
-            return;
-        }
-        if (pn.kind == PatNode::Kind::ClassVar) {
-            if (!scope.empty()) {
-                scoped_.push_back({id, scope});
-            }
-            return;
-        }
-        size_t before = scope.size();
-        if (pn.kind == PatNode::Kind::Node && pn.op == Op::Lambda) {
-            for (int32_t i = 0; i < pn.ival; ++i) {
-                scope.emplace_back(id, i);
-            }
-        }
-        for (PatId c : pn.children) {
-            findBinders(c, scope);
-        }
-        scope.resize(before);
-    }
-
-    // A variable node matches a bound variable only if its type is the binder's parameter type:
-    // a class shared between contexts (a closed class after beta) may hold a variable of the
-    // same index from another lambda.
-    bool binderTypeMatches(PatId pid, const ENode& n) const {
-        auto [lam, pos] = binder_[pid];
-        const std::vector<TypeId>* types = pos >= 0 ? lambdaTypes_[lam] : nullptr;
-        const Attr& a = g_.attrOf(n);
-        if (!types || static_cast<size_t>(pos) >= types->size() || a.types.empty()) {
-            return true;
-        }
-        return a.types[0] == (*types)[static_cast<size_t>(pos)];
-    }
-
-    // A class variable under the pattern's lambdas matches a class only if the class's smallest
-    // term gives those lambdas' variables their parameter types. A class that does not depend on
-    // a variable is one class in every context that holds it, so it may hold a member built in
-    // another context, where the variable of the same index has another type (map-get-zip-first
-    // leaves `Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, Transpose $ x))` in ?a's class): matched
-    // through a lambda that binds x at another type, that member would be copied under a new
-    // binder of the lambda's type (flat-distribute-nest), a lambda whose body uses its variable
-    // at another type. Only the smallest term is read (EGraph::smallestVarTypes), as
-    // crossesContexts does for the variables the pattern does not bind. Checked once the match
-    // is whole (every lambda of the pattern is still matched then): reading a class's data for
-    // every partial match cost mm's saturation 5-10%.
-    bool bindersAgree() const {
-        for (const auto& [pid, scope] : scoped_) {
-            EClassId cls = s_.classes[p_.nodes[pid].slot];
-            ClassData d = g_.data(cls);
-            if (d.freeVars.empty() || d.freeVars.front() >= static_cast<int32_t>(scope.size())) {
-                continue;
-            }
-            VarTypeScratch scratch; // used only where the e-graph has not settled the list
-            for (VarType vt : g_.smallestVarTypes(cls, scratch)) {
-                if (vt.var >= static_cast<int32_t>(scope.size())) {
-                    break; // sorted by variable: the rest are free in the whole pattern
-                }
-                auto [lam, pos] = scope[scope.size() - 1 - static_cast<size_t>(vt.var)];
-                const std::vector<TypeId>* types = lambdaTypes_[lam];
-                if (types && static_cast<size_t>(pos) < types->size() &&
-                    vt.type != (*types)[static_cast<size_t>(pos)]) {
-                    return false; // also where the term gives the variable two types
-                }
-            }
-        }
-        return true;
-    }
-
     // A class's members and operator mask as the search sees them (resuming: as they were).
     struct View {
         std::span<const ENodeId> nodes;
@@ -178,7 +102,7 @@ private:
 
     // A full match: checked and handed on.
     void finish() {
-        if (!bindersAgree()) {
+        if (!binders_.agree(s_)) {
             return;
         }
         s_.unchanged =
@@ -432,7 +356,7 @@ private:
     void tryNode(PatId pid, const ENode& n, std::vector<std::pair<PatId, EClassId>>& todo) {
         const PatNode& pn = p_.nodes[pid];
         if (pn.kind == PatNode::Kind::BoundVar) {
-            if (n.op == Op::Param && n.ival == pn.ival && binderTypeMatches(pid, n)) {
+            if (n.op == Op::Param && n.ival == pn.ival && binders_.typeMatches(pid, n)) {
                 step(todo);
             }
             return;
@@ -467,12 +391,12 @@ private:
             }
         }
         if (ok) {
-            const std::vector<TypeId>* saved = lambdaTypes_[pid];
+            const std::vector<TypeId>* saved = binders_.lambdaTypes(pid);
             if (pn.op == Op::Lambda) {
-                lambdaTypes_[pid] = &a.types;
+                binders_.lambdaTypes(pid) = &a.types;
             }
             matchChildren(pn, n, todo);
-            lambdaTypes_[pid] = saved;
+            binders_.lambdaTypes(pid) = saved;
         }
         for (const auto& name : newlyBound) {
             s_.sizes.erase(name);
@@ -510,12 +434,8 @@ private:
     std::vector<uint32_t> path_; // the member index chosen at each e-node step so far
     // (pattern node, class): hotMembers(); references stay valid as it grows.
     HotMembers ownHot_;
-    HotMembers* hot_ = nullptr;                           // the deferral's, or ownHot_
-    std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
-    std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
-    // The class-variable nodes under the pattern's lambdas, each with those binders as binder_
-    // gives them (innermost last).
-    std::vector<std::pair<PatId, std::vector<std::pair<PatId, int32_t>>>> scoped_;
+    HotMembers* hot_ = nullptr; // the deferral's, or ownHot_
+    detail::MatchBinders binders_;
     std::vector<std::pair<PatId, EClassId>> todo_;
 };
 
