@@ -101,9 +101,10 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
                 // ahead is used when the key's children are still these. The node is built only
                 // if it is absent.
                 std::span<const EClassId> children(kids.data(), st.arity);
-                bool known =
-                    ahead && (ahead->valid >> i & 1) != 0 &&
-                    std::equal(children.begin(), children.end(), ahead->keys[i].children.begin());
+                bool known = ahead && (ahead->valid >> i & 1) != 0;
+                for (size_t k = 0; known && k < st.arity; ++k) { // no memcmp call for a few ids
+                    known = ahead->keys[i].children[k] == kids[k];
+                }
                 uint32_t hash =
                     known ? ahead->hashes[i] : NodeTable::hashOfParts(st.op, st.ival, children);
                 made[i] = g.addCanonical(st.op, st.ival, children, hash);

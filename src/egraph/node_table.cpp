@@ -37,8 +37,15 @@ uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kid
         return kNone;
     }
     auto same = [&](const ENode& n) {
-        return n.op == op && n.ival == ival && n.attr == 0 && n.children.size() == kids.size() &&
-               std::equal(kids.begin(), kids.end(), n.children.begin());
+        if (n.op != op || n.ival != ival || n.attr != 0 || n.children.size() != kids.size()) {
+            return false;
+        }
+        for (size_t k = 0; k < kids.size(); ++k) { // a few ids: no memcmp call
+            if (n.children[k] != kids[k]) {
+                return false;
+            }
+        }
+        return true;
     };
     size_t mask = slots_.size() - 1;
     for (size_t i = home(hash);; i = (i + 1) & mask) {
