@@ -28,7 +28,7 @@ uint32_t EGraph::internLiteral(TypeId type, const std::string& text) {
     return static_cast<uint32_t>(literals.size() - 1);
 }
 
-EClassId EGraph::find(EClassId c) {
+EClassId EGraph::findPath(EClassId c) {
     EClassId root = c;
     while ((parent_[root] & kRoot) == 0) {
         root = parent_[root];

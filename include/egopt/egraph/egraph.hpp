@@ -110,7 +110,9 @@ public:
     void recordNodes(std::vector<ENodeId>* into) { recording_ = into; }
 
     // --- queries
-    EClassId find(EClassId c);
+    // Inline for a root (most calls: a saturating run finds the classes of its matches), the
+    // walk with path compression out of line.
+    EClassId find(EClassId c) { return (parent_[c] & kRoot) != 0 ? c : findPath(c); }
     EClassId findConst(EClassId c) const;
     std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
     // A hint that lookup(node) or add(node) comes soon (NodeTable::prefetch's stages).
@@ -345,6 +347,7 @@ private:
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
+    EClassId findPath(EClassId c); // find() of a class that is not a root
     // Per id, 8 bytes: the union-find parent_, which for a root is kRoot | the index of its
     // class in classes_ (the classes are stored densely: a class merged away frees its slot for
     // the next new class); and ref_, the index of the node in store_, or for a duplicate
