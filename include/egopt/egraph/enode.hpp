@@ -61,23 +61,20 @@ struct ENode {
 };
 static_assert(sizeof(ENode) == 28, "an e-node is 28 bytes");
 
-namespace detail {
-inline size_t mixHash(size_t h, size_t v) {
-    return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-} // namespace detail
-
-// Inline: every hashcons lookup hashes its key. `parts` hashes the node of these fields
+// Inline: every hashcons lookup hashes its key (a multiply per child: the hashcons takes the
+// top bits of another product, NodeTable::home). `parts` hashes the node of these fields
 // without building it (compiled right-hand sides).
 struct ENodeHash {
     static size_t parts(Op op, int32_t ival, AttrId attr, std::span<const EClassId> children) {
-        size_t h = detail::mixHash(static_cast<size_t>(op),
-                                   static_cast<size_t>(static_cast<uint32_t>(ival)));
-        h = detail::mixHash(h, attr);
+        constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+        uint64_t h = (static_cast<uint64_t>(static_cast<uint32_t>(ival)) << 32 |
+                      static_cast<uint64_t>(op) << 24 | children.size()) *
+                     kMul;
+        h = (h ^ attr) * kMul;
         for (EClassId c : children) {
-            h = detail::mixHash(h, c);
+            h = (h ^ (h >> 29) ^ c) * kMul;
         }
-        return h;
+        return static_cast<size_t>(h);
     }
     size_t operator()(const ENode& n) const noexcept {
         return parts(n.op, n.ival, n.attr, n.children);
