@@ -60,18 +60,9 @@ bool Runner::deferring(size_t r) const {
 }
 
 void Runner::Matches::add(EClassId c, const Subst& s) {
-    // One append of the whole row (push_back per id was not inlined).
-    std::array<EClassId, 16> row;
-    if (s.classes.size() < row.size()) {
-        row[0] = c;
-        for (size_t k = 0; k < s.classes.size(); ++k) {
-            row[1 + k] = s.classes[k];
-        }
-        classes.insert(classes.end(), row.begin(), row.begin() + 1 + s.classes.size());
-    } else {
-        classes.push_back(c);
-        classes.insert(classes.end(), s.classes.begin(), s.classes.end());
-    }
+    // Not through a row on the stack: its copy compiled to `rep movsq`, slow for a few bytes.
+    classes.push_back(c);
+    classes.insert(classes.end(), s.classes.begin(), s.classes.end());
     unchanged.push_back(s.unchanged);
     if (!s.sizes.empty()) {
         sizes.emplace_back(count, s.sizes);
