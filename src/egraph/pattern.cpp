@@ -294,8 +294,8 @@ private:
     // index; memoised per search.
     const std::vector<uint32_t>& hotMembers(PatId pid, EClassId c) {
         uint64_t key = (uint64_t(pid) << 32) | c;
-        if (auto it = hot_->find(key); it != hot_->end()) {
-            return it->second;
+        if (const std::vector<uint32_t>* known = hot_->find(key)) {
+            return *known;
         }
         std::vector<uint32_t> found;
         EClass ec = g_.eclass(c);
@@ -331,7 +331,7 @@ private:
                 }
             }
         }
-        return hot_->emplace(key, std::move(found)).first->second;
+        return hot_->add(key, std::move(found));
     }
 
     // Whether a member (its e-node, changed at epoch `changedAt`) can start a match of `pid`
