@@ -208,29 +208,17 @@ private:
                 picked.push_back(static_cast<uint32_t>(i));
             }
         }
+        // The index's store positions: one access a member. Resuming, too: the index describes
+        // the classes as the search saw them, and no node moves in the store before the rebuild.
         constexpr size_t kBatch = 16; // as prefetchMembers, over the picked members
-        if (!resume_) {               // the index's store positions: one access a member
-            std::span<const uint32_t> at = filter_->index->memberPositions(cls, nodes.size());
-            for (size_t k = 0; k < picked.size(); ++k) {
-                if (prefetch_ && k % kBatch == 0 && picked.size() > 1) {
-                    for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
-                        g_.prefetchNodeAt(at[picked[j]]);
-                    }
-                }
-                tryMemberAt(pid, picked[k], at[picked[k]], todo);
-            }
-            return;
-        }
+        std::span<const uint32_t> at = filter_->index->memberPositions(cls, nodes.size());
         for (size_t k = 0; k < picked.size(); ++k) {
             if (prefetch_ && k % kBatch == 0 && picked.size() > 1) {
-                for (size_t j = k + kBatch; j < std::min(k + 2 * kBatch, picked.size()); ++j) {
-                    g_.prefetchNode(nodes[picked[j]], 0);
-                }
                 for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
-                    g_.prefetchNode(nodes[picked[j]], 1);
+                    g_.prefetchNodeAt(at[picked[j]]);
                 }
             }
-            tryMember(pid, nodes, picked[k], todo);
+            tryMemberAt(pid, picked[k], at[picked[k]], todo);
         }
     }
 
