@@ -23,7 +23,8 @@ the exit code is 1 if any differs.
 Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_enode,peak_rss_mb
   iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts
   seconds         the saturation loop only (egopt: the sum of its iteration times; egglog: the
-                  `run` commands), not parsing or start-up
+                  `run` commands), not parsing or start-up; with --repeat N (default 5) each
+                  system runs N times, the systems taking turns, and the row is its median run
   bytes_per_enode egopt: bytes of e-graph data as EGraph::memoryBytes counts them (container
                   capacities, hash-map entries and buckets) / e-nodes; egglog: the growth of the
                   process's peak RSS over saturation / e-nodes (it exposes no byte count)
@@ -332,6 +333,8 @@ def main():
     ap.add_argument("--node-limit", type=int, default=5_000_000)
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--only", default="", help="comma-separated workload names")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs per workload and system, interleaved; the median run's row")
     ap.add_argument("--egopt-only", action="store_true", help="skip egglog (no venv needed)")
     ap.add_argument("--egglog-worker", metavar="FILE")
     args = ap.parse_args()
@@ -355,12 +358,24 @@ def main():
     differ = []
     for name, limit, (lift, rules), egg in chosen:
         sizes = {}
-        for system in systems if egg else ("egopt",):
-            print(f"bench-egraph: {name} on {system}...", file=sys.stderr, flush=True)
-            if system == "egopt":
-                r = run_egopt(args.egopt, lift, rules, limit, args.threads, args.timeout)
-            else:
-                r = run_egglog(args.egglog_python, egg(), limit, args.timeout)
+        # The systems take turns, so that a change in the machine's load (other processes on
+        # a shared machine) falls on both; each system's row is its median run by seconds.
+        runs = {system: [] for system in (systems if egg else ("egopt",))}
+        for k in range(max(1, args.repeat)):
+            for system in runs:
+                print(f"bench-egraph: {name} on {system} (run {k + 1} of {args.repeat})...",
+                      file=sys.stderr, flush=True)
+                if system == "egopt":
+                    r = run_egopt(args.egopt, lift, rules, limit, args.threads, args.timeout)
+                else:
+                    r = run_egglog(args.egglog_python, egg(), limit, args.timeout)
+                runs[system].append(r)
+        for system, rs in runs.items():
+            if len({(r["iterations"], r["enodes"], r["eclasses"]) for r in rs}) != 1:
+                print(f"bench-egraph: {name} on {system}: sizes differ between runs",
+                      file=sys.stderr)
+                sys.exit(1)
+            r = sorted(rs, key=lambda r: r["seconds"])[(len(rs) - 1) // 2]
             sizes[system] = (r["iterations"], r["enodes"], r["eclasses"])
             rate = r["enodes"] / r["seconds"] if r["seconds"] > 0 else 0
             row = [name, system, r["iterations"], r["enodes"], r["eclasses"],

@@ -15,15 +15,6 @@ size_t mix(size_t h, size_t v) {
 
 } // namespace
 
-size_t ENodeHash::operator()(const ENode& n) const noexcept {
-    size_t h = mix(static_cast<size_t>(n.op), static_cast<size_t>(static_cast<uint32_t>(n.ival)));
-    h = mix(h, n.attr);
-    for (EClassId c : n.children) {
-        h = mix(h, c);
-    }
-    return h;
-}
-
 size_t AttrTable::Hash::operator()(const Attr& a) const noexcept {
     size_t h = a.sizes.size() * 31 + a.types.size();
     for (const auto& s : a.sizes) {

@@ -5,6 +5,8 @@
 #include "egopt/egraph/runner.hpp"
 #include "rewrite_parts.hpp"
 
+#include <bit>
+
 namespace egopt::egraph {
 
 std::optional<DirectRhs> DirectRhs::compile(const Rule& rule) {
@@ -91,23 +93,33 @@ bool DirectRhs::apply(EGraph& g, const Rule& rule, RewriteContext& ctx, Match& m
         try {
             for (size_t i = 0; i < steps_.size(); ++i) {
                 const Step& st = steps_[i];
-                ENode e;
-                e.op = st.op;
-                e.ival = st.ival;
+                std::array<EClassId, 3> kids{};
                 for (size_t k = 0; k < st.arity; ++k) {
                     int32_t kid = st.kids[k];
-                    e.children.push_back(kid >= 0 ? s.classes[static_cast<size_t>(kid)]
-                                                  : made[static_cast<size_t>(-kid - 1)]);
+                    kids[k] = kid >= 0 ? s.classes[static_cast<size_t>(kid)]
+                                       : made[static_cast<size_t>(-kid - 1)];
                 }
-                // Roots: the slots were found above and adding merges nothing.
-                bool known = ahead && (ahead->valid >> i & 1) != 0 && ahead->keys[i] == e;
-                uint32_t hash = known ? ahead->hashes[i] : NodeTable::hashOf(e);
-                made[i] = g.addCanonical(std::move(e), hash);
+                // Roots: the slots were found above and adding merges nothing. The hash made
+                // ahead is used when the key's children are still these. The node is built only
+                // if it is absent.
+                std::span<const EClassId> children(kids.data(), st.arity);
+                bool known = ahead && (ahead->valid >> i & 1) != 0;
+                for (size_t k = 0; known && k < st.arity; ++k) { // no memcmp call for a few ids
+                    known = ahead->kids[i][k] == kids[k];
+                }
+                uint32_t hash =
+                    known ? ahead->hashes[i] : NodeTable::hashOfParts(st.op, st.ival, children);
+                made[i] = g.addCanonical(st.op, st.ival, children, hash);
             }
         } catch (const TypeError& e) {
             detail::ruleBug(g, rule, e, g.find(m.eclass), e.a, &s);
         }
         rhs = made[steps_.size() - 1];
+    }
+    // Most right-hand sides are found in the matched class: the merge would find both roots
+    // equal and change nothing (rhs is a root already).
+    if (g.find(m.eclass) == rhs) {
+        return false;
     }
     return detail::mergeRhs(g, rule, ctx, m, rhs);
 }
@@ -119,24 +131,20 @@ void DirectRhs::lookahead(const EGraph& g, const EClassId* slotClasses, Lookahea
         if (!st.leaves || st.arity == 0) {
             continue;
         }
-        ENode& e = out.keys[i];
-        e.op = st.op;
-        e.ival = st.ival;
-        e.children.clear();
+        std::array<EClassId, 3>& kids = out.kids[i];
         for (size_t k = 0; k < st.arity; ++k) {
-            e.children.push_back(g.findConst(slotClasses[st.kids[k]]));
+            kids[k] = g.findConst(slotClasses[st.kids[k]]);
         }
-        out.hashes[i] = NodeTable::hashOf(e);
+        out.hashes[i] = NodeTable::hashOfParts(st.op, st.ival,
+                                               std::span<const EClassId>(kids.data(), st.arity));
         out.valid |= 1U << i;
         g.prefetchHashed(out.hashes[i], 0);
     }
 }
 
 void DirectRhs::prefetchNodes(const EGraph& g, const Lookahead& ahead) {
-    for (size_t i = 0; i < kMaxSteps; ++i) {
-        if ((ahead.valid >> i & 1) != 0) {
-            g.prefetchHashed(ahead.hashes[i], 1);
-        }
+    for (uint32_t v = ahead.valid; v != 0; v &= v - 1) {
+        g.prefetchHashed(ahead.hashes[static_cast<size_t>(std::countr_zero(v))], 1);
     }
 }
 
@@ -162,6 +170,7 @@ void Runner::prefetchAhead(const Matches& matches, size_t r, size_t i, ApplyStat
         DirectRhs::Lookahead& a = st.ahead[j % st.ahead.size()];
         a.tag = j;
         direct->lookahead(g_, slots(j), a);
+        g_.prefetchFind(slots(j)[-1]); // the matched class, whose root the merge check reads
     }
     if (size_t j = i + kNodeAhead; wanted(j) && st.ahead[j % st.ahead.size()].tag == j) {
         DirectRhs::prefetchNodes(g_, st.ahead[j % st.ahead.size()]);

@@ -28,7 +28,7 @@ uint32_t EGraph::internLiteral(TypeId type, const std::string& text) {
     return static_cast<uint32_t>(literals.size() - 1);
 }
 
-EClassId EGraph::find(EClassId c) {
+EClassId EGraph::findPath(EClassId c) {
     EClassId root = c;
     while ((parent_[root] & kRoot) == 0) {
         root = parent_[root];
@@ -129,15 +129,29 @@ EClassId EGraph::add(ENode node) {
     return addNode(std::move(node), lift::kNoType, true);
 }
 
-EClassId EGraph::addCanonical(ENode node, uint32_t hash) {
+EClassId EGraph::addCanonical(const ENode& node, uint32_t hash) {
     if (explanations || recording_) {
-        return add(std::move(node));
+        return add(node);
     }
     uint32_t foundRef = memo_.find(node, hash, store_);
     if (foundRef != NodeTable::kNone) {
         return find(store_[foundRef].id);
     }
-    return addNode(std::move(node), lift::kNoType, false, hash);
+    return addNode(node, lift::kNoType, false, hash);
+}
+
+EClassId EGraph::addCanonical(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash) {
+    if (!explanations && !recording_) {
+        uint32_t foundRef = memo_.findParts(op, ival, kids, hash, store_);
+        if (foundRef != NodeTable::kNone) {
+            return find(store_[foundRef].id);
+        }
+    }
+    ENode node;
+    node.op = op;
+    node.ival = ival;
+    node.children = ChildList(kids);
+    return addCanonical(node, hash);
 }
 
 EClassId EGraph::addNode(ENode node, TypeId applyType, bool probe, std::optional<uint32_t> known) {

@@ -174,7 +174,7 @@ size_t IdPool::bytes() const {
 }
 
 bool IdPool::fragmented() const {
-    return chunkIdsTotal_ > 8 * kChunk && 4 * freeIds_ > chunkIdsTotal_;
+    return chunkIdsTotal_ > 8 * kChunk && 16 * freeIds_ > chunkIdsTotal_;
 }
 
 } // namespace egopt::egraph

@@ -1,18 +1,15 @@
 // Linear probing with backward-shift deletion (no tombstones: a table that repairs thousands of
-// parents per rebuild would otherwise fill up with them), load at most 3/4. Each slot keeps 32
-// bits of its node's hash next to the id: a probe compares the node itself (a read of the
-// e-graph's node array, usually a cache miss) only when those bits agree, and growing or
-// deleting never reads a node.
+// parents per rebuild would otherwise fill up with them), load at most 13/16: a count a little
+// above 3/4 of a power of two fits without doubling (12,621 e-nodes in 16,384 slots, not
+// 32,768), and the hash bits in each slot keep the longer runs of a fuller table from reading
+// nodes. Each slot keeps 32 bits of its node's hash next to the id: a probe compares the node
+// itself (a read of the e-graph's node array, usually a cache miss) only when those bits agree,
+// and growing or deleting never reads a node.
 #include "egopt/egraph/node_table.hpp"
 
 #include <bit>
 
 namespace egopt::egraph {
-
-uint32_t NodeTable::hashOf(const ENode& n) {
-    auto h = static_cast<uint64_t>(ENodeHash{}(n));
-    return static_cast<uint32_t>(h ^ (h >> 32));
-}
 
 size_t NodeTable::home(uint32_t hash) const {
     // Fibonacci hashing: the top bits of the product mix every bit of the hash.
@@ -29,6 +26,31 @@ uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) co
     for (size_t i = home(hash);; i = (i + 1) & mask) {
         const Slot& s = slots_[i];
         if (s.id == kNone || (s.hash == hash && nodes[s.id].node == key)) {
+            return s.id;
+        }
+    }
+}
+
+uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash,
+                              const Nodes& nodes) const {
+    if (slots_.empty()) {
+        return kNone;
+    }
+    auto same = [&](const ENode& n) {
+        if (n.op != op || n.ival != ival || n.attr != 0 || n.children.size() != kids.size()) {
+            return false;
+        }
+        for (size_t k = 0; k < kids.size(); ++k) { // a few ids: no memcmp call
+            if (n.children[k] != kids[k]) {
+                return false;
+            }
+        }
+        return true;
+    };
+    size_t mask = slots_.size() - 1;
+    for (size_t i = home(hash);; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.id == kNone || (s.hash == hash && same(nodes[s.id].node))) {
             return s.id;
         }
     }
@@ -57,7 +79,7 @@ void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
 }
 
 void NodeTable::insert(uint32_t id, uint32_t hash) {
-    if (4 * (size_ + 1) > 3 * slots_.size()) {
+    if (16 * (size_ + 1) > 13 * slots_.size()) {
         grow();
     }
     size_t mask = slots_.size() - 1;
@@ -102,9 +124,9 @@ void NodeTable::grow() {
 
 void NodeTable::shrink() {
     size_t slots = slots_.size();
-    // Below 5/16 used: halved, the load is at most 5/8, under the 3/4 that grows it, and a table
-    // that just grew (3/8 used) is not halved back.
-    while (slots > 64 && 16 * size_ <= 5 * slots) {
+    // At most 25/64 used: halved, the load is at most 25/32, under the 13/16 that grows it, and
+    // a table that just grew (13/32 used) is not halved back.
+    while (slots > 64 && 64 * size_ <= 25 * slots) {
         slots /= 2;
     }
     if (slots != slots_.size()) {

@@ -63,6 +63,7 @@ OpIndex::OpIndex(const EGraph& g, bool functionKeys)
             at += sizes[i];
         }
         keys_.assign(at, kNoClass);
+        positions_.assign(at, UINT32_MAX);
     }
     std::vector<uint64_t> applied(n, 0); // by position: the operators of applied functions
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const auto& range) {
@@ -78,6 +79,7 @@ OpIndex::OpIndex(const EGraph& g, bool functionKeys)
                     applied[i] |= ops[node.children[0]];
                     if (functionKeys) {
                         keys_[keyAt_[c] + k] = g.findConst(node.children[0]);
+                        positions_[keyAt_[c] + k] = g.nodePosition(members[k]);
                     }
                 }
             }

@@ -2,6 +2,8 @@
 // pattern's shape says, and its instantiation).
 #include "egopt/egraph/pattern.hpp"
 
+#include "match_binders.hpp"
+
 #include <algorithm>
 
 namespace egopt::egraph {
@@ -26,16 +28,13 @@ public:
             const MatchAge& age = {}, const Deferral* deferral = nullptr,
             const Resumption* resume = nullptr, const FunctionFilter* filter = nullptr)
         : g_(g), p_(p), onMatch_(onMatch), keep_(keep), age_(age), deferral_(deferral),
-          resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()) {
+          resume_(resume), filter_(resume ? resume->filter : filter), canonical_(g.clean()),
+          prefetch_(g.numNodes() >= kPrefetchNodes), binders_(g, p) {
         if (filter_) {
             picked_.resize(p.nodes.size() + 1);
         }
         s_.classes.assign(slots, kNoClass);
         hot_ = deferral && deferral->hot ? deferral->hot : &ownHot_;
-        binder_.assign(p.nodes.size(), {0, -1});
-        lambdaTypes_.assign(p.nodes.size(), nullptr);
-        std::vector<std::pair<PatId, int32_t>> scope;
-        findBinders(p.root, scope);
     }
 
     // The members of the root class tried at the root's e-node step (matchClasses).
@@ -51,80 +50,6 @@ public:
     }
 
 private:
-    // For each bound variable of the pattern, the lambda that binds it and its position there.
-    void findBinders(PatId id, std::vector<std::pair<PatId, int32_t>>& scope) {
-        const PatNode& pn = p_.nodes[id];
-        if (pn.kind == PatNode::Kind::BoundVar) {
-            if (pn.ival >= 0 && static_cast<size_t>(pn.ival) < scope.size()) {
-                binder_[id] = scope[scope.size() - 1 - static_cast<size_t>(pn.ival)];
-            }
-            return;
-        }
-        if (pn.kind == PatNode::Kind::ClassVar) {
-            if (!scope.empty()) {
-                scoped_.push_back({id, scope});
-            }
-            return;
-        }
-        size_t before = scope.size();
-        if (pn.kind == PatNode::Kind::Node && pn.op == Op::Lambda) {
-            for (int32_t i = 0; i < pn.ival; ++i) {
-                scope.emplace_back(id, i);
-            }
-        }
-        for (PatId c : pn.children) {
-            findBinders(c, scope);
-        }
-        scope.resize(before);
-    }
-
-    // A variable node matches a bound variable only if its type is the binder's parameter type:
-    // a class shared between contexts (a closed class after beta) may hold a variable of the
-    // same index from another lambda.
-    bool binderTypeMatches(PatId pid, const ENode& n) const {
-        auto [lam, pos] = binder_[pid];
-        const std::vector<TypeId>* types = pos >= 0 ? lambdaTypes_[lam] : nullptr;
-        const Attr& a = g_.attrOf(n);
-        if (!types || static_cast<size_t>(pos) >= types->size() || a.types.empty()) {
-            return true;
-        }
-        return a.types[0] == (*types)[static_cast<size_t>(pos)];
-    }
-
-    // A class variable under the pattern's lambdas matches a class only if the class's smallest
-    // term gives those lambdas' variables their parameter types. A class that does not depend on
-    // a variable is one class in every context that holds it, so it may hold a member built in
-    // another context, where the variable of the same index has another type (map-get-zip-first
-    // leaves `Map(fun(u => Get(0) $ u)) $ (Zip $ (?a, Transpose $ x))` in ?a's class): matched
-    // through a lambda that binds x at another type, that member would be copied under a new
-    // binder of the lambda's type (flat-distribute-nest), a lambda whose body uses its variable
-    // at another type. Only the smallest term is read (EGraph::smallestVarTypes), as
-    // crossesContexts does for the variables the pattern does not bind. Checked once the match
-    // is whole (every lambda of the pattern is still matched then): reading a class's data for
-    // every partial match cost mm's saturation 5-10%.
-    bool bindersAgree() const {
-        for (const auto& [pid, scope] : scoped_) {
-            EClassId cls = s_.classes[p_.nodes[pid].slot];
-            ClassData d = g_.data(cls);
-            if (d.freeVars.empty() || d.freeVars.front() >= static_cast<int32_t>(scope.size())) {
-                continue;
-            }
-            VarTypeScratch scratch; // used only where the e-graph has not settled the list
-            for (VarType vt : g_.smallestVarTypes(cls, scratch)) {
-                if (vt.var >= static_cast<int32_t>(scope.size())) {
-                    break; // sorted by variable: the rest are free in the whole pattern
-                }
-                auto [lam, pos] = scope[scope.size() - 1 - static_cast<size_t>(vt.var)];
-                const std::vector<TypeId>* types = lambdaTypes_[lam];
-                if (types && static_cast<size_t>(pos) < types->size() &&
-                    vt.type != (*types)[static_cast<size_t>(pos)]) {
-                    return false; // also where the term gives the variable two types
-                }
-            }
-        }
-        return true;
-    }
-
     // A class's members and operator mask as the search sees them (resuming: as they were).
     struct View {
         std::span<const ENodeId> nodes;
@@ -147,16 +72,7 @@ private:
     // Matches the pending (pattern, class) pairs; calls onMatch_ for each full match.
     void step(std::vector<std::pair<PatId, EClassId>>& todo) {
         if (todo.empty()) {
-            if (!bindersAgree()) {
-                return;
-            }
-            s_.unchanged =
-                resume_ != nullptr ||
-                (age_.since != 0 && changed_ == 0 &&
-                 std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
-                     return g_.classChangedAt(s_.classes[v]) < age_.since;
-                 }));
-            onMatch_(s_);
+            finish();
             return;
         }
         if (resume_ && resume_->wanted && !resume_->wanted(s_, todo)) {
@@ -179,28 +95,52 @@ private:
                 step(todo);
             }
         } else {
-            // The class's operator summary rules most classes out without a look at a member.
-            View v = view(cls);
-            if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) != 0) {
-                if (resume_ && path_.size() <= resume_->path.size()) {
-                    resumeStep(pid, cls, v.nodes, todo);
-                } else if (deferral_ && changed_ == 0 && quiet(todo)) {
-                    deferStep(pid, cls, v.nodes, todo);
-                } else if (path_.empty() && pid == p_.root && !roots_.whole()) {
-                    members(pid, cls, v.nodes, std::min<size_t>(roots_.lo, v.nodes.size()),
-                            std::min<size_t>(roots_.hi, v.nodes.size()), todo);
-                } else {
-                    members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
-                }
-            }
+            nodeStep(pid, pn, cls, todo);
         }
         todo.emplace_back(pid, cls);
+    }
+
+    // A full match: checked and handed on.
+    void finish() {
+        if (!binders_.agree(s_)) {
+            return;
+        }
+        s_.unchanged =
+            resume_ != nullptr ||
+            (age_.since != 0 && changed_ == 0 &&
+             std::all_of(age_.classSlots.begin(), age_.classSlots.end(), [&](uint32_t v) {
+                 return g_.classChangedAt(s_.classes[v]) < age_.since;
+             }));
+        onMatch_(s_);
+    }
+
+    // An e-node step: pattern node `pid` (not a class variable) at class `cls`.
+    void nodeStep(PatId pid, const PatNode& pn, EClassId cls,
+                  std::vector<std::pair<PatId, EClassId>>& todo) {
+        // The class's operator summary rules most classes out without a look at a member.
+        View v = view(cls);
+        if ((v.opMask & opBit(pn.kind == PatNode::Kind::BoundVar ? Op::Param : pn.op)) == 0) {
+            return;
+        }
+        if (resume_ && path_.size() <= resume_->path.size()) {
+            resumeStep(pid, cls, v.nodes, todo);
+        } else if (deferral_ && changed_ == 0 && quiet(todo)) {
+            deferStep(pid, cls, v.nodes, todo);
+        } else if (path_.empty() && pid == p_.root && !roots_.whole()) {
+            members(pid, cls, v.nodes, std::min<size_t>(roots_.lo, v.nodes.size()),
+                    std::min<size_t>(roots_.hi, v.nodes.size()), todo);
+        } else {
+            members(pid, cls, v.nodes, 0, v.nodes.size(), todo);
+        }
     }
 
     // Members are scattered, and a node is read through its reference: at the start of each
     // batch of members [lo, hi), the references of the next batch and the nodes of this one are
     // fetched together, so that their misses overlap. A hint: no effect on results.
     void prefetchMembers(std::span<const ENodeId> nodes, size_t lo, size_t i, size_t hi) const {
+        if (!prefetch_) {
+            return;
+        }
         constexpr size_t kBatch = 16;
         if ((i - lo) % kBatch != 0 || hi - lo == 1) {
             return;
@@ -237,6 +177,17 @@ private:
         changed_ -= changed;
     }
 
+    // tryMember(pid, nodes, i, todo) by the member's store position (OpIndex::memberPositions).
+    void tryMemberAt(PatId pid, size_t i, uint32_t position,
+                     std::vector<std::pair<PatId, EClassId>>& todo) {
+        bool changed = age_.since != 0 && g_.nodeChangedAtPosition(position) >= age_.since;
+        changed_ += changed;
+        path_.push_back(static_cast<uint32_t>(i));
+        tryNode(pid, g_.nodeAt(position), todo);
+        path_.pop_back();
+        changed_ -= changed;
+    }
+
     // Whether member i of class `cls` can match `?f $ (...)` at `pid` (FunctionFilter).
     bool admitted(PatId pid, std::span<const EClassId> keys, size_t i) const {
         uint32_t slot = static_cast<uint32_t>(filter_->fnSlot[pid]);
@@ -257,17 +208,17 @@ private:
                 picked.push_back(static_cast<uint32_t>(i));
             }
         }
+        // The index's store positions: one access a member. Resuming, too: the index describes
+        // the classes as the search saw them, and no node moves in the store before the rebuild.
         constexpr size_t kBatch = 16; // as prefetchMembers, over the picked members
+        std::span<const uint32_t> at = filter_->index->memberPositions(cls, nodes.size());
         for (size_t k = 0; k < picked.size(); ++k) {
-            if (k % kBatch == 0 && picked.size() > 1) {
-                for (size_t j = k + kBatch; j < std::min(k + 2 * kBatch, picked.size()); ++j) {
-                    g_.prefetchNode(nodes[picked[j]], 0);
-                }
+            if (prefetch_ && k % kBatch == 0 && picked.size() > 1) {
                 for (size_t j = k; j < std::min(k + kBatch, picked.size()); ++j) {
-                    g_.prefetchNode(nodes[picked[j]], 1);
+                    g_.prefetchNodeAt(at[picked[j]]);
                 }
             }
-            tryMember(pid, nodes, picked[k], todo);
+            tryMemberAt(pid, picked[k], at[picked[k]], todo);
         }
     }
 
@@ -331,8 +282,8 @@ private:
     // index; memoised per search.
     const std::vector<uint32_t>& hotMembers(PatId pid, EClassId c) {
         uint64_t key = (uint64_t(pid) << 32) | c;
-        if (auto it = hot_->find(key); it != hot_->end()) {
-            return it->second;
+        if (const std::vector<uint32_t>* known = hot_->find(key)) {
+            return *known;
         }
         std::vector<uint32_t> found;
         EClass ec = g_.eclass(c);
@@ -340,33 +291,46 @@ private:
             // A member the function filter rules out matches nothing (its pins only: the
             // answer must not depend on the bindings so far).
             std::span<const EClassId> keys;
+            std::span<const uint32_t> at; // the members' store positions
             int32_t fnSlot = filter_ ? filter_->fnSlot[pid] : -1;
             if (fnSlot >= 0) {
                 keys = filter_->index->appliedFunctions(c, ec.nodes.size());
+                at = filter_->index->memberPositions(c, ec.nodes.size());
             }
             for (size_t i = 0; i < ec.nodes.size(); ++i) {
                 if (fnSlot >= 0 && (keys[i] == kNoClass ||
                                     !filter_->admits(static_cast<uint32_t>(fnSlot), keys[i]))) {
                     continue;
                 }
-                prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
-                if (memberHot(pid, ec.nodes[i])) {
+                bool hot = false;
+                if (fnSlot >= 0) { // an application: its position is in the index
+                    if (prefetch_ && i % 16 == 0) {
+                        for (size_t j = i; j < std::min(i + 16, at.size()); ++j) {
+                            g_.prefetchNodeAt(at[j] != UINT32_MAX ? at[j] : at[i]);
+                        }
+                    }
+                    hot = memberHot(pid, g_.nodeAt(at[i]), g_.nodeChangedAtPosition(at[i]));
+                } else {
+                    prefetchMembers(ec.nodes, 0, i, ec.nodes.size());
+                    hot = memberHot(pid, g_.node(ec.nodes[i]), g_.nodeChangedAt(ec.nodes[i]));
+                }
+                if (hot) {
                     found.push_back(static_cast<uint32_t>(i));
                 }
             }
         }
-        return hot_->emplace(key, std::move(found)).first->second;
+        return hot_->add(key, std::move(found));
     }
 
-    // Whether member `n` can start a match of `pid` with a new e-node or condition class in it.
-    bool memberHot(PatId pid, ENodeId n) {
+    // Whether a member (its e-node, changed at epoch `changedAt`) can start a match of `pid`
+    // with a new e-node or condition class in it.
+    bool memberHot(PatId pid, const ENode& node, uint32_t changedAt) {
         const PatNode& pn = p_.nodes[pid];
-        const ENode& node = g_.node(n);
         if (node.op != pn.op || node.ival != pn.ival ||
             node.children.size() != pn.children.size()) {
             return false; // matches nothing here
         }
-        if (g_.nodeChangedAt(n) >= age_.since) {
+        if (changedAt >= age_.since) {
             return true;
         }
         for (size_t k = 0; k < pn.children.size(); ++k) {
@@ -380,7 +344,7 @@ private:
     void tryNode(PatId pid, const ENode& n, std::vector<std::pair<PatId, EClassId>>& todo) {
         const PatNode& pn = p_.nodes[pid];
         if (pn.kind == PatNode::Kind::BoundVar) {
-            if (n.op == Op::Param && n.ival == pn.ival && binderTypeMatches(pid, n)) {
+            if (n.op == Op::Param && n.ival == pn.ival && binders_.typeMatches(pid, n)) {
                 step(todo);
             }
             return;
@@ -390,6 +354,11 @@ private:
         }
         // A lambda's attribute holds its parameter types, which patterns do not constrain.
         if (n.ival != pn.ival) {
+            return;
+        }
+        // The empty attribute (id 0) has no sizes: most nodes, whose table entry is not read.
+        if (n.attr == 0 && pn.sizes.empty() && pn.op != Op::Lambda) {
+            matchChildren(pn, n, todo);
             return;
         }
         const Attr& a = g_.attrOf(n);
@@ -410,21 +379,27 @@ private:
             }
         }
         if (ok) {
-            const std::vector<TypeId>* saved = lambdaTypes_[pid];
+            const std::vector<TypeId>* saved = binders_.lambdaTypes(pid);
             if (pn.op == Op::Lambda) {
-                lambdaTypes_[pid] = &a.types;
+                binders_.lambdaTypes(pid) = &a.types;
             }
-            size_t before = todo.size();
-            for (size_t i = pn.children.size(); i-- > 0;) {
-                todo.emplace_back(pn.children[i], n.children[i]);
-            }
-            step(todo);
-            todo.resize(before);
-            lambdaTypes_[pid] = saved;
+            matchChildren(pn, n, todo);
+            binders_.lambdaTypes(pid) = saved;
         }
         for (const auto& name : newlyBound) {
             s_.sizes.erase(name);
         }
+    }
+
+    // Pushes the node's children as pending pairs (the first on top) and matches on.
+    void matchChildren(const PatNode& pn, const ENode& n,
+                       std::vector<std::pair<PatId, EClassId>>& todo) {
+        size_t before = todo.size();
+        for (size_t i = pn.children.size(); i-- > 0;) {
+            todo.emplace_back(pn.children[i], n.children[i]);
+        }
+        step(todo);
+        todo.resize(before);
     }
 
     const EGraph& g_;
@@ -436,6 +411,9 @@ private:
     const Resumption* resume_;
     const FunctionFilter* filter_;
     bool canonical_; // the e-graph was clean when the matcher was set up (canon)
+    // Prefetching members pays only on an e-graph larger than the caches hold.
+    static constexpr size_t kPrefetchNodes = size_t(1) << 15;
+    bool prefetch_;
     std::vector<std::vector<uint32_t>> picked_; // by path length: pickedMembers's members
     size_t changed_ = 0; // e-nodes of the partial match changed since age_.since
     Subst s_;
@@ -444,12 +422,8 @@ private:
     std::vector<uint32_t> path_; // the member index chosen at each e-node step so far
     // (pattern node, class): hotMembers(); references stay valid as it grows.
     HotMembers ownHot_;
-    HotMembers* hot_ = nullptr;                           // the deferral's, or ownHot_
-    std::vector<std::pair<PatId, int32_t>> binder_;       // by bound-variable PatId
-    std::vector<const std::vector<TypeId>*> lambdaTypes_; // by lambda PatId, while matched
-    // The class-variable nodes under the pattern's lambdas, each with those binders as binder_
-    // gives them (innermost last).
-    std::vector<std::pair<PatId, std::vector<std::pair<PatId, int32_t>>>> scoped_;
+    HotMembers* hot_ = nullptr; // the deferral's, or ownHot_
+    detail::MatchBinders binders_;
     std::vector<std::pair<PatId, EClassId>> todo_;
 };
 

@@ -59,44 +59,6 @@ bool Runner::deferring(size_t r) const {
     return semiNaive && scheduler.matchLimit == 0 && state_[r].deferred && !focus;
 }
 
-void Runner::Matches::add(EClassId c, const Subst& s) {
-    classes.push_back(c);
-    classes.insert(classes.end(), s.classes.begin(), s.classes.end());
-    unchanged.push_back(s.unchanged);
-    if (!s.sizes.empty()) {
-        sizes.emplace_back(count, s.sizes);
-    }
-    ++count;
-    ++found;
-}
-
-void Runner::Matches::defer(EClassId root, std::span<const uint32_t> path, uint32_t lo,
-                            uint32_t hi) {
-    classes.push_back(root);
-    classes.insert(classes.end(), width, kNoClass);
-    unchanged.push_back(true);
-    Deferred d{static_cast<uint32_t>(paths.size()), static_cast<uint32_t>(path.size()), lo, hi};
-    paths.insert(paths.end(), path.begin(), path.end());
-    deferred.emplace_back(count, d);
-    ++count;
-}
-
-const Runner::Matches::Deferred* Runner::Matches::at(size_t i, size_t& nextSizes,
-                                                     size_t& nextDeferred, Match& out) const {
-    const EClassId* row = classes.data() + i * (width + 1);
-    out.eclass = row[0];
-    out.subst.classes.assign(row + 1, row + 1 + width);
-    out.subst.unchanged = unchanged[i];
-    out.subst.sizes.clear();
-    if (nextSizes < sizes.size() && sizes[nextSizes].first == i) {
-        out.subst.sizes = sizes[nextSizes++].second;
-    }
-    if (nextDeferred < deferred.size() && deferred[nextDeferred].first == i) {
-        return &deferred[nextDeferred++].second;
-    }
-    return nullptr;
-}
-
 std::vector<bool> Runner::focusedRoots() const {
     if (!focus) {
         return {};
@@ -324,6 +286,10 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
         // Unplanned matches go one at a time through the window's first slot: filling a window
         // first would only spread them over as many substitutions in memory.
         const size_t span = plan ? windowSize : 1;
+        // On a small e-graph, which the caches hold, the lookahead (making, hashing and
+        // prefetching the keys of the matches ahead) costs more than the misses it saves.
+        constexpr size_t kLookAheadNodes = size_t(1) << 15;
+        const bool lookAhead = g_.numNodes() >= kLookAheadNodes;
         withResumption(r, matches[r], st, [&] {
             size_t part = 0, next = 0, nextSizes = 0, nextDeferred = 0, freed = 0;
             while (part < parts.size() && !st.stopped && !st.nodeLimit) {
@@ -350,7 +316,7 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                         }
                         continue;
                     }
-                    if (state_[r].skipsUnchanged) { // the lookups of later matches, ahead of time
+                    if (state_[r].skipsUnchanged && lookAhead) { // later matches' lookups
                         prefetchAhead(*where[j].first, r, where[j].second, st);
                     }
                     bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);

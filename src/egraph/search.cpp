@@ -29,20 +29,6 @@ void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
     }
 }
 
-// Equal id lists; a loop, since these hold one to three ids, for which a memcmp call costs more
-// than the comparison (the early conditions compare them at every binding of the search).
-bool sameIds(const std::vector<EClassId>& a, const std::vector<EClassId>& b) {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i] != b[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // The class slots a condition reads, or nullopt when it also reads a size variable (bound by
 // the matched nodes' attributes, not tracked while matching): it is then checked at the end.
 std::optional<std::vector<uint32_t>> earlySlots(const Call& call) {
@@ -137,7 +123,20 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
             out.push_back(s.classes[v]);
         }
     };
-    std::vector<EClassId> current;
+    // Whether condition i's class arguments in `s` are `ids` (not copied out first: this runs
+    // at every binding and every match).
+    auto argsAre = [&](size_t i, const Subst& s, const std::vector<EClassId>& ids) {
+        const std::vector<uint32_t>& slots = slotsOf[i];
+        if (ids.size() != slots.size()) {
+            return false;
+        }
+        for (size_t k = 0; k < slots.size(); ++k) {
+            if (s.classes[slots[k]] != ids[k]) {
+                return false;
+            }
+        }
+        return true;
+    };
     BindFilter keep;
     for (const auto& conds : bySlot) {
         keep.slots.push_back(!conds.empty());
@@ -150,20 +149,19 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
                 continue;
             }
             // The same arguments as last time: the same answer, without the call.
-            classArgs(i, s, current);
-            if (!held[i].empty() && sameIds(current, held[i])) {
+            if (!held[i].empty() && argsAre(i, s, held[i])) {
                 continue;
             }
-            if (!failed[i].empty() && sameIds(current, failed[i])) {
+            if (!failed[i].empty() && argsAre(i, s, failed[i])) {
                 return false;
             }
             bindArgs(rule.conditions[i], s, args[i]);
             try {
                 if (!call(i, args[i])) {
-                    failed[i] = current;
+                    classArgs(i, s, failed[i]);
                     return false;
                 }
-                held[i] = current;
+                classArgs(i, s, held[i]);
             } catch (const std::exception&) {
                 // decided at the end, in order
             }
@@ -171,11 +169,7 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
         return true;
     };
     auto heldFor = [&](size_t i, const Subst& s) {
-        if (held[i].empty()) {
-            return false;
-        }
-        classArgs(i, s, current);
-        return sameIds(current, held[i]);
+        return !held[i].empty() && argsAre(i, s, held[i]);
     };
     bool anyEarly = std::any_of(bySlot.begin(), bySlot.end(), [](auto& v) { return !v.empty(); });
     match(anyEarly ? keep : BindFilter{}, [&](EClassId c, const Subst& s) {

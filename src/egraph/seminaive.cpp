@@ -107,10 +107,7 @@ void ApplyJournal::raise(std::vector<uint8_t>& below, EClassId c, int32_t level)
     }
 }
 
-void ApplyJournal::settle() {
-    if (pendingAbsorbed_.empty() && pendingAnchors_.empty()) {
-        return;
-    }
+void ApplyJournal::settlePending() {
     absorbedBelow_.resize(g_.numNodeIds(), kFar);
     anchorBelow_.resize(g_.numNodeIds(), kFar);
     for (EClassId c : pendingAbsorbed_) {

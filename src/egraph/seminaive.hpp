@@ -54,7 +54,14 @@ private:
     static constexpr uint8_t kFar = std::numeric_limits<uint8_t>::max();
     void journal(EClassId c);
     void onMerge(EClassId root, EClassId absorbed);
-    void settle(); // marks the classes above the pending ones
+    // Marks the classes above the pending ones (inline when there are none: mayChange asks at
+    // every step of a resumed match).
+    void settle() {
+        if (!pendingAbsorbed_.empty() || !pendingAnchors_.empty()) {
+            settlePending();
+        }
+    }
+    void settlePending();
     void raise(std::vector<uint8_t>& below, EClassId c, int32_t level);
     uint8_t at(const std::vector<uint8_t>& below, EClassId c) const {
         return c < below.size() ? below[c] : kFar;

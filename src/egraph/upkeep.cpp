@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
@@ -162,14 +163,14 @@ void EGraph::hintRepairs(const std::vector<EClassId>& todo) {
 
 // Rebuilding's work lists hold up to millions of ids after a large apply phase. Roots are found
 // without path compression (findConst: the union-find's inner links are not observable) and the
-// ids sorted in parallel; the set is the same for any thread count.
+// ids sorted in parallel, or, when the list is long beside the ids' range, marked in a bitmap
+// read back in order (no sort); the set is the same either way and for any thread count.
 void EGraph::rootSet(std::vector<EClassId>& ids) const {
     constexpr size_t kParallel = 1 << 14; // below this, the sequential loop is faster
     if (ids.size() < kParallel) {
         for (EClassId& c : ids) {
             c = findConst(c);
         }
-        std::sort(ids.begin(), ids.end());
     } else {
         tbb::parallel_for(tbb::blocked_range<size_t>(0, ids.size(), 4096),
                           [&](const tbb::blocked_range<size_t>& r) {
@@ -177,6 +178,25 @@ void EGraph::rootSet(std::vector<EClassId>& ids) const {
                                   ids[i] = findConst(ids[i]);
                               }
                           });
+    }
+    // A bit per id costs less than sorting once the list holds an id per 64 or more.
+    if (64 * ids.size() >= parent_.size()) {
+        std::vector<uint64_t> bits((parent_.size() + 63) / 64, 0);
+        for (EClassId c : ids) {
+            bits[c / 64] |= uint64_t(1) << (c % 64);
+        }
+        ids.clear();
+        for (size_t w = 0; w < bits.size(); ++w) {
+            for (uint64_t b = bits[w]; b != 0; b &= b - 1) {
+                ids.push_back(
+                    static_cast<EClassId>(64 * w + static_cast<size_t>(std::countr_zero(b))));
+            }
+        }
+        return;
+    }
+    if (ids.size() < kParallel) {
+        std::sort(ids.begin(), ids.end());
+    } else {
         tbb::parallel_sort(ids.begin(), ids.end());
     }
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

@@ -67,7 +67,7 @@ def main():
     source, egopt = sys.argv[1], sys.argv[2]
     workloads = WORKLOADS[1:] if "--sanitized" in sys.argv[3:] else WORKLOADS
     run = subprocess.run([f"{source}/scripts/bench-egraph", "--egopt", egopt, "--quick", "--csv",
-                          "--egopt-only", "--only", ",".join(workloads)],
+                          "--egopt-only", "--repeat", "1", "--only", ",".join(workloads)],
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
         sys.exit(f"bench-egraph failed ({run.returncode}):\n{run.stderr[-3000:]}")

@@ -22,8 +22,8 @@ public:
     // a key's hash when the key is still the same).
     struct Lookahead {
         uint64_t tag = UINT64_MAX; // the match it was made for (the caller's numbering)
-        uint32_t valid = 0;        // bit i: keys[i] and hashes[i] are step i's
-        std::array<ENode, kMaxSteps> keys;
+        uint32_t valid = 0;        // bit i: kids[i] and hashes[i] are step i's
+        std::array<std::array<EClassId, 3>, kMaxSteps> kids{}; // the key's children
         std::array<uint32_t, kMaxSteps> hashes{};
     };
     // The compiled right-hand side when `rule` builds it node by node exactly as

@@ -65,7 +65,11 @@ public:
     // add() for a node whose children are roots, without explanations (DirectRhs): the same
     // result and the same e-graph, without canonicalizing the children again.
     // `hash` is NodeTable::hashOf(node), computed ahead (DirectRhs::Lookahead).
-    EClassId addCanonical(ENode node, uint32_t hash);
+    // Found nodes (most right-hand sides of a saturating run) are not copied.
+    EClassId addCanonical(const ENode& node, uint32_t hash);
+    // addCanonical of the node (op, ival, the empty attribute, kids), built only if absent;
+    // `hash` is NodeTable::hashOfParts.
+    EClassId addCanonical(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash);
     // Adds a term; `argTypes` are the argument types when the term is a function (needed to
     // type a lambda whose parameter types are not given); `freeVarTypes` type the variables
     // free in the term that carry no type (outermost first, as top-level parameters).
@@ -106,7 +110,11 @@ public:
     void recordNodes(std::vector<ENodeId>* into) { recording_ = into; }
 
     // --- queries
-    EClassId find(EClassId c);
+    // Inline for a root (most calls: a saturating run finds the classes of its matches), the
+    // walk with path compression out of line.
+    EClassId find(EClassId c) { return (parent_[c] & kRoot) != 0 ? c : findPath(c); }
+    // A hint that find(c) comes soon. No effect on results.
+    void prefetchFind(EClassId c) const { __builtin_prefetch(&parent_[c]); }
     EClassId findConst(EClassId c) const;
     std::optional<EClassId> lookup(ENode node) const; // the class of a node, if present
     // A hint that lookup(node) or add(node) comes soon (NodeTable::prefetch's stages).
@@ -126,6 +134,14 @@ public:
     // Canonical as of the last rebuild. A duplicate (a node that lost its form to an equal
     // node) reads the node that owns the form: the same node up to canonical children.
     const ENode& node(ENodeId n) const { return store_[storeRef(n)].node; }
+    // Where node(n) is stored: store positions change only when a rebuild compacts the store,
+    // so an index built on a clean e-graph (OpIndex) reads a member with one access, not two.
+    uint32_t nodePosition(ENodeId n) const { return storeRef(n); }
+    const ENode& nodeAt(uint32_t position) const { return store_[position].node; }
+    uint32_t nodeChangedAtPosition(uint32_t position) const {
+        return base_ + store_[position].node.age;
+    }
+    void prefetchNodeAt(uint32_t position) const { __builtin_prefetch(&store_[position]); }
     // A hint that node(n) comes soon: stage 0 fetches n's reference, stage 1 (once that is in
     // cache) the node. No effect on results.
     void prefetchNode(ENodeId n, int stage) const {
@@ -333,6 +349,7 @@ private:
     EClassId addTermRec(const TermArena& t, TermId id, std::span<const TypeId> argTypes,
                         std::vector<TypeId>& env);
 
+    EClassId findPath(EClassId c); // find() of a class that is not a root
     // Per id, 8 bytes: the union-find parent_, which for a root is kRoot | the index of its
     // class in classes_ (the classes are stored densely: a class merged away frees its slot for
     // the next new class); and ref_, the index of the node in store_, or for a duplicate

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -60,8 +61,24 @@ struct ENode {
 };
 static_assert(sizeof(ENode) == 28, "an e-node is 28 bytes");
 
+// Inline: every hashcons lookup hashes its key (a multiply per child: the hashcons takes the
+// top bits of another product, NodeTable::home). `parts` hashes the node of these fields
+// without building it (compiled right-hand sides).
 struct ENodeHash {
-    size_t operator()(const ENode& n) const noexcept;
+    static size_t parts(Op op, int32_t ival, AttrId attr, std::span<const EClassId> children) {
+        constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+        uint64_t h = (static_cast<uint64_t>(static_cast<uint32_t>(ival)) << 32 |
+                      static_cast<uint64_t>(op) << 24 | children.size()) *
+                     kMul;
+        h = (h ^ attr) * kMul;
+        for (EClassId c : children) {
+            h = (h ^ (h >> 29) ^ c) * kMul;
+        }
+        return static_cast<size_t>(h);
+    }
+    size_t operator()(const ENode& n) const noexcept {
+        return parts(n.op, n.ival, n.attr, n.children);
+    }
 };
 
 // Interning of attributes: equal attributes get equal ids, so nodes compare by id.

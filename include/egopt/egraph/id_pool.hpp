@@ -42,7 +42,7 @@ static_assert(sizeof(IdList) == 8);
 
 class IdPool {
 public:
-    static constexpr unsigned kChunkBits = 12;
+    static constexpr unsigned kChunkBits = 10;
     static constexpr size_t kChunk = size_t(1) << kChunkBits;
 
     std::span<const uint32_t> view(const IdList& l) const {

@@ -26,6 +26,10 @@ class NodeTable {
 public:
     using Nodes = Chunked<StoredNode, 10>;
     static constexpr uint32_t kNone = UINT32_MAX;
+    static uint32_t fold(size_t h) {
+        auto w = static_cast<uint64_t>(h);
+        return static_cast<uint32_t>(w ^ (w >> 32));
+    }
 
     // The index in `nodes` of the node that equals `key`, or kNone.
     uint32_t find(const ENode& key, const Nodes& nodes) const {
@@ -33,8 +37,14 @@ public:
     }
     // find() with the key's hashOf computed already.
     uint32_t find(const ENode& key, uint32_t hash, const Nodes& nodes) const;
-    // The hash the table keeps of a (canonical) node.
-    static uint32_t hashOf(const ENode& n);
+    // find() of the node (op, ival, the empty attribute, kids) without building it.
+    uint32_t findParts(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash,
+                       const Nodes& nodes) const;
+    // The hash the table keeps of a (canonical) node; of the node findParts looks for.
+    static uint32_t hashOf(const ENode& n) { return fold(ENodeHash{}(n)); }
+    static uint32_t hashOfParts(Op op, int32_t ival, std::span<const EClassId> kids) {
+        return fold(ENodeHash::parts(op, ival, 0, kids));
+    }
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
     void insert(uint32_t ref, const Nodes& nodes) { insert(ref, hashOf(nodes[ref].node)); }
     // insert() with the node's hashOf computed already.

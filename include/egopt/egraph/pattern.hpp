@@ -62,8 +62,57 @@ struct MatchAge {
 // step before it (`path`). Every match the full search finds below those members is unchanged; a
 // Resumption enumerates them later, in the same order.
 // By (pattern node << 32 | class): the members of the class, by index, that can start a match
-// of the node with an e-node or condition class newer than the search's age.
-using HotMembers = std::unordered_map<uint64_t, std::vector<uint32_t>>;
+// of the node with an e-node or condition class newer than the search's age. Open addressing
+// (the matcher asks at every e-node step of a deferring search); an answer stays where it is
+// while others are added.
+class HotMembers {
+public:
+    const std::vector<uint32_t>* find(uint64_t key) const {
+        if (slots_.empty()) {
+            return nullptr;
+        }
+        for (size_t i = home(key);; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i].second == 0) {
+                return nullptr;
+            }
+            if (slots_[i].first == key) {
+                return &values_[slots_[i].second - 1];
+            }
+        }
+    }
+    // `key` must not be present.
+    const std::vector<uint32_t>& add(uint64_t key, std::vector<uint32_t> members) {
+        if (2 * (values_.size() + 1) > slots_.size()) {
+            grow();
+        }
+        values_.push_back(std::move(members));
+        place(key, static_cast<uint32_t>(values_.size()));
+        return values_.back();
+    }
+
+private:
+    size_t home(uint64_t key) const {
+        return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> 32) & (slots_.size() - 1);
+    }
+    void place(uint64_t key, uint32_t value) {
+        size_t i = home(key);
+        while (slots_[i].second != 0) {
+            i = (i + 1) & (slots_.size() - 1);
+        }
+        slots_[i] = {key, value};
+    }
+    void grow() {
+        std::vector<std::pair<uint64_t, uint32_t>> old = std::move(slots_);
+        slots_.assign(old.empty() ? 64 : 2 * old.size(), {0, 0});
+        for (const auto& [key, value] : old) {
+            if (value != 0) {
+                place(key, value);
+            }
+        }
+    }
+    std::vector<std::pair<uint64_t, uint32_t>> slots_; // key, 1 + value index (0: empty)
+    std::deque<std::vector<uint32_t>> values_;
+};
 struct Deferral {
     std::vector<bool> conditionSlot; // by slot: a condition reads the class's members
     std::function<void(EClassId root, std::span<const uint32_t> path, uint32_t lo, uint32_t hi)>
@@ -205,6 +254,11 @@ public:
     // With functionKeys: by member of class `c` (canonical, `members` of them), the canonical
     // class of the function an application member applies, kNoClass for other members.
     std::span<const EClassId> appliedFunctions(EClassId c, size_t members) const;
+    // With functionKeys: by member of class `c`, where an application member's e-node is
+    // stored (EGraph::nodePosition), valid until the next rebuild; unset for other members.
+    std::span<const uint32_t> memberPositions(EClassId c, size_t members) const {
+        return std::span<const uint32_t>(positions_).subspan(keyAt_[c], members);
+    }
     // With functionKeys: the classes holding an application of function class `f`, ascending.
     std::span<const EClassId> applying(EClassId f) const;
     // The classes of at least kLargeClass members, ascending: a search splits each into ranges
@@ -220,6 +274,7 @@ private:
     std::vector<std::vector<EClassId>> appliedOp_; // Apply classes, by the function's operator
     std::vector<uint32_t> keyAt_;                  // by class id: its members' first key
     std::vector<EClassId> keys_;                   // by member, class by class
+    std::vector<uint32_t> positions_;              // by member, as keys_
     std::unordered_map<EClassId, std::vector<EClassId>> applying_;
 };
 
