@@ -102,12 +102,22 @@ void Search::indexEdges() {
     indexChildEdges(false);
 }
 
-// A state leads to a guide when one of its viable edges is a guide's e-node or has a child
-// state that leads to one: from the guide's edges up through the edges' owners.
-std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const {
+// A state leads to a guide when one of its viable edges is a guide's e-node (with `root`, when
+// its class is the root's and it has a term) or has a child state that leads to one: from those
+// states up through the edges' owners.
+std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& guide,
+                                  std::optional<egraph::EClassId> root) const {
     std::vector<bool> leads(states_.size(), false);
     std::vector<uint32_t> work;
-    for (uint32_t i = 0; i < edges_.size(); ++i) {
+    if (root) {
+        for (uint32_t s = 0; s < states_.size(); ++s) {
+            if (states_[s].eclass == *root && !lists_[s].empty()) {
+                leads[s] = true;
+                work.push_back(s);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < edges_.size() && !root; ++i) {
         uint32_t s = edgeOwner_[i];
         if (edgeViable_[i] && !leads[s] && guide.contains(edges_[i].node)) {
             leads[s] = true;
@@ -135,7 +145,16 @@ std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& gui
 // and only the place in the right-hand side says which one a parent had.
 Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) const {
     Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, {}};
-    guide.leads = leadsTo(guide.nodes);
+    // The way down goes to the class of the guide's root (recorded last, after its children):
+    // an inner e-node may be shared by other parents (a shared reduction's step function, applied
+    // to many arrays), and a way down to one of those replays that e-node but not the guide.
+    // Where the root's class has no term in any context, to any of the guide's e-nodes.
+    if (!recorded.empty()) {
+        guide.leads = leadsTo(guide.nodes, g_.findConst(recorded.back()));
+    }
+    if (guide.leads.empty() || !guide.leads[0]) {
+        guide.leads = leadsTo(guide.nodes, std::nullopt);
+    }
     std::vector<egraph::EClassId> classOf;
     for (egraph::ENodeId n : recorded) {
         classOf.push_back(g_.findConst(n)); // node ids are class ids until merged
@@ -270,7 +289,9 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
         uint32_t hits = held && guide.nodes.contains(e.node) ? 1 : 0;
         for (uint32_t c = 0; c < e.numChildren; ++c) {
             uint32_t cs = childStates_[e.firstChild + c];
-            bool follow = guide.classes.contains(states_[cs].eclass) || guide.leads[cs];
+            // Inside the replay, a child class that holds guide e-nodes replays them; on the way
+            // down, only a child that leads to the guide's root is followed.
+            bool follow = (held && guide.classes.contains(states_[cs].eclass)) || guide.leads[cs];
             guided = guided || follow;
             auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
             egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;

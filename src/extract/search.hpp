@@ -212,7 +212,8 @@ private:
     std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
     // Guided draws (explore.cpp): the states from which a guide's e-nodes can be reached.
     void indexEdges();
-    std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
+    std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide,
+                              std::optional<egraph::EClassId> root) const;
     std::vector<bool> edgeViable_; // per edge (indexEdges)
     // Per edge its state, per state the edges it is a child of (built by discover; the
     // worklist queues the owners of a changed state's edges; indexEdges rebuilds them listing

@@ -25,7 +25,7 @@ const std::string kGoalRule = "goal: shared reduction";
 // work-group tree whose last fold is one work-item's). Then the `options.search.keep` others the
 // model predicts fastest at their default tuning values, within the same bound.
 void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
-                 Result& result) {
+                 const std::vector<size_t>& guideSize, Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     double bound = 1e30;
     for (const auto& c : r.candidates) {
@@ -69,9 +69,11 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     tuneAll(unfit);
     std::vector<std::pair<double, size_t>> keyed;
     // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
-    // rule: rank, -hits, p, i. The shape goal's guides come in the order of the goal properties
-    // their shared reductions meet (sharedReductions): a replay of an earlier guide first.
-    std::map<std::string, std::tuple<size_t, int64_t, double, size_t>> bestReplay;
+    // rule: partial, rank, -hits, p, i. The shape goal's guides come in the order of the goal
+    // properties their shared reductions meet (sharedReductions): a replay of an earlier guide
+    // first, but a replay that took all its guide's e-nodes before one that did not (a guide's
+    // application may stand in no context, and its replay then holds another form).
+    std::map<std::string, std::tuple<bool, size_t, int64_t, double, size_t>> bestReplay;
     for (size_t i = 0; i < r.explored.size(); ++i) {
         auto p = atDefaults[i];
         if (!p && r.explored[i].guided) {
@@ -86,8 +88,11 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             keyed.emplace_back(*p, i);
         }
         if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
-            size_t rank = guideRule[c.guide] == kGoalRule ? c.guide : 0;
-            std::tuple<size_t, int64_t, double, size_t> key{rank, -int64_t(c.guideHits), *p, i};
+            bool goal = guideRule[c.guide] == kGoalRule;
+            bool partial = goal && c.guide < guideSize.size() && c.guideHits < guideSize[c.guide];
+            size_t rank = goal ? c.guide : 0;
+            std::tuple<bool, size_t, int64_t, double, size_t> key{partial, rank,
+                                                                  -int64_t(c.guideHits), *p, i};
             auto [it, fresh] = bestReplay.emplace(guideRule[c.guide], key);
             if (!fresh && key < it->second) {
                 it->second = key;
@@ -112,17 +117,17 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::vector<std::pair<double, size_t>> taken;
     std::vector<size_t> replays;
     for (const auto& [rule, key] : bestReplay) {
-        if (!tuned.count(std::get<3>(key))) {
-            replays.push_back(std::get<3>(key));
+        if (!tuned.count(std::get<4>(key))) {
+            replays.push_back(std::get<4>(key));
         }
     }
     tuneAll(replays);
     for (const auto& [rule, key] : bestReplay) {
-        std::optional<double> p = predictedTuned(std::get<3>(key));
+        std::optional<double> p = predictedTuned(std::get<4>(key));
         // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
         // (selectBeam) however slow it is predicted.
-        if (double at = p.value_or(std::get<2>(key)); at <= bound || rule == kGoalRule) {
-            taken.emplace_back(at, std::get<3>(key));
+        if (double at = p.value_or(std::get<3>(key)); at <= bound || rule == kGoalRule) {
+            taken.emplace_back(at, std::get<4>(key));
         }
     }
     std::stable_sort(taken.begin(), taken.end());
@@ -287,7 +292,11 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     if (eo.explore.draws > 0) {
         auto inExplore = w.clock.enter(Stage::Explore);
         double exploreStart = w.elapsed();
-        addExplored(w, r, guides.rule, result);
+        std::vector<size_t> sizes;
+        for (const auto& nodes : guides.nodes) {
+            sizes.push_back(nodes.size());
+        }
+        addExplored(w, r, guides.rule, sizes, result);
         w.stageDone("explore", w.elapsed() - exploreStart + r.exploreSeconds + r.refineSeconds,
                     fmt("%zu drawn, %zu new kernels, %zu taken", r.exploreDrawn,
                         result.exploreAccepted, result.exploreTaken));

@@ -172,3 +172,48 @@ TEST_CASE("mm: a replay takes the e-node the right-hand side put below its paren
         CHECK(guided > 0);
     }
 }
+
+TEST_CASE("a guided replay goes down to its guide's root, not to a shared inner e-node",
+          "[extract]") {
+    // The guide is y's row reduction: `ReduceSeq(add)` and its application to the squares. x's
+    // row reduction applies the same `ReduceSeq(add)` class; a way down to it replays that
+    // e-node without the guide's root, and its hits would count beside the guide's own.
+    arith::Bindings sizes{{"M", 8}, {"N", 16}};
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::data("two_row_sums.lift"), {"lower.rules"}, 3);
+    std::vector<egraph::ENodeId> applications;
+    std::optional<egraph::ENodeId> reduceSeq;
+    for (egraph::EClassId c : gr.g.classIds()) {
+        for (egraph::ENodeId n : gr.g.eclass(c).nodes) {
+            const egraph::ENode& node = gr.g.node(n);
+            if (node.op == lift::Op::ReduceSeq) {
+                reduceSeq = n;
+            }
+            if (node.op == lift::Op::Apply && node.children.size() == 3 &&
+                gr.g.eclass(node.children[0]).mayHold(lift::Op::ReduceSeq) &&
+                gr.g.eclass(node.children[2]).mayHold(lift::Op::Apply)) {
+                applications.push_back(n); // the reduction of the squares (its data is a map)
+            }
+        }
+    }
+    REQUIRE(reduceSeq);
+    REQUIRE(applications.size() == 1);
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = sizes;
+    opt.multipleKernels = true;
+    opt.explore.draws = 4;
+    opt.explore.guides.push_back({*reduceSeq, applications.front()});
+    ExtractResult result = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                             StructuralCost(gr.g, gr.rw.tuning, sizes), opt);
+    INFO(test::listing(result));
+    size_t guided = 0;
+    for (const Candidate& c : result.explored) {
+        if (c.guided) {
+            INFO(c.text);
+            ++guided;
+            CHECK(c.guideHits == 2);
+        }
+    }
+    CHECK(guided > 0);
+}
