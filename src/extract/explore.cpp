@@ -146,8 +146,9 @@ std::vector<uint32_t> Search::distancesTo(const std::unordered_set<egraph::ENode
 // before it in that child's class. A class may hold two of the right-hand side's e-nodes (mm's
 // local tiles: B's tile copy `MapLcl(0, copy)` and the result's `MapSeq(copy4)` are equal maps),
 // and only the place in the right-hand side says which one a parent had.
-Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) const {
-    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, {}, {}};
+Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded,
+                                bool towardsRoot) const {
+    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, towardsRoot, {}, {}};
     // The way down goes to the class of the guide's root (recorded last, after its children):
     // an inner e-node may be shared by other parents (a shared reduction's step function, applied
     // to many arrays), and a way down to one of those replays that e-node but not the guide.
@@ -155,7 +156,9 @@ Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) co
     // The way down takes only children nearer the guide (Guide::descends): the e-graph's cycles
     // (a class reached again through views, `Join $ (Split(n) $ x)`) would otherwise end a way
     // down that the thread map counts promised in a state already on its path.
-    if (!recorded.empty()) {
+    // Only with ExploreOptions::towardsRoot; otherwise to any guide e-node, through any child
+    // that leads to one.
+    if (towardsRoot && !recorded.empty()) {
         guide.dist = distancesTo(guide.nodes, g_.findConst(recorded.back()));
     }
     if (guide.dist.empty() || guide.dist[0] == kFar) {
@@ -301,8 +304,9 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
             uint32_t cs = childStates_[e.firstChild + c];
             // Inside the replay, a child class that holds guide e-nodes replays them; on the way
             // down, only a child that leads to the guide's root is followed.
-            bool follow = held ? guide.classes.contains(states_[cs].eclass) || guide.leads[cs]
-                               : guide.descends(s, cs);
+            bool follow =
+                ((held || !guide.towardsRoot) && guide.classes.contains(states_[cs].eclass)) ||
+                (held ? guide.leads[cs] : guide.descends(s, cs));
             guided = guided || follow;
             auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
             egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;
@@ -350,7 +354,7 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
         indexEdges();
     }
     for (size_t gi = 0; gi < opt.guides.size() && gi <= UINT16_MAX; ++gi) {
-        Guide guide = makeGuide(opt.guides[gi]);
+        Guide guide = makeGuide(opt.guides[gi], opt.towardsRoot);
         if (opt.threadMapsAbove) {
             countThreadMaps(guide);
         }

@@ -228,8 +228,13 @@ private:
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
         std::vector<bool> leads;                      // per state: dist below kFar
         std::vector<uint32_t> dist;                   // per state (distancesTo)
-        // Whether child state `c` of state `s` is on a way down to the guide (nearer it).
-        bool descends(uint32_t s, uint32_t c) const { return dist[c] < dist[s]; }
+        // ExploreOptions::towardsRoot: the ways down go to the root's class, nearer at each step.
+        bool towardsRoot = false;
+        // Whether child state `c` of state `s` is on a way down to the guide (nearer it; without
+        // towardsRoot, any child that leads to it).
+        bool descends(uint32_t s, uint32_t c) const {
+            return towardsRoot ? dist[c] < dist[s] : dist[c] != kFar;
+        }
         // (guide e-node << 32 | child slot) -> the guide e-node recorded as that child: the one
         // of the child's class recorded last before the parent (expectedChildren).
         std::unordered_map<uint64_t, egraph::ENodeId> expected;
@@ -238,7 +243,7 @@ private:
         std::vector<uint8_t> threadMaps;
     };
     static constexpr egraph::ENodeId kNoExpected = UINT32_MAX;
-    Guide makeGuide(const std::vector<egraph::ENodeId>& recorded) const;
+    Guide makeGuide(const std::vector<egraph::ENodeId>& recorded, bool towardsRoot) const;
     static constexpr uint8_t kThreadMapsAbove = 3; // one per dimension
     uint8_t threadMapsBelow(uint32_t edge, const Guide& guide) const;
     void countThreadMaps(Guide& guide) const;

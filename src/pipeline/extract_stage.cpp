@@ -99,7 +99,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             // ranks a replay's parallel maps poorly: at mm 128^3 on PoCL it predicted one
             // work-item per row of C, 45 ms, faster than a work-group per block, under 1 ms).
             bestReplays[guideRule[c.guide]].emplace_back(partial, rank, -int64_t(c.guideHits),
-                                                         -int64_t(c.threadMaps), *p, i);
+                                                         goal ? -int64_t(c.threadMaps) : 0, *p, i);
         }
     }
     std::vector<std::pair<std::string, ReplayKey>> bestReplay;
@@ -252,6 +252,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     // code generator refuses many of the ways down through them (views it cannot index), which
     // the extraction's states do not know: more draws per goal guide.
     eo.explore.threadMapsAbove = w.shapeGoal;
+    eo.explore.towardsRoot = w.shapeGoal;
     if (w.shapeGoal) {
         eo.explore.guidedDraws = kGoalGuidedDraws;
     }

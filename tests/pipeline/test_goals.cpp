@@ -60,6 +60,7 @@ std::vector<extract::Candidate> guidedReplays(const Saturated& s,
                                               bool threadMapsAbove = false) {
     extract::ExtractOptions eo;
     eo.explore.threadMapsAbove = threadMapsAbove;
+    eo.explore.towardsRoot = threadMapsAbove; // as the pipeline, for the goal's guides
     eo.k = 2;
     eo.sizes = sizes;
     eo.multipleKernels = true;

@@ -41,8 +41,8 @@ struct ExploreOptions {
     // Guided draws (docs/extraction.md): for each list of e-nodes, `guidedDraws` draws that take
     // an edge whose e-node is in the list wherever a state has one (another of the class's where
     // none of the list's can stand there; each draw keeps the replay that takes the most of them,
-    // Candidate::guideHits), and elsewhere head for the class of the list's last e-node (its
-    // root), through child states nearer it only (taking listed terms elsewhere). The pipeline
+    // Candidate::guideHits), and elsewhere head for the states that lead to one (taking listed
+    // terms where none does; with towardsRoot, below). The pipeline
     // passes the e-nodes each macro rule added (egraph::Applications, recorded by the runner): a
     // macro's right-hand side is a whole schedule (mm's register blocking) that the per-e-node cost
     // misranks and a uniform draw rarely assembles. The list is in the order of recording, each
@@ -57,6 +57,12 @@ struct ExploreOptions {
     // holds its own thread maps). The pipeline turns it on for the shape goal's guides
     // (docs/search.md), whose e-nodes are one sequential loop.
     bool threadMapsAbove = false;
+    // Above a guide, head for the class of its last e-node (its root) rather than for any of its
+    // e-nodes, and only through child states nearer it (docs/extraction.md "Guided draws"): an
+    // inner e-node may have other parents (a shared reduction's step function), and the
+    // e-graph's cycles end ways down that pass a class again. The pipeline turns it on for the
+    // shape goal's guides; macro rules' replays keep the ways down they were measured with.
+    bool towardsRoot = false;
 };
 
 struct ExtractOptions {
