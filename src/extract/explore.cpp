@@ -5,6 +5,7 @@
 #include "search.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <random>
 
 namespace egopt::extract::detail {
@@ -102,30 +103,42 @@ void Search::indexEdges() {
     indexChildEdges(false);
 }
 
-// A state leads to a guide when one of its viable edges is a guide's e-node or has a child
-// state that leads to one: from the guide's edges up through the edges' owners.
-std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const {
-    std::vector<bool> leads(states_.size(), false);
-    std::vector<uint32_t> work;
-    for (uint32_t i = 0; i < edges_.size(); ++i) {
-        uint32_t s = edgeOwner_[i];
-        if (edgeViable_[i] && !leads[s] && guide.contains(edges_[i].node)) {
-            leads[s] = true;
+// A state leads to a guide when one of its viable edges is a guide's e-node (with `root`, when
+// its class is the root's and it has a term) or has a child state that leads to one: from those
+// states up through the edges' owners, breadth first. Each state's distance to the guide (edges
+// on the shortest way down; kFar where it leads nowhere).
+std::vector<uint32_t> Search::distancesTo(const std::unordered_set<egraph::ENodeId>& guide,
+                                          std::optional<egraph::EClassId> root) const {
+    std::vector<uint32_t> dist(states_.size(), kFar);
+    std::deque<uint32_t> work;
+    auto seed = [&](uint32_t s) {
+        if (dist[s] == kFar) {
+            dist[s] = 0;
             work.push_back(s);
+        }
+    };
+    for (uint32_t s = 0; s < states_.size() && root; ++s) {
+        if (states_[s].eclass == *root && !lists_[s].empty()) {
+            seed(s);
+        }
+    }
+    for (uint32_t i = 0; i < edges_.size() && !root; ++i) {
+        if (edgeViable_[i] && guide.contains(edges_[i].node)) {
+            seed(edgeOwner_[i]);
         }
     }
     while (!work.empty()) {
-        uint32_t s = work.back();
-        work.pop_back();
+        uint32_t s = work.front();
+        work.pop_front();
         for (uint32_t i : childEdges_[s]) {
             uint32_t p = edgeOwner_[i];
-            if (edgeViable_[i] && !leads[p]) {
-                leads[p] = true;
+            if (edgeViable_[i] && dist[p] == kFar) {
+                dist[p] = dist[s] + 1;
                 work.push_back(p);
             }
         }
     }
-    return leads;
+    return dist;
 }
 
 // The guide from a macro application's e-nodes in the order the runner recorded them (each
@@ -133,9 +146,28 @@ std::vector<bool> Search::leadsTo(const std::unordered_set<egraph::ENodeId>& gui
 // before it in that child's class. A class may hold two of the right-hand side's e-nodes (mm's
 // local tiles: B's tile copy `MapLcl(0, copy)` and the result's `MapSeq(copy4)` are equal maps),
 // and only the place in the right-hand side says which one a parent had.
-Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded) const {
-    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, {}};
-    guide.leads = leadsTo(guide.nodes);
+Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded,
+                                bool towardsRoot) const {
+    Guide guide{{recorded.begin(), recorded.end()}, {}, {}, {}, towardsRoot, {}, {}};
+    // The way down goes to the class of the guide's root (recorded last, after its children):
+    // an inner e-node may be shared by other parents (a shared reduction's step function, applied
+    // to many arrays), and a way down to one of those replays that e-node but not the guide.
+    // Where the root's class has no term in any context, to any of the guide's e-nodes.
+    // The way down takes only children nearer the guide (Guide::descends): the e-graph's cycles
+    // (a class reached again through views, `Join $ (Split(n) $ x)`) would otherwise end a way
+    // down that the thread map counts promised in a state already on its path.
+    // Only with ExploreOptions::towardsRoot; otherwise to any guide e-node, through any child
+    // that leads to one.
+    if (towardsRoot && !recorded.empty()) {
+        guide.dist = distancesTo(guide.nodes, g_.findConst(recorded.back()));
+    }
+    if (guide.dist.empty() || guide.dist[0] == kFar) {
+        guide.dist = distancesTo(guide.nodes, std::nullopt);
+    }
+    guide.leads.resize(guide.dist.size());
+    for (size_t s = 0; s < guide.dist.size(); ++s) {
+        guide.leads[s] = guide.dist[s] != kFar;
+    }
     std::vector<egraph::EClassId> classOf;
     for (egraph::ENodeId n : recorded) {
         classOf.push_back(g_.findConst(n)); // node ids are class ids until merged
@@ -166,7 +198,7 @@ uint8_t Search::threadMapsBelow(uint32_t edge, const Guide& guide) const {
     bool follows = false;
     for (uint32_t c = 0; c < e.numChildren; ++c) {
         uint32_t cs = childStates_[e.firstChild + c];
-        if (guide.leads[cs]) {
+        if (guide.descends(edgeOwner_[edge], cs)) {
             follows = true;
             most = std::max(most, guide.threadMaps[cs]);
         }
@@ -270,7 +302,11 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
         uint32_t hits = held && guide.nodes.contains(e.node) ? 1 : 0;
         for (uint32_t c = 0; c < e.numChildren; ++c) {
             uint32_t cs = childStates_[e.firstChild + c];
-            bool follow = guide.classes.contains(states_[cs].eclass) || guide.leads[cs];
+            // Inside the replay, a child class that holds guide e-nodes replays them; on the way
+            // down, only a child that leads to the guide's root is followed.
+            bool follow =
+                ((held || !guide.towardsRoot) && guide.classes.contains(states_[cs].eclass)) ||
+                (held ? guide.leads[cs] : guide.descends(s, cs));
             guided = guided || follow;
             auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
             egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;
@@ -289,6 +325,14 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
         }
         result = build(s, e, kids);
         result->guideHits = static_cast<uint16_t>(std::min<uint32_t>(hits, UINT16_MAX));
+        if (!held) { // on the way down: this e-node's thread map and its followed child's
+            for (uint32_t c = 0; c < e.numChildren; ++c) {
+                if (guide.descends(s, childStates_[e.firstChild + c])) {
+                    result->threadMaps = std::max(result->threadMaps, kids[c].threadMaps);
+                }
+            }
+            result->threadMaps += lift::isThreadMap(g_.node(e.node).op) ? 1 : 0;
+        }
         most = hits;
         if (!held) {
             break;
@@ -310,7 +354,7 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
         indexEdges();
     }
     for (size_t gi = 0; gi < opt.guides.size() && gi <= UINT16_MAX; ++gi) {
-        Guide guide = makeGuide(opt.guides[gi]);
+        Guide guide = makeGuide(opt.guides[gi], opt.towardsRoot);
         if (opt.threadMapsAbove) {
             countThreadMaps(guide);
         }

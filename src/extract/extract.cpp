@@ -259,6 +259,7 @@ acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
             if (c->guided) {
                 c->guide = drawn[i].guide;
                 c->guideHits = drawn[i].guideHits;
+                c->threadMaps = drawn[i].threadMaps;
             }
             result.explored.push_back(std::move(*c));
             accepted.push_back(drawn[i].term);

@@ -21,6 +21,8 @@ struct Entry {
     // Not part of the term's identity; 16 bits each keep Entry small.
     uint16_t guide = 0;
     uint16_t guideHits = 0;
+    // Guided draws: the thread maps on the way down to the replay (around the guide).
+    uint8_t threadMaps = 0;
     friend bool operator==(const Entry& a, const Entry& b) {
         return a.cost == b.cost && a.term == b.term;
     }
@@ -212,7 +214,9 @@ private:
     std::optional<Entry> draw(uint32_t s, size_t depth, Draw& d);
     // Guided draws (explore.cpp): the states from which a guide's e-nodes can be reached.
     void indexEdges();
-    std::vector<bool> leadsTo(const std::unordered_set<egraph::ENodeId>& guide) const;
+    static constexpr uint32_t kFar = UINT32_MAX;
+    std::vector<uint32_t> distancesTo(const std::unordered_set<egraph::ENodeId>& guide,
+                                      std::optional<egraph::EClassId> root) const;
     std::vector<bool> edgeViable_; // per edge (indexEdges)
     // Per edge its state, per state the edges it is a child of (built by discover; the
     // worklist queues the owners of a changed state's edges; indexEdges rebuilds them listing
@@ -222,7 +226,15 @@ private:
     struct Guide {
         std::unordered_set<egraph::ENodeId> nodes;
         std::unordered_set<egraph::EClassId> classes; // the classes that hold them
-        std::vector<bool> leads;                      // per state (leadsTo)
+        std::vector<bool> leads;                      // per state: dist below kFar
+        std::vector<uint32_t> dist;                   // per state (distancesTo)
+        // ExploreOptions::towardsRoot: the ways down go to the root's class, nearer at each step.
+        bool towardsRoot = false;
+        // Whether child state `c` of state `s` is on a way down to the guide (nearer it; without
+        // towardsRoot, any child that leads to it).
+        bool descends(uint32_t s, uint32_t c) const {
+            return towardsRoot ? dist[c] < dist[s] : dist[c] != kFar;
+        }
         // (guide e-node << 32 | child slot) -> the guide e-node recorded as that child: the one
         // of the child's class recorded last before the parent (expectedChildren).
         std::unordered_map<uint64_t, egraph::ENodeId> expected;
@@ -231,7 +243,7 @@ private:
         std::vector<uint8_t> threadMaps;
     };
     static constexpr egraph::ENodeId kNoExpected = UINT32_MAX;
-    Guide makeGuide(const std::vector<egraph::ENodeId>& recorded) const;
+    Guide makeGuide(const std::vector<egraph::ENodeId>& recorded, bool towardsRoot) const;
     static constexpr uint8_t kThreadMapsAbove = 3; // one per dimension
     uint8_t threadMapsBelow(uint32_t edge, const Guide& guide) const;
     void countThreadMaps(Guide& guide) const;

@@ -14,6 +14,7 @@ namespace {
 
 constexpr size_t kGuidedPredictions = 64; // the model's descent per guided replay
 constexpr size_t kGoalGuides = 4;         // the newest shared reductions replayed (--no-macros)
+constexpr size_t kGoalGuidedDraws = 16;   // guided draws per goal guide (--no-macros)
 const std::string kGoalRule = "goal: shared reduction";
 
 // Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
@@ -25,7 +26,7 @@ const std::string kGoalRule = "goal: shared reduction";
 // work-group tree whose last fold is one work-item's). Then the `options.search.keep` others the
 // model predicts fastest at their default tuning values, within the same bound.
 void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::string>& guideRule,
-                 Result& result) {
+                 const std::vector<size_t>& guideSize, Result& result) {
     auto predicted = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
     double bound = 1e30;
     for (const auto& c : r.candidates) {
@@ -69,9 +70,14 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     tuneAll(unfit);
     std::vector<std::pair<double, size_t>> keyed;
     // Per macro rule, its replay with the most of the rule's e-nodes, then the fastest predicted.
-    // rule: rank, -hits, p, i. The shape goal's guides come in the order of the goal properties
-    // their shared reductions meet (sharedReductions): a replay of an earlier guide first.
-    std::map<std::string, std::tuple<size_t, int64_t, double, size_t>> bestReplay;
+    // rule: partial, rank, -hits, -thread maps, p, i. The shape goal's guides come in the order of
+    // the goal properties their shared reductions meet (sharedReductions): a replay of an earlier
+    // guide first, but a replay that took all its guide's e-nodes before one that did not (a
+    // guide's application may stand in no context, and its replay then holds another form). The
+    // goal keeps its `keepGuided` best replays (the guided slots are the goal's without macros, and
+    // the model's prediction of a replay's maps above its loop is poor: two ways down, not one).
+    using ReplayKey = std::tuple<bool, size_t, int64_t, int64_t, double, size_t>;
+    std::map<std::string, std::vector<ReplayKey>> bestReplays;
     for (size_t i = 0; i < r.explored.size(); ++i) {
         auto p = atDefaults[i];
         if (!p && r.explored[i].guided) {
@@ -86,12 +92,22 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             keyed.emplace_back(*p, i);
         }
         if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
-            size_t rank = guideRule[c.guide] == kGoalRule ? c.guide : 0;
-            std::tuple<size_t, int64_t, double, size_t> key{rank, -int64_t(c.guideHits), *p, i};
-            auto [it, fresh] = bestReplay.emplace(guideRule[c.guide], key);
-            if (!fresh && key < it->second) {
-                it->second = key;
-            }
+            bool goal = guideRule[c.guide] == kGoalRule;
+            bool partial = goal && c.guide < guideSize.size() && c.guideHits < guideSize[c.guide];
+            size_t rank = goal ? c.guide : 0;
+            // Then the most thread maps around the replay (with threadMapsAbove; the model
+            // ranks a replay's parallel maps poorly: at mm 128^3 on PoCL it predicted one
+            // work-item per row of C, 45 ms, faster than a work-group per block, under 1 ms).
+            bestReplays[guideRule[c.guide]].emplace_back(partial, rank, -int64_t(c.guideHits),
+                                                         goal ? -int64_t(c.threadMaps) : 0, *p, i);
+        }
+    }
+    std::vector<std::pair<std::string, ReplayKey>> bestReplay;
+    for (auto& [rule, keys] : bestReplays) {
+        std::sort(keys.begin(), keys.end());
+        size_t n = rule == kGoalRule ? w.options.search.keepGuided : 1;
+        for (size_t k = 0; k < keys.size() && k < n; ++k) {
+            bestReplay.emplace_back(rule, keys[k]);
         }
     }
     std::stable_sort(keyed.begin(), keyed.end());
@@ -112,17 +128,17 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::vector<std::pair<double, size_t>> taken;
     std::vector<size_t> replays;
     for (const auto& [rule, key] : bestReplay) {
-        if (!tuned.count(std::get<3>(key))) {
-            replays.push_back(std::get<3>(key));
+        if (!tuned.count(std::get<5>(key))) {
+            replays.push_back(std::get<5>(key));
         }
     }
     tuneAll(replays);
     for (const auto& [rule, key] : bestReplay) {
-        std::optional<double> p = predictedTuned(std::get<3>(key));
+        std::optional<double> p = predictedTuned(std::get<5>(key));
         // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
         // (selectBeam) however slow it is predicted.
-        if (double at = p.value_or(std::get<2>(key)); at <= bound || rule == kGoalRule) {
-            taken.emplace_back(at, std::get<3>(key));
+        if (double at = p.value_or(std::get<4>(key)); at <= bound || rule == kGoalRule) {
+            taken.emplace_back(at, std::get<5>(key));
         }
     }
     std::stable_sort(taken.begin(), taken.end());
@@ -232,8 +248,14 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
         }
     }
     eo.explore.guides = guides.nodes;
-    // The goal's guides are one sequential loop: the maps above it are the parallel ones.
+    // The goal's guides are one sequential loop: the maps above it are the parallel ones. The
+    // code generator refuses many of the ways down through them (views it cannot index), which
+    // the extraction's states do not know: more draws per goal guide.
     eo.explore.threadMapsAbove = w.shapeGoal;
+    eo.explore.towardsRoot = w.shapeGoal;
+    if (w.shapeGoal) {
+        eo.explore.guidedDraws = kGoalGuidedDraws;
+    }
     eo.refineRounds =
         eo.explore.draws > 0 ? w.options.search.refineRounds : 0; // part of exploration
     eo.rank = [&w](const extract::Candidate& c) { return w.predictAtDefaults(c); };
@@ -287,7 +309,11 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     if (eo.explore.draws > 0) {
         auto inExplore = w.clock.enter(Stage::Explore);
         double exploreStart = w.elapsed();
-        addExplored(w, r, guides.rule, result);
+        std::vector<size_t> sizes;
+        for (const auto& nodes : guides.nodes) {
+            sizes.push_back(nodes.size());
+        }
+        addExplored(w, r, guides.rule, sizes, result);
         w.stageDone("explore", w.elapsed() - exploreStart + r.exploreSeconds + r.refineSeconds,
                     fmt("%zu drawn, %zu new kernels, %zu taken", r.exploreDrawn,
                         result.exploreAccepted, result.exploreTaken));

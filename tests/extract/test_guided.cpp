@@ -66,6 +66,43 @@ void validateAtTwo(Candidate c, const arith::Bindings& sizes) {
     CHECK(run.ok);
 }
 
+// The e-nodes of y's row reduction in two_row_sums.lift: `ReduceSeq(add)` and its application to
+// the squares (the only reduction whose data is a map).
+std::vector<egraph::ENodeId> squaresReduction(const egraph::EGraph& g) {
+    std::vector<egraph::ENodeId> applications;
+    std::optional<egraph::ENodeId> reduceSeq;
+    for (egraph::EClassId c : g.classIds()) {
+        for (egraph::ENodeId n : g.eclass(c).nodes) {
+            const egraph::ENode& node = g.node(n);
+            if (node.op == lift::Op::ReduceSeq) {
+                reduceSeq = n;
+            }
+            if (node.op == lift::Op::Apply && node.children.size() == 3 &&
+                g.eclass(node.children[0]).mayHold(lift::Op::ReduceSeq) &&
+                g.eclass(node.children[2]).mayHold(lift::Op::Apply)) {
+                applications.push_back(n);
+            }
+        }
+    }
+    REQUIRE(reduceSeq);
+    REQUIRE(applications.size() == 1);
+    return {*reduceSeq, applications.front()};
+}
+
+ExtractResult replaySquares(test::Graph& gr, bool threadMapsAbove, bool towardsRoot = true) {
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = {{"M", 8}, {"N", 16}};
+    opt.multipleKernels = true;
+    opt.explore.draws = 4;
+    opt.explore.guidedDraws = 16;
+    opt.explore.threadMapsAbove = threadMapsAbove;
+    opt.explore.towardsRoot = towardsRoot;
+    opt.explore.guides.push_back(squaresReduction(gr.g));
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+}
+
 } // namespace
 
 TEST_CASE("asum: guided draws replay macro-reduce-wrg-w4's work-group trees exactly", "[extract]") {
@@ -171,4 +208,54 @@ TEST_CASE("mm: a replay takes the e-node the right-hand side put below its paren
         }
         CHECK(guided > 0);
     }
+}
+
+TEST_CASE("a guided replay goes down to its guide's root, not to a shared inner e-node",
+          "[extract]") {
+    // x's row reduction applies the same `ReduceSeq(add)` class as the guide's (y's): a way down
+    // to it replays that e-node without the guide's root, and its hits would count beside the
+    // guide's own.
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::data("two_row_sums.lift"), {"lower.rules"}, 3);
+    auto hits = [&](bool towardsRoot) {
+        ExtractResult result = replaySquares(gr, false, towardsRoot);
+        INFO(test::listing(result));
+        std::set<size_t> out;
+        for (const Candidate& c : result.explored) {
+            if (c.guided) {
+                out.insert(c.guideHits);
+            }
+        }
+        return out;
+    };
+    CHECK(hits(true) == std::set<size_t>{2});
+    // Without ExploreOptions::towardsRoot (macro rules' replays) x's reduction counts too.
+    CHECK(hits(false).count(3));
+}
+
+TEST_CASE("a guided replay with thread maps above keeps them through the e-graph's cycles",
+          "[extract]") {
+    // cycles.rules puts `Id $ x` and `Join $ (Split(2) $ x)` into x's class: a way down may meet
+    // a class again. The thread maps counted above the guide are reached only through states
+    // nearer it; every replay runs the rows' reduction in a thread map and says so.
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::data("two_row_sums.lift"),
+                            {"cycles.rules", "core.rules", "lower.rules"}, 4);
+    ExtractResult result = replaySquares(gr, true);
+    INFO(test::listing(result));
+    size_t guided = 0;
+    for (const Candidate& c : result.explored) {
+        if (c.guided) {
+            INFO(c.text);
+            ++guided;
+            CHECK(c.threadMaps >= 1);
+            // y's part, `Join $ (M(fun(r => ReduceSeq(add) $ ...)) $ y)`, is the last join.
+            size_t part = c.text.rfind("Join $ (");
+            size_t fold = c.text.rfind("ReduceSeq(");
+            REQUIRE((part != std::string::npos && fold != std::string::npos && part < fold));
+            std::string above = c.text.substr(part, fold - part);
+            CHECK((contains(above, "MapGlb(") || contains(above, "MapWrg(")));
+        }
+    }
+    CHECK(guided > 0);
 }

@@ -52,29 +52,48 @@ bool loadsFile(const PhaseResult& p, const std::string& file) {
     });
 }
 
-// The first guided draw towards `goal` (a shared reduction's e-nodes, as sharedReductions gives
-// them) among 64 draws of the GPU cost's search at `sizes`; none if no draw was guided.
-std::optional<extract::Candidate> guidedReplay(const Saturated& s,
-                                               const std::vector<egraph::ENodeId>& goal,
-                                               const arith::Bindings& sizes,
-                                               bool threadMapsAbove = false) {
+// The guided draws towards `goal` (a shared reduction's e-nodes, as sharedReductions gives
+// them) among 64 draws of the GPU cost's search at `sizes`, 16 of them guided.
+std::vector<extract::Candidate> guidedReplays(const Saturated& s,
+                                              const std::vector<egraph::ENodeId>& goal,
+                                              const arith::Bindings& sizes,
+                                              bool threadMapsAbove = false) {
     extract::ExtractOptions eo;
     eo.explore.threadMapsAbove = threadMapsAbove;
+    eo.explore.towardsRoot = threadMapsAbove; // as the pipeline, for the goal's guides
     eo.k = 2;
     eo.sizes = sizes;
     eo.multipleKernels = true;
     eo.explore.draws = 64;
     eo.explore.guides = {goal};
+    eo.explore.guidedDraws = 16;
     eo.exploreChecks = 64;
     extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
                                  extract::StructuralCost::Params::gpu());
     auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
-    auto replay = std::find_if(r.explored.begin(), r.explored.end(),
-                               [](const extract::Candidate& c) { return c.guided; });
-    if (replay == r.explored.end()) {
+    std::vector<extract::Candidate> out;
+    std::copy_if(r.explored.begin(), r.explored.end(), std::back_inserter(out),
+                 [](const extract::Candidate& c) { return c.guided; });
+    return out;
+}
+
+// The first of guidedReplays; none if no draw was guided.
+std::optional<extract::Candidate> guidedReplay(const Saturated& s,
+                                               const std::vector<egraph::ENodeId>& goal,
+                                               const arith::Bindings& sizes,
+                                               bool threadMapsAbove = false) {
+    auto all = guidedReplays(s, goal, sizes, threadMapsAbove);
+    if (all.empty()) {
         return std::nullopt;
     }
-    return *replay;
+    return all.front();
+}
+
+// Whether the replay's shared loop runs inside a thread map (one opens before the fold).
+bool loopInThreadMap(const extract::Candidate& c) {
+    size_t fold = c.text.find("ReduceSeq(fun((");
+    size_t thread = std::min(c.text.find("MapGlb("), c.text.find("MapWrg("));
+    return fold != std::string::npos && thread < fold;
 }
 
 } // namespace
@@ -211,11 +230,15 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
     REQUIRE(replay);
     INFO(replay->text);
-    size_t fold = replay->text.find("ReduceSeq(fun((");
-    REQUIRE(fold != std::string::npos);
-    size_t thread = replay->text.find("MapGlb(");
-    thread = std::min(thread, replay->text.find("MapWrg("));
-    CHECK(thread < fold);
+    CHECK(loopInThreadMap(*replay));
+    // So is every replay: each way down follows the thread maps it counted, only through states
+    // nearer the guide (the e-graph's cycles through views would end it in a state on its path).
+    auto all = guidedReplays(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
+    CHECK(all.size() >= 4);
+    for (const extract::Candidate& c : all) {
+        INFO(c.text);
+        CHECK(loopInThreadMap(c));
+    }
     // Its accumulators in private memory (the guide's toPrivate e-node).
     CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
     // Without the preference the same guide's replay need not be parallel (the way down is

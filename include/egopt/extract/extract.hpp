@@ -42,13 +42,13 @@ struct ExploreOptions {
     // an edge whose e-node is in the list wherever a state has one (another of the class's where
     // none of the list's can stand there; each draw keeps the replay that takes the most of them,
     // Candidate::guideHits), and elsewhere head for the states that lead to one (taking listed
-    // terms where none does). The pipeline passes the e-nodes each macro rule added
-    // (egraph::Applications, recorded by the runner): a macro's right-hand side is a whole schedule
-    // (mm's register blocking) that the per-e-node cost misranks and a uniform draw rarely
-    // assembles. The list is in the order of recording, each e-node after its children: where a
-    // class holds several of its e-nodes, the replay below a guide e-node tries first the one
-    // recorded last before it in that child's class (its child in the right-hand side). Guided
-    // draws come first among the drawn terms; they need draws > 0.
+    // terms where none does; with towardsRoot, below). The pipeline
+    // passes the e-nodes each macro rule added (egraph::Applications, recorded by the runner): a
+    // macro's right-hand side is a whole schedule (mm's register blocking) that the per-e-node cost
+    // misranks and a uniform draw rarely assembles. The list is in the order of recording, each
+    // e-node after its children: where a class holds several of its e-nodes, the replay below a
+    // guide e-node tries first the one recorded last before it in that child's class (its child in
+    // the right-hand side). Guided draws come first among the drawn terms; they need draws > 0.
     std::vector<std::vector<egraph::ENodeId>> guides;
     size_t guidedDraws = 4;
     // On the way down to a guide (above its e-nodes), try thread maps (MapGlb, MapWrg, MapLcl)
@@ -57,6 +57,12 @@ struct ExploreOptions {
     // holds its own thread maps). The pipeline turns it on for the shape goal's guides
     // (docs/search.md), whose e-nodes are one sequential loop.
     bool threadMapsAbove = false;
+    // Above a guide, head for the class of its last e-node (its root) rather than for any of its
+    // e-nodes, and only through child states nearer it (docs/extraction.md "Guided draws"): an
+    // inner e-node may have other parents (a shared reduction's step function), and the
+    // e-graph's cycles end ways down that pass a class again. The pipeline turns it on for the
+    // shape goal's guides; macro rules' replays keep the ways down they were measured with.
+    bool towardsRoot = false;
 };
 
 struct ExtractOptions {
@@ -140,6 +146,7 @@ struct Candidate {
     bool guided = false;     // explored: a guided draw (a macro rule's schedule)
     size_t guide = 0;        // guided: the index of its guide in ExploreOptions::guides
     size_t guideHits = 0;    // guided: how many of its e-nodes are the guide's
+    size_t threadMaps = 0;   // guided: the thread maps around the replay (its way down)
     std::string text;        // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
