@@ -326,8 +326,8 @@ std::string candidateTable(const Result& r) {
     }
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.guided; })) {
-        out += "(g): found by exploration's guided draws (a macro rule's schedule), ranked by the "
-               "cost model (docs/extraction.md)\n";
+        out += "(g): found by exploration's guided draws (a macro rule's schedule, or the shape "
+               "goal's shared reduction), ranked by the cost model (docs/extraction.md)\n";
     }
     if (std::any_of(r.candidates.begin(), r.candidates.end(),
                     [](const CandidateResult& c) { return c.secondView; })) {
