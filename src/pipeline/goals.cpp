@@ -96,9 +96,10 @@ std::vector<EClassId> mappedBodies(const egraph::EGraph& g, EClassId c) {
     return bodies;
 }
 
-// Whether the smallest term of data class `c` computes nothing (no user function, no lambda:
-// views of its variables and of the program's parameters): a shared reduction over such data
-// computes its operands inside its own loop (fused), none are materialised before it.
+// Whether the smallest term of data class `c` computes nothing (no user function: views of its
+// variables and of the program's parameters, mapped view lambdas included, e.g.
+// `Map(fun(c => Zip $ (row, c))) $ cols`): a shared reduction over such data computes its
+// operands inside its own loop (fused), none are materialised before it.
 bool computesNothing(const egraph::EGraph& g, EClassId c) {
     constexpr size_t kMaxNodes = 4096;
     std::vector<EClassId> stack{c};
@@ -108,7 +109,7 @@ bool computesNothing(const egraph::EGraph& g, EClassId c) {
         }
         const egraph::ENode& node = g.node(g.data(stack.back()).best);
         stack.pop_back();
-        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun || node.op == Op::Lambda) {
+        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun) {
             return false;
         }
         stack.insert(stack.end(), node.children.begin(), node.children.end());
@@ -119,11 +120,15 @@ bool computesNothing(const egraph::EGraph& g, EClassId c) {
 // The e-nodes that write the accumulators of class `init` into private memory, if it has
 // such a member (`toPrivate(f) $ x`, from to-private): the ToPrivate e-node, then its
 // application, in the order a guide lists e-nodes (each after its children). A register
-// block's accumulators are one work-item's.
+// block's accumulators are one work-item's. Only over an array that computes nothing: the
+// zeros' class also holds them mapped over arrays of equal length that compute products
+// (`Map(fun(x => 0.0f)) $ (Map(g) $ xs)` equals `Map(fun(x => 0.0f)) $ xs`), and a replay
+// through such a member computes them before the loop.
 std::vector<ENodeId> privateAccumulators(const egraph::EGraph& g, EClassId init) {
     for (ENodeId n : g.eclass(init).nodes) {
         const egraph::ENode& node = g.node(n);
-        if (node.op != Op::Apply || node.children.size() != 2) {
+        if (node.op != Op::Apply || node.children.size() != 2 ||
+            !computesNothing(g, node.children[1])) {
             continue;
         }
         for (ENodeId f : g.eclass(node.children[0]).nodes) {

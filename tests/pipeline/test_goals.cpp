@@ -248,3 +248,76 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     INFO(plain->text);
     CHECK(plain->text != replay->text);
 }
+
+TEST_CASE("a shared reduction over mapped view lambdas is fused", "[pipeline]") {
+    // The fusion steps leave the data of a fused shared reduction as views through lambdas that
+    // compute nothing (mm's columns zipped with the row: `Map(fun(c => Zip $ (row, c)))`); the
+    // products are then computed in the step. Mapping a lambda that multiplies is not fused.
+    auto application = [](egraph::EGraph& g, const std::string& data) {
+        lift::Program p = lift::parseProgram(
+            "val N = SizeVar(\"N\")\nval K = SizeVar(\"K\")\n"
+            "fun(ArrayType(Float, K), ArrayType(ArrayType(Float, K), N), (row, cols) =>\n"
+            "  ReduceSeq(fun((acc, q) => Map(fun(p => add(p._0, mult(p._1._0, p._1._1)))) $ "
+            "Zip(acc, q)), Map(fun(c => 0.0f)) $ cols) o Transpose() o " +
+                data + " $ cols)",
+            "shared.lift");
+        egraph::EClassId root = egraph::insertProgram(g, p).root;
+        for (egraph::ENodeId n : g.eclass(root).nodes) {
+            if (g.node(n).op == egraph::Op::Apply && g.node(n).children.size() == 3) {
+                return n;
+            }
+        }
+        FAIL("no reduction applied at the root");
+        return egraph::ENodeId{};
+    };
+    egraph::EGraph views;
+    egraph::ENodeId fused = application(views, "Map(fun(c => Zip(row, c)))");
+    CHECK(fusedReduction(views, fused));
+    egraph::EGraph products;
+    egraph::ENodeId unfused =
+        application(products, "Map(fun(c => Zip(row, Map(fun(x => mult(x, x))) $ c)))");
+    CHECK_FALSE(fusedReduction(products, unfused));
+}
+
+TEST_CASE("a shared reduction's private accumulators are zeros over a view", "[pipeline]") {
+    // The accumulators' class holds the zeros mapped over the columns and, equal to them, the
+    // zeros mapped over the columns' products (`Map(fun(x => 0.0f)) $ (Map(g) $ xs)` is
+    // `Map(fun(x => 0.0f)) $ xs`). The guide lists the toPrivate e-node over the columns: a
+    // replay through the other computes every product before the loop.
+    const std::string header = "val N = SizeVar(\"N\")\nval K = SizeVar(\"K\")\n"
+                               "fun(ArrayType(Float, K), ArrayType(ArrayType(Float, K), N), "
+                               "(row, cols) => ";
+    auto insert = [&](egraph::EGraph& g, const std::string& body) {
+        lift::Program p = lift::parseProgram(header + body + ")", "shared.lift");
+        return egraph::insertProgram(g, p).root;
+    };
+    egraph::EGraph g;
+    const std::string init = "Map(fun(c => 0.0f)) $ cols";
+    egraph::EClassId sharing =
+        insert(g, "Map(fun(c => ReduceSeq(fun((acc, p) => add(acc, mult(p._0, p._1))), 0.0f) $ "
+                  "Zip(row, c))) $ cols");
+    egraph::EClassId shared = insert(
+        g,
+        "Transpose() o ReduceSeq(fun((acc, q) => Map(fun(p => add(p._0, mult(p._1._0, p._1._1)))) "
+        "$ Zip(acc, q)), " +
+            init + ") o Transpose() o Map(fun(c => Zip(row, c))) $ cols");
+    egraph::EClassId zeros = insert(g, init);
+    egraph::EClassId overProducts =
+        insert(g, "toPrivate(Map(fun(c => 0.0f))) o Map(fun(c => Map(fun(x => mult(x, x))) $ c)) "
+                  "$ cols");
+    egraph::EClassId overColumns = insert(g, "toPrivate(Map(fun(c => 0.0f))) $ cols");
+    g.merge(sharing, shared, {});
+    g.merge(zeros, overProducts, {});
+    g.rebuild();
+    auto goals = sharedReductions(g, 4);
+    REQUIRE(goals.size() == 1);
+    // Without the member over the columns the guide has no private accumulators.
+    CHECK(goals.front().size() == 2);
+    g.merge(zeros, overColumns, {});
+    g.rebuild();
+    goals = sharedReductions(g, 4);
+    REQUIRE(goals.size() == 1);
+    REQUIRE(goals.front().size() == 4);
+    const egraph::ENode& accumulators = g.node(goals.front()[1]);
+    CHECK(g.findConst(accumulators.children[1]) == g.findConst(insert(g, "cols")));
+}
