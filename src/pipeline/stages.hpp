@@ -72,11 +72,13 @@ bool hasSharingMap(const egraph::EGraph& g);
 // an array as its initial value, in the map's class or an argument of it: several outputs
 // share each element the one loop reads), at most `limit`, one per e-class; each as a guide for
 // exploration's guided draws (its accumulators' toPrivate e-node and application where the
-// initial value has one, the reduction e-node, then its application). Those that meet
+// initial value has one over an array that computes nothing, the reduction e-node, then its
+// application). Those that meet
 // more goal properties (goalProperties) first, the newest first among equals.
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
-// term of its data: views of variables and parameters), its operands computed in its own loop.
+// term of its data calls no user function: views of variables and parameters, mapped view
+// lambdas included), its operands computed in its own loop.
 bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
 // Whether its step computes in one map over the accumulators: at most one map of the step's
 // smallest term calls a user function (no array of products computed in each step before they
