@@ -236,7 +236,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     eo.explore.seed = w.options.seed;
     MacroGuides guides = macroGuides(applications);
     if (w.shapeGoal) {
-        // Without macros the guides are the shape goal's (docs/search.md, "A shape goal").
+        // Without macros the guides are the shape goal's (docs/search-goal.md, "A shape goal").
         for (auto& goal : sharedReductions(g, kGoalGuides)) {
             w.progress(fmt("explore: goal guide %zu: %zu e-nodes, %s, %s, %s", guides.nodes.size(),
                            goal.size(), boundedReduction(g, goal.back()) ? "bounded" : "unbounded",

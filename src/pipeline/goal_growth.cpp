@@ -1,4 +1,4 @@
-// Goal-directed growth without macros (docs/search.md, "Growing the shared reductions"): the
+// Goal-directed growth without macros (docs/search-goal.md, "Growing the shared reductions"): the
 // rewrites that block a sharing map's elements (a bounded block of accumulators) and those that
 // fuse a shared reduction's operands into its loop, each run only around its goal's terms.
 #include "egopt/rules/composite.hpp"
@@ -20,7 +20,7 @@ namespace {
 // next one takes further).
 constexpr size_t kGrowthRounds = 5;
 
-// The rule files' groups of steps towards each goal property (docs/search.md, "Growing the
+// The rule files' groups of steps towards each goal property (docs/search-goal.md, "Growing the
 // shared reductions"): data, like the rules.
 const char* groupOf(GrowthGoal goal) {
     switch (goal) {

@@ -1,4 +1,4 @@
-// The search's generic shape goal without macros (docs/search.md, "A shape goal"): a shared
+// The search's generic shape goal without macros (docs/search-goal.md, "A shape goal"): a shared
 // reduction, one sequential reduction whose accumulator is an array, so that several outputs
 // share each element the reduction reads (a register block's reuse of loaded operands).
 #include "egopt/lift/patterns.hpp"

@@ -73,7 +73,7 @@ void addPrimitiveSteps(Phase& phase) {
 // SaturationHooks::flatteningSteps), a phase that loads algorithmic.rules also loads
 // flattening.rules and equalities.rules beside it:
 // register-block's derivation needs their map distribution, transposes of zips and eta
-// expansion (docs/search.md, "A shape goal"). Other programs have no register block to build;
+// expansion (docs/search-goal.md, "A shape goal"). Other programs have no register block to build;
 // with the macros loaded the rules would only add other ways to write the macros' schedules.
 void addFlatteningSteps(Phase& phase) {
     addBeside(phase, "algorithmic.rules", {"flattening.rules", "equalities.rules"});

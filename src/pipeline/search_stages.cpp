@@ -65,9 +65,10 @@ std::vector<extract::Candidate> selectBeam(Work& w, std::vector<extract::Candida
             ++taken;
         }
     };
-    // Without macros the first slots go to the best predicted shared reductions (docs/search.md,
-    // "A shape goal"): the steps towards a register block are predicted no faster than the
-    // simpler kernels, and a stage's focus must hold them for the next steps to follow.
+    // Without macros the first slots go to the best predicted shared reductions
+    // (docs/search-goal.md, "A shape goal"): the steps towards a register block are predicted no
+    // faster than the simpler kernels, and a stage's focus must hold them for the next steps to
+    // follow.
     size_t width = w.options.search.beam;
     size_t goalSlots = w.shapeGoal ? std::min(kGoalSlots, width) : 0;
     for (size_t i : order) {

@@ -61,7 +61,7 @@ egraph::Focus focusOf(egraph::EGraph& g, const std::vector<extract::Candidate>& 
 // Without macros: the e-classes below the newest shared reductions join the focus, so that the
 // next stage goes on rewriting them (search_stages.cpp).
 void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress& progress);
-// goals.cpp (docs/search.md, "A shape goal"). A sharing map: a class holding `Map(fun(x =>
+// goals.cpp (docs/search-goal.md, "A shape goal"). A sharing map: a class holding `Map(fun(x =>
 // body)) $ xs` whose body is a reduction that also reads a variable bound outside the lambda (a
 // row of a matrix product, gemv's vector), an operand every iteration reads again.
 bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
@@ -83,7 +83,7 @@ bool fusedReduction(const egraph::EGraph& g, egraph::ENodeId application);
 // Whether its step computes in one map over the accumulators: at most one map of the step's
 // smallest term calls a user function (no array of products computed in each step before they
 // are added). Reported, not a goal property: the growth's fusion runs do not reach it in the
-// pipeline (docs/search.md, "Growing the shared reductions").
+// pipeline (docs/search-goal.md, "Growing the shared reductions").
 bool fusedStep(const egraph::EGraph& g, egraph::ENodeId application);
 // Whether a shared reduction's accumulators are a bounded block: every length of its initial
 // value's array type is made of tuning variables and constants (a split's block), none of the
@@ -99,8 +99,8 @@ std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 // `maxClasses`: where a next stage goes on rewriting towards a shared reduction.
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
-// goal_growth.cpp (docs/search.md, "Growing the shared reductions"). The goal property a growth
-// run works towards: a bounded block of accumulators (the steps of the rule files' group
+// goal_growth.cpp (docs/search-goal.md, "Growing the shared reductions"). The goal property a
+// growth run works towards: a bounded block of accumulators (the steps of the rule files' group
 // `goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
 // (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
@@ -168,7 +168,7 @@ struct Work {
     std::vector<SizeAssumption> assumed{}; // saturation's size assumptions (checked by buildAt)
     std::vector<extract::Candidate> candidates{};
     // Without macros: whether the program as written has a map of reductions sharing an operand
-    // (hasSharingMap), which turns the shape goal on (docs/search.md, "A shape goal"), and the
+    // (hasSharingMap), which turns the shape goal on (docs/search-goal.md, "A shape goal"), and the
     // texts of exploration's replays of the goal: the beam's goal slots.
     bool shapeGoal = false;
     std::set<std::string> goalTexts{};

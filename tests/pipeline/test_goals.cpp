@@ -1,4 +1,4 @@
-// The search's shape goal without macros (docs/search.md, "A shape goal"): maps of reductions
+// The search's shape goal without macros (docs/search-goal.md, "A shape goal"): maps of reductions
 // that share an operand, the shared reductions the primitive rules write for them, the focus
 // around those and the guided draws that replay them.
 #include "../../src/pipeline/stages.hpp"
