@@ -20,30 +20,21 @@ namespace {
 // next one takes further).
 constexpr size_t kGrowthRounds = 5;
 
-// The rule files' groups of steps towards each goal property (docs/search-goal.md, "Growing the
-// shared reductions"): data, like the rules.
-const char* groupOf(GrowthGoal goal) {
-    switch (goal) {
-    case GrowthGoal::Bounded:
-        return "goal-blocking-steps";
-    case GrowthGoal::Fused:
-        return "goal-fusion-steps";
-    case GrowthGoal::Parallel:
-        break;
-    }
-    return "goal-parallel-steps";
-}
+// Each goal property's run: the rule files' group of steps towards it (docs/search-goal.md,
+// "Growing the shared reductions"; data, like the rules) and the run's name in the report,
+// indexed by GrowthGoal.
+struct GrowthRunNames {
+    const char* group;
+    const char* name;
+};
+constexpr GrowthRunNames kGrowthRunNames[] = {
+    {"goal-blocking-steps", "blocking"}, // GrowthGoal::Bounded
+    {"goal-fusion-steps", "fusion"},     // GrowthGoal::Fused
+    {"goal-parallel-steps", "parallel"}, // GrowthGoal::Parallel
+};
 
-const char* nameOf(GrowthGoal goal) {
-    switch (goal) {
-    case GrowthGoal::Bounded:
-        return "blocking";
-    case GrowthGoal::Fused:
-        return "fusion";
-    case GrowthGoal::Parallel:
-        break;
-    }
-    return "parallel";
+const GrowthRunNames& runOf(GrowthGoal goal) {
+    return kGrowthRunNames[static_cast<size_t>(goal)];
 }
 
 // The classes above `roots` (those with a member that has one of them as a child, and so on up
@@ -147,7 +138,7 @@ std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                 loaded.push_back(std::move(r));
             }
             for (rules::RuleGroup& g : f.groups) {
-                if (g.name == groupOf(goal)) {
+                if (g.name == runOf(goal).group) {
                     groups.push_back(std::move(g));
                 }
             }
@@ -221,7 +212,7 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
                    Result& result, const Progress& progress) {
     auto ran = [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
-        PhaseResult pr{fmt("stage %zu goal growth (%s)", result.searchStages + 1, nameOf(goal)),
+        PhaseResult pr{fmt("stage %zu goal growth (%s)", result.searchStages + 1, runOf(goal).name),
                        {},
                        {},
                        std::move(grown.run),

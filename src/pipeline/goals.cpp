@@ -96,25 +96,32 @@ std::vector<EClassId> mappedBodies(const egraph::EGraph& g, EClassId c) {
     return bodies;
 }
 
+// A walk of the smallest term of class `c` for a user function, at most 4096 e-nodes: whether
+// it found one, found none, or stopped before the term's end (a term too large to tell).
+enum class UserFunSearch { Found, NotFound, TooLarge };
+UserFunSearch userFunIn(const egraph::EGraph& g, EClassId c) {
+    constexpr size_t kMaxNodes = 4096;
+    std::vector<EClassId> stack{c};
+    for (size_t visited = 0; !stack.empty(); ++visited) {
+        if (visited >= kMaxNodes) {
+            return UserFunSearch::TooLarge;
+        }
+        const egraph::ENode& node = g.node(g.data(stack.back()).best);
+        stack.pop_back();
+        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun) {
+            return UserFunSearch::Found;
+        }
+        stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return UserFunSearch::NotFound;
+}
+
 // Whether the smallest term of data class `c` computes nothing (no user function: views of its
 // variables and of the program's parameters, mapped view lambdas included, e.g.
 // `Map(fun(c => Zip $ (row, c))) $ cols`): a shared reduction over such data computes its
 // operands inside its own loop (fused), none are materialised before it.
 bool computesNothing(const egraph::EGraph& g, EClassId c) {
-    constexpr size_t kMaxNodes = 4096;
-    std::vector<EClassId> stack{c};
-    for (size_t visited = 0; !stack.empty(); ++visited) {
-        if (visited >= kMaxNodes) {
-            return false;
-        }
-        const egraph::ENode& node = g.node(g.data(stack.back()).best);
-        stack.pop_back();
-        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun) {
-            return false;
-        }
-        stack.insert(stack.end(), node.children.begin(), node.children.end());
-    }
-    return true;
+    return userFunIn(g, c) == UserFunSearch::NotFound;
 }
 
 // The e-nodes that write the accumulators of class `init` into private memory, if it has
@@ -142,17 +149,7 @@ std::vector<ENodeId> privateAccumulators(const egraph::EGraph& g, EClassId init)
 
 // Whether the smallest term of class `c` calls a user function.
 bool callsUserFun(const egraph::EGraph& g, EClassId c) {
-    constexpr size_t kMaxNodes = 4096;
-    std::vector<EClassId> stack{c};
-    for (size_t visited = 0; !stack.empty() && visited < kMaxNodes; ++visited) {
-        const egraph::ENode& node = g.node(g.data(stack.back()).best);
-        stack.pop_back();
-        if (node.op == Op::UserFun || node.op == Op::VectorizeUserFun) {
-            return true;
-        }
-        stack.insert(stack.end(), node.children.begin(), node.children.end());
-    }
-    return false;
+    return userFunIn(g, c) == UserFunSearch::Found;
 }
 
 // Whether the smallest term of class `step` (a shared reduction's step) has at most one map
