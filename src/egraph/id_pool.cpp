@@ -1,5 +1,5 @@
-// The pool of IdLists (id_pool.hpp): power-of-two blocks cut from 4,096-id chunks, with a free
-// list per capacity, and chunks of their own for blocks of 4,096 ids or more.
+// The pool of IdLists (id_pool.hpp): power-of-two blocks cut from 1,024-id chunks, with a free
+// list per capacity, and chunks of their own for blocks of 1,024 ids or more.
 #include "egopt/egraph/id_pool.hpp"
 
 #include <algorithm>
@@ -9,8 +9,14 @@
 
 namespace egopt::egraph {
 
-unsigned IdPool::capacityBits(size_t size) {
-    return std::max<unsigned>(kMinBits, static_cast<unsigned>(std::bit_width(size - 1)));
+// Below a chunk, the power of two at or above the size (at least 4): blocks cut from shared
+// chunks and reused through the free lists. From a chunk up, the block is a chunk of its own, and
+// its capacity is 2^k or 3·2^(k-1): a list of a few hundred thousand ids (the parents of a user
+// function applied everywhere) then holds at most a half more than it needs, not twice.
+size_t IdPool::capacityOf(size_t size) {
+    size_t pow2 = std::max<size_t>(size_t(1) << kMinBits, std::bit_ceil(size));
+    size_t threeQuarters = pow2 / 4 * 3;
+    return threeQuarters >= kChunk && size <= threeQuarters ? threeQuarters : pow2;
 }
 
 // A chunk number for a new chunk of `ids` ids: a released one if there is one.
@@ -47,11 +53,11 @@ void IdPool::retireBump() {
     }
 }
 
-uint32_t IdPool::allocate(unsigned bits) {
-    size_t ids = size_t(1) << bits;
-    if (bits >= kChunkBits) {
+uint32_t IdPool::allocate(size_t ids) {
+    if (ids >= kChunk) {
         return newChunk(ids) << kChunkBits;
     }
+    auto bits = static_cast<unsigned>(std::countr_zero(ids));
     if (uint32_t ref = freeHead_[bits]; ref != kNil) {
         freeHead_[bits] = block(ref)[0];
         freeIds_ -= ids;
@@ -71,8 +77,8 @@ uint32_t IdPool::allocate(unsigned bits) {
     return ref;
 }
 
-void IdPool::release(uint32_t ref, unsigned bits) {
-    if (bits >= kChunkBits) {
+void IdPool::release(uint32_t ref, size_t ids) {
+    if (ids >= kChunk) {
         uint32_t chunk = ref >> kChunkBits;
         chunkIdsTotal_ -= chunkIds_[chunk];
         chunkIds_[chunk] = 0;
@@ -80,13 +86,14 @@ void IdPool::release(uint32_t ref, unsigned bits) {
         freeChunks_.push_back(chunk);
         return;
     }
+    auto bits = static_cast<unsigned>(std::countr_zero(ids));
     block(ref)[0] = freeHead_[bits];
     freeHead_[bits] = ref;
-    freeIds_ += size_t(1) << bits;
+    freeIds_ += ids;
 }
 
 void IdPool::assignGrown(IdList& l, std::span<const uint32_t> values, size_t size) {
-    uint32_t ref = allocate(capacityBits(size));
+    uint32_t ref = allocate(capacityOf(size));
     std::memcpy(block(ref), values.data(), values.size() * sizeof(uint32_t));
     l.w[0] = IdList::kPooled | ref;
     l.w[1] = static_cast<uint32_t>(values.size());
@@ -111,15 +118,15 @@ void IdPool::append(IdList& l, std::span<const uint32_t> values) {
     if (!l.pooled()) { // from inline to a block
         uint32_t inlineIds[2] = {l.w[0], l.w[1]};
         IdList grown;
-        // The capacity is the power of two at or above the size: a list built id by id
-        // reallocates only when its size passes one.
+        // The capacity follows capacityOf: a list built id by id reallocates only when its
+        // size passes one.
         assignGrown(grown, std::span<const uint32_t>(inlineIds, size), total);
         l = grown;
-    } else if (capacityBits(total) != capacityBits(size)) {
+    } else if (capacityOf(total) != capacityOf(size)) {
         uint32_t ref = l.w[0] & ~IdList::kPooled;
         IdList grown;
         assignGrown(grown, view(l), total);
-        release(ref, capacityBits(size));
+        release(ref, capacityOf(size));
         l = grown;
     }
     std::memcpy(block(l.w[0] & ~IdList::kPooled) + size, values.data(),
@@ -148,12 +155,12 @@ void IdPool::truncate(IdList& l, size_t n) {
     if (n <= 2) {
         IdList small;
         std::memcpy(small.w, block(ref), n * sizeof(uint32_t));
-        release(ref, capacityBits(size));
+        release(ref, capacityOf(size));
         l = small;
-    } else if (capacityBits(n) != capacityBits(size)) {
+    } else if (capacityOf(n) != capacityOf(size)) {
         IdList moved;
         assignGrown(moved, {block(ref), n}, n);
-        release(ref, capacityBits(size));
+        release(ref, capacityOf(size));
         l = moved;
     } else {
         l.w[1] = static_cast<uint32_t>(n);
@@ -162,7 +169,7 @@ void IdPool::truncate(IdList& l, size_t n) {
 
 void IdPool::clear(IdList& l) {
     if (l.pooled()) {
-        release(l.w[0] & ~IdList::kPooled, capacityBits(l.w[1]));
+        release(l.w[0] & ~IdList::kPooled, capacityOf(l.w[1]));
     }
     l = IdList{};
 }

@@ -12,18 +12,17 @@
 namespace egopt::egraph {
 
 size_t NodeTable::home(uint32_t hash) const {
-    // Fibonacci hashing: the top bits of the product mix every bit of the hash.
-    uint64_t h = static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL;
-    int bits = std::countr_zero(slots_.size());
-    return bits == 0 ? 0 : static_cast<size_t>(h >> (64 - bits));
+    // Fibonacci hashing, then the top 32 bits of the product scaled to the table's size (which
+    // need not be a power of two): the top bits of the product mix every bit of the hash.
+    uint64_t h = (static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL) >> 32;
+    return static_cast<size_t>((h * slots_.size()) >> 32);
 }
 
 uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) const {
     if (slots_.empty()) {
         return kNone;
     }
-    size_t mask = slots_.size() - 1;
-    for (size_t i = home(hash);; i = (i + 1) & mask) {
+    for (size_t i = home(hash);; i = next(i)) {
         const Slot& s = slots_[i];
         if (s.id == kNone || (s.hash == hash && nodes[s.id].node == key)) {
             return s.id;
@@ -47,8 +46,7 @@ uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kid
         }
         return true;
     };
-    size_t mask = slots_.size() - 1;
-    for (size_t i = home(hash);; i = (i + 1) & mask) {
+    for (size_t i = home(hash);; i = next(i)) {
         const Slot& s = slots_[i];
         if (s.id == kNone || (s.hash == hash && same(nodes[s.id].node))) {
             return s.id;
@@ -65,8 +63,7 @@ void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
         __builtin_prefetch(&slots_[i]);
         return;
     }
-    size_t mask = slots_.size() - 1;
-    for (;; i = (i + 1) & mask) {
+    for (;; i = next(i)) {
         const Slot& s = slots_[i];
         if (s.id == kNone) {
             return;
@@ -82,23 +79,21 @@ void NodeTable::insert(uint32_t id, uint32_t hash) {
     if (16 * (size_ + 1) > 13 * slots_.size()) {
         grow();
     }
-    size_t mask = slots_.size() - 1;
     size_t i = home(hash);
     while (slots_[i].id != kNone) {
-        i = (i + 1) & mask;
+        i = next(i);
     }
     slots_[i] = {id, hash};
     ++size_;
 }
 
 void NodeTable::erase(uint32_t id, const Nodes& nodes) {
-    size_t mask = slots_.size() - 1;
     size_t i = home(hashOf(nodes[id].node));
     while (slots_[i].id != id) {
-        i = (i + 1) & mask;
+        i = next(i);
     }
     // Shift later entries of the run back into the hole when their home allows it.
-    for (size_t j = (i + 1) & mask; slots_[j].id != kNone; j = (j + 1) & mask) {
+    for (size_t j = next(i); slots_[j].id != kNone; j = next(j)) {
         size_t h = home(slots_[j].hash);
         bool movable = i <= j ? (h <= i || h > j) : (h <= i && h > j);
         if (movable) {
@@ -118,16 +113,22 @@ void NodeTable::remap(const std::vector<uint32_t>& moved) {
     }
 }
 
+// The sizes are 2^k and 3·2^(k-1), growing by 3/2 and 4/3 in turn: a table just grown is at
+// least 13/24 used (13/32 with doubling), so a count just above a power of two does not hold
+// twice the slots it needs.
 void NodeTable::grow() {
-    rehash(slots_.empty() ? 64 : 2 * slots_.size());
+    size_t n = slots_.size();
+    rehash(n == 0 ? 64 : std::has_single_bit(n) ? n + n / 2 : n / 3 * 4);
 }
 
 void NodeTable::shrink() {
+    // The size before this one in grow's sequence.
+    auto smaller = [](size_t n) { return std::has_single_bit(n) ? n / 4 * 3 : n / 3 * 2; };
     size_t slots = slots_.size();
-    // At most 25/64 used: halved, the load is at most 25/32, under the 13/16 that grows it, and
-    // a table that just grew (13/32 used) is not halved back.
-    while (slots > 64 && 64 * size_ <= 25 * slots) {
-        slots /= 2;
+    // While the smaller size would be at most 25/32 used, under the 13/16 that grows it (so a
+    // table that just grew is not shrunk back).
+    while (slots > 64 && 32 * size_ <= 25 * smaller(slots)) {
+        slots = smaller(slots);
     }
     if (slots != slots_.size()) {
         rehash(slots);
@@ -137,12 +138,11 @@ void NodeTable::shrink() {
 void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(count, Slot{kNone, 0});
-    size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
         if (s.id != kNone) {
             size_t i = home(s.hash);
             while (slots_[i].id != kNone) {
-                i = (i + 1) & mask;
+                i = next(i);
             }
             slots_[i] = s;
         }

@@ -91,3 +91,27 @@ TEST_CASE("the variable-type table finds what it interned and only that", "[egra
     CHECK(table.size() == interned);                // finding added nothing
     CHECK(table.find(std::vector<VarType>{}) == 0); // id 0 is the empty list
 }
+
+TEST_CASE("the hashcons grows through sizes of 2^k and 3·2^(k-1) slots, and shrinks", "[egraph]") {
+    NodeTable::Nodes nodes;
+    NodeTable table;
+    // 1,100 entries need more than 1,024 slots at most 13/16 full: 1,536, not 2,048.
+    for (uint32_t i = 0; i < 1100; ++i) {
+        nodes.push_back({literal(static_cast<int32_t>(i)), i});
+        table.insert(i, nodes);
+    }
+    CHECK(table.bytes() == 1536 * 8);
+    for (uint32_t i = 0; i < 1100; ++i) {
+        REQUIRE(table.find(nodes[i].node, nodes) == i);
+    }
+    // Erasing all but 100 steps the table down while the smaller size would be at most 25/32
+    // used: 1,536 to 128 (100 of 96 slots would be more).
+    for (uint32_t i = 100; i < 1100; ++i) {
+        table.erase(i, nodes);
+    }
+    table.shrink();
+    CHECK(table.bytes() == 128 * 8);
+    for (uint32_t i = 0; i < 1100; ++i) {
+        REQUIRE(table.find(nodes[i].node, nodes) == (i < 100 ? i : NodeTable::kNone));
+    }
+}

@@ -1,11 +1,12 @@
 // Lists of ids in 8 bytes each, their longer contents in a shared pool (the e-graph's member and
 // parent lists: most classes have one or two of each, a few have hundreds of thousands).
 //
-// An IdList holds up to two ids itself; a longer list is a block of an IdPool whose capacity is
-// the power of two at or above its size (at least 4), found by the block's reference and the
-// list's size. The pool hands out blocks from chunks of 4,096 ids (a block of that size or more
-// gets a chunk of its own) and keeps freed blocks on a free list per capacity, so growing a list
-// by doubling reuses what other lists gave up. Ids must be below 2^31.
+// An IdList holds up to two ids itself; a longer list is a block of an IdPool whose capacity
+// follows from the list's size (IdPool::capacityOf: the power of two at or above it, at least 4;
+// from 1,024 ids up also 3·2^(k-1)), found by the block's reference and that size. The pool
+// hands out blocks from chunks of 1,024 ids (a block of that size or more gets a chunk of its
+// own) and keeps freed blocks on a free list per capacity, so growing a list by doubling reuses
+// what other lists gave up. Ids must be below 2^31.
 //
 // Views (IdPool::view) stay valid until the list they show is changed or freed, or the pool is
 // repacked: changing other lists never moves a block.
@@ -101,9 +102,9 @@ private:
     uint32_t* block(uint32_t ref) const {
         return chunks_[ref >> kChunkBits].get() + (ref & (kChunk - 1));
     }
-    static unsigned capacityBits(size_t size);
-    uint32_t allocate(unsigned bits);
-    void release(uint32_t ref, unsigned bits);
+    static size_t capacityOf(size_t size);  // the capacity of a block for `size` ids
+    uint32_t allocate(size_t ids);          // a block of `ids` ids, a capacityOf value
+    void release(uint32_t ref, size_t ids); // the block of that capacity
     uint32_t newChunk(size_t ids);
     void retireBump();
     // l (empty) gets a block for `size` values, copied from `values` (a prefix of them: size may

@@ -60,7 +60,8 @@ public:
     }
     void prefetch(uint32_t hash, const Nodes& nodes, int stage) const;
     size_t size() const { return size_; }
-    // Halves the slots while at most 5/16 are used (after a rebuild erased many entries).
+    // Steps down grow's sizes while the smaller one would be at most 25/32 used (after a rebuild
+    // erased many entries).
     void shrink();
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
@@ -70,10 +71,11 @@ private:
         uint32_t hash; // hashOf the node
     };
     size_t home(uint32_t hash) const;
+    size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow();
     void rehash(size_t slots);
 
-    std::vector<Slot> slots_; // a power of two of them, id kNone where empty
+    std::vector<Slot> slots_; // 2^k or 3·2^(k-1) of them (at least 64), id kNone where empty
     size_t size_ = 0;
 };
 
