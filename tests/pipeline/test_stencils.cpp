@@ -126,7 +126,7 @@ TEST_CASE("without macros the search reaches and validates local tiles of 1-D an
          {Case{
               "jacobi3", {{"N", 4096}}, {"Join $ (MapWrg(", "toLocal(MapLcl(id, 0))", "Slide(v__"}},
           Case{"stencil2d_jacobi",
-               {{"M", 256}, {"N", 256}},
+               {{"M", 512}, {"N", 512}},
                {"MapWrg(", "toLocal(MapLcl(", "(Transpose $ (Map(Slide(v__"}}}) {
         INFO(c.name);
         Options o;
