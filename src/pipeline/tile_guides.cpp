@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 
 namespace egopt::pipeline {
 
@@ -196,51 +198,39 @@ std::vector<ENodeId> tileGuide(const egraph::EGraph& g, std::vector<ENodeId> gui
     return guide;
 }
 
-} // namespace
+// A guide with its age: its newest e-node up to the work-group.
+using Aged = std::pair<ENodeId, std::vector<ENodeId>>;
 
-std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId root, size_t limit,
-                                             const std::vector<std::vector<ENodeId>>& earlier) {
-    egraph::Library lib = egraph::Library::standard();
-    std::set<EClassId> tiles; // the copied tiles' classes seen
-    // Each guide with its age: its newest e-node up to the work-group.
-    std::vector<std::pair<ENodeId, std::vector<ENodeId>>> found;
-    WaysToWorkGroup ways(g);
-    for (size_t id = 0; id < g.numNodeIds(); ++id) {
-        auto n = static_cast<ENodeId>(id);
-        if (g.node(n).op != Op::ToLocal) {
+// The guides of the applications of a toLocal copy (`toLocal`, whose function's class holds
+// `lcl`) to a lambda's variable, one class each (`tiles`), added to `found`.
+void addCopies(const egraph::EGraph& g, ENodeId lcl, ENodeId toLocal, EClassId root,
+               WaysToWorkGroup& ways, std::set<EClassId>& tiles, std::vector<Aged>& found) {
+    EClassId copier = g.findConst(toLocal);
+    for (ENodeId copy : parentsOf(g, copier)) {
+        const egraph::ENode& c = g.node(copy);
+        if (c.op != Op::Apply || c.children.size() != 2 || g.findConst(c.children[0]) != copier ||
+            !holdsVariable(g, g.findConst(c.children[1]), 0) ||
+            !tiles.insert(g.findConst(copy)).second) {
             continue;
         }
-        auto toLocal = memberOf(g, n);
-        EClassId copier = g.findConst(n);
-        EClassId copyFn = g.findConst(g.node(n).children[0]);
-        auto lcl = nodeOf(g, copyFn, Op::MapLcl);
-        if (!toLocal || !lcl || !copies(g, lib, copyFn)) {
-            continue;
-        }
-        for (ENodeId copy : parentsOf(g, copier)) {
-            const egraph::ENode& c = g.node(copy);
-            if (c.op != Op::Apply || c.children.size() != 2 ||
-                g.findConst(c.children[0]) != copier ||
-                !holdsVariable(g, g.findConst(c.children[1]), 0) ||
-                !tiles.insert(g.findConst(copy)).second) {
-                continue;
-            }
-            for (const auto& way : ways.from(g.findConst(copy))) {
-                std::vector<ENodeId> guide = tileGuide(g, {*lcl, *toLocal, copy}, way, root);
-                if (!guide.empty()) {
-                    ENodeId age =
-                        std::max({*lcl, *toLocal, copy, *std::max_element(way.begin(), way.end())});
-                    found.emplace_back(age, std::move(guide));
-                }
+        for (const auto& way : ways.from(g.findConst(copy))) {
+            std::vector<ENodeId> guide = tileGuide(g, {lcl, toLocal, copy}, way, root);
+            if (!guide.empty()) {
+                ENodeId age =
+                    std::max({lcl, toLocal, copy, *std::max_element(way.begin(), way.end())});
+                found.emplace_back(age, std::move(guide));
             }
         }
     }
-    // The oldest first: the program's own staged tiles, not the forms later rewrites made of them.
-    std::stable_sort(found.begin(), found.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    // An earlier stage's guides first, as the members that now have their e-nodes' forms: the
-    // copy's class merges with the tile's variable (copy-elim), whose many parents later stages
-    // add, so the ways found then are not the rule's own any more.
+}
+
+// An earlier stage's guides first, as the members that now have their e-nodes' forms (the
+// copy's class merges with the tile's variable, copy-elim, whose many parents later stages add,
+// so the ways found then are not the rule's own any more), then the fresh ones, at most `limit`.
+std::vector<std::vector<ENodeId>> withEarlier(const egraph::EGraph& g,
+                                              const std::vector<std::vector<ENodeId>>& earlier,
+                                              std::vector<std::vector<ENodeId>> fresh,
+                                              size_t limit) {
     std::vector<std::vector<ENodeId>> out;
     std::set<std::vector<ENodeId>> taken;
     for (const auto& guide : earlier) {
@@ -254,12 +244,42 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
             out.push_back(std::move(now));
         }
     }
-    for (size_t i = 0; i < found.size() && out.size() < limit; ++i) {
-        if (taken.insert(found[i].second).second) {
-            out.push_back(std::move(found[i].second));
+    for (auto& guide : fresh) {
+        if (out.size() < limit && taken.insert(guide).second) {
+            out.push_back(std::move(guide));
         }
     }
     return out;
+}
+
+} // namespace
+
+std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId root, size_t limit,
+                                             const std::vector<std::vector<ENodeId>>& earlier) {
+    egraph::Library lib = egraph::Library::standard();
+    std::set<EClassId> tiles; // the copied tiles' classes seen
+    std::vector<Aged> found;
+    WaysToWorkGroup ways(g);
+    for (size_t id = 0; id < g.numNodeIds(); ++id) {
+        auto n = static_cast<ENodeId>(id);
+        if (g.node(n).op != Op::ToLocal) {
+            continue;
+        }
+        auto toLocal = memberOf(g, n);
+        EClassId copyFn = g.findConst(g.node(n).children[0]);
+        auto lcl = nodeOf(g, copyFn, Op::MapLcl);
+        if (toLocal && lcl && copies(g, lib, copyFn)) {
+            addCopies(g, *lcl, *toLocal, root, ways, tiles, found);
+        }
+    }
+    // The oldest first: the program's own staged tiles, not the forms later rewrites made of them.
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Aged& a, const Aged& b) { return a.first < b.first; });
+    std::vector<std::vector<ENodeId>> fresh;
+    for (auto& [age, guide] : found) {
+        fresh.push_back(std::move(guide));
+    }
+    return withEarlier(g, earlier, std::move(fresh), limit);
 }
 
 } // namespace egopt::pipeline
