@@ -304,9 +304,13 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
             uint32_t cs = childStates_[e.firstChild + c];
             // Inside the replay, a child class that holds guide e-nodes replays them; on the way
             // down, only a child that leads to the guide's root is followed.
+            // A child in the e-node's own class (a copy that copy-elim merged with what it
+            // copies: `toLocal(MapLcl(id)) $ t` in t's class) takes its listed term: replaying
+            // it would meet the state again on its own path.
             bool follow =
-                ((held || !guide.towardsRoot) && guide.classes.contains(states_[cs].eclass)) ||
-                (held ? guide.leads[cs] : guide.descends(s, cs));
+                states_[cs].eclass != states_[s].eclass &&
+                (((held || !guide.towardsRoot) && guide.classes.contains(states_[cs].eclass)) ||
+                 (held ? guide.leads[cs] : guide.descends(s, cs)));
             guided = guided || follow;
             auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
             egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;

@@ -16,6 +16,8 @@ constexpr size_t kGuidedPredictions = 64; // the model's descent per guided repl
 constexpr size_t kGoalGuides = 4;         // the newest shared reductions replayed (--no-macros)
 constexpr size_t kGoalGuidedDraws = 16;   // guided draws per goal guide (--no-macros)
 const std::string kGoalRule = "goal: shared reduction";
+constexpr size_t kTileGuides = 8; // the oldest local tiles replayed (--no-macros)
+const std::string kTileRule = "local tile";
 
 // Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
 // guided slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
@@ -245,6 +247,23 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
                                                      : "products in a temporary in its step"));
             guides.nodes.push_back(std::move(goal));
             guides.rule.push_back(kGoalRule);
+        }
+    }
+    if (w.options.saturation.noMacros) {
+        // A tile staged in local memory (a stencil's overlapped tiles, stencils.rules), which
+        // the structural cost ranks below reading global memory: it counts no loads.
+        std::vector<std::vector<egraph::ENodeId>> tiles =
+            localTiles(g, ins.root, kTileGuides, w.tileGuides);
+        if (w.tileGuides.empty()) {
+            w.tileGuides = tiles;
+        }
+        for (auto& tile : tiles) {
+            w.progress(fmt("explore: local tile guide %zu: %zu e-nodes", guides.nodes.size(),
+                           tile.size()));
+            guides.nodes.push_back(std::move(tile));
+            // One name per guide: each replay competes for the guided slots by its prediction
+            // (one rule's replays compete by the guide e-nodes they take first).
+            guides.rule.push_back(kTileRule + " " + std::to_string(guides.rule.size()));
         }
     }
     eo.explore.guides = guides.nodes;

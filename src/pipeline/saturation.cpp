@@ -62,11 +62,13 @@ void addBeside(Phase& phase, const char* anchor, std::initializer_list<const cha
     }
 }
 
-// Without macros, a phase that loads gpu.rules also loads workgroups.rules beside it: the
-// primitive steps that build the work-group trees gpu.rules' macros write in one step (with the
-// macros loaded they would only add other ways to write the same schedules).
+// Without macros, a phase that loads gpu.rules also loads workgroups.rules and stencils.rules
+// beside it: the primitive steps that build the work-group trees gpu.rules' macros write in one
+// step (with the macros loaded they would only add other ways to write the same schedules), and
+// a stencil's overlapped tiles staged in local memory (no rule applies to a program without
+// Slide, so the other programs' e-graphs stay as they are).
 void addPrimitiveSteps(Phase& phase) {
-    addBeside(phase, "gpu.rules", {"workgroups.rules"});
+    addBeside(phase, "gpu.rules", {"workgroups.rules", "stencils.rules"});
 }
 
 // Without macros, for a program with a map of reductions sharing an operand (the pipeline's

@@ -76,6 +76,16 @@ bool hasSharingMap(const egraph::EGraph& g);
 // application). Those that meet
 // more goal properties (goalProperties) first, the newest first among equals.
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
+// tile_guides.cpp (docs/search.md, "Local tiles of a stencil"): at most `limit` work-groups that
+// stage their element whole in local memory, oldest first, one per copied tile: `MapWrg(0,
+// fun(t => ... $ (toLocal(MapLcl(0, copy)) $ t))) $ tiles`, each as a guide for exploration's
+// guided draws (the copy's MapLcl, toLocal and application, each application above it that reads
+// it with its function's MapLcl(0) where the class has one, then the lambda, the MapWrg and its
+// application), then a shortest way up from that application to the root class `root`.
+// `earlier`'s guides (an earlier stage's) come first, as the members that now have their forms.
+std::vector<std::vector<egraph::ENodeId>>
+localTiles(const egraph::EGraph& g, egraph::EClassId root, size_t limit,
+           const std::vector<std::vector<egraph::ENodeId>>& earlier);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
 // term of its data calls no user function: views of variables and parameters, mapped view
 // lambdas included), its operands computed in its own loop.
@@ -172,6 +182,9 @@ struct Work {
     // texts of exploration's replays of the goal: the beam's goal slots.
     bool shapeGoal = false;
     std::set<std::string> goalTexts{};
+    // Without macros: the local tiles' guides of the first stage that found any (localTiles),
+    // replayed again in the later stages.
+    std::vector<std::vector<egraph::ENodeId>> tileGuides{};
     std::unique_ptr<costmodel::Model> model{};
     costmodel::DeviceProfile profile{};
     // One bench per device (Options::devices), the reference device's first; each is used by

@@ -73,10 +73,13 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
         CHECK(loads(without, primitive));
     }
     // The composites of opencl.rules and gpu.rules left out, workgroups.rules' 2 primitive
-    // steps added (the work-group trees of gpu.rules' macros, docs/search.md).
-    CHECK(without[1].rules.size() + 10 == with[1].rules.size() + 2);
+    // steps added (the work-group trees of gpu.rules' macros, docs/search.md) and
+    // stencils.rules' 4 (a stencil's local tiles).
+    CHECK(without[1].rules.size() + 10 == with[1].rules.size() + 2 + 4);
     CHECK(loads(without, "reduce-one-chunk"));
     CHECK_FALSE(loads(with, "reduce-chunks-group"));
+    CHECK(loads(without, "stencil-tile"));
+    CHECK_FALSE(loads(with, "stencil-tile-local"));
     nlohmann::json j = nlohmann::json::parse(withoutReport);
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());
 }
