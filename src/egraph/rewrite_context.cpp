@@ -1,6 +1,8 @@
 // The tuning space, size facts and rule names that rewriting keeps beside the e-graph.
 #include "egopt/egraph/rewrite_context.hpp"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
 namespace egopt::egraph {
 
 arith::Size TuningSpace::variable(const std::string& key, const arith::Size& dividesLength) {
@@ -32,8 +34,23 @@ arith::Size TuningSpace::splitVariable(const arith::Size& length) {
     return v;
 }
 
+// One table per thread, found without a lock: entries by the two sizes' hashes, compared by
+// value (a hit copies no size). Bounded: past kMaxEntries answers are computed, not kept.
+struct SizeFacts::DividesMemo {
+    struct Entry {
+        arith::Size divisor;
+        arith::Size dividend;
+        bool divides;
+    };
+    static constexpr size_t kMaxEntries = size_t(1) << 14;
+    tbb::enumerable_thread_specific<std::unordered_multimap<size_t, Entry>> tables;
+};
+
+SizeFacts::SizeFacts() : memo_(std::make_shared<DividesMemo>()) {}
+
 void SizeFacts::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
     env_.addDivides(divisor, dividend);
+    memo_ = std::make_shared<DividesMemo>();
 }
 
 bool SizeFacts::divides(const arith::Size& divisor, const arith::Size& dividend) const {
@@ -42,7 +59,19 @@ bool SizeFacts::divides(const arith::Size& divisor, const arith::Size& dividend)
     if (d && n) {
         return *d > 0 && *n % *d == 0;
     }
-    return arith::provablyDivides(divisor, dividend, env_);
+    auto& table = memo_->tables.local();
+    size_t key = divisor.hash() * 0x9e3779b97f4a7c15ull ^ dividend.hash();
+    auto [from, to] = table.equal_range(key);
+    for (auto it = from; it != to; ++it) {
+        if (it->second.divisor == divisor && it->second.dividend == dividend) {
+            return it->second.divides;
+        }
+    }
+    bool divides = arith::provablyDivides(divisor, dividend, env_);
+    if (table.size() < DividesMemo::kMaxEntries) {
+        table.emplace(key, DividesMemo::Entry{divisor, dividend, divides});
+    }
+    return divides;
 }
 
 RuleId RuleNames::id(const std::string& name) {

@@ -9,6 +9,7 @@
 #include "egopt/arith/size.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -52,13 +53,20 @@ private:
 // revisit matches already rejected.
 class SizeFacts {
 public:
+    SizeFacts();
     void assumeDivides(const arith::Size& divisor, const arith::Size& dividend);
     // `divisor` divides `dividend` for every binding that satisfies the facts: decided from the
-    // constants when both are constant, else proven from the facts.
+    // constants when both are constant, else proven from the facts. Answers are remembered per
+    // thread (DividesMemo): the search asks the same few questions millions of times from every
+    // thread, and proving copies sizes, whose shared reference counts the threads would
+    // contend for.
     bool divides(const arith::Size& divisor, const arith::Size& dividend) const;
 
 private:
+    struct DividesMemo;
     arith::RangeEnv env_;
+    // Shared by copies (their facts are the same); a new fact starts a new one.
+    std::shared_ptr<DividesMemo> memo_;
 };
 
 // Rule names interned to small ids: a merge's justification stores the id (a name per merge
