@@ -15,7 +15,13 @@ arith::Size TuningSpace::variable(const std::string& key,
     if (it != byKey_.end()) {
         return it->second;
     }
-    std::string name = "v__" + std::to_string(byKey_.size() + 1);
+    if (base_) {
+        if (auto b = base_->byKey_.find(key); b != base_->byKey_.end()) {
+            return b->second;
+        }
+    }
+    size_t known = byKey_.size() + (base_ ? base_->byKey_.size() : 0);
+    std::string name = "v__" + std::to_string(known + 1);
     arith::Size v = arith::Size::var(name);
     byKey_.emplace(key, v);
     for (const arith::Size& length : dividesLengths) {
@@ -28,6 +34,11 @@ arith::Size TuningSpace::splitVariable(const arith::Size& length) {
     auto it = splitByLength_.find(length);
     if (it != splitByLength_.end()) {
         return it->second;
+    }
+    if (base_) {
+        if (auto b = base_->splitByLength_.find(length); b != base_->splitByLength_.end()) {
+            return b->second;
+        }
     }
     arith::Size v = variable("split " + length.toString(), length);
     splitByLength_.emplace(length, v);
@@ -47,6 +58,17 @@ struct SizeFacts::DividesMemo {
 };
 
 SizeFacts::SizeFacts() : memo_(std::make_shared<DividesMemo>()) {}
+
+TuningSpace TuningSpace::over(const TuningSpace& base) {
+    TuningSpace scratch;
+    scratch.base_ = base.base_ ? base.base_ : &base;
+    if (base.base_) { // a scratch space over a scratch space: its own entries copied
+        scratch.byKey_ = base.byKey_;
+        scratch.splitByLength_ = base.splitByLength_;
+        scratch.constraints_ = base.constraints_;
+    }
+    return scratch;
+}
 
 void SizeFacts::assumeDivides(const arith::Size& divisor, const arith::Size& dividend) {
     env_.addDivides(divisor, dividend);

@@ -86,7 +86,7 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
             detail::drawSizes(g, rule, lib, scratch, s);
             // A variable the copy gained, for this match or an earlier one, may be numbered
             // differently in the real space by the time this match is applied.
-            out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
+            out.drewTuning = !rule.generators.empty() && scratch.numConstraints() != known;
             detail::paramTypesInto(g, m.eclass, out.rootArgTypes);
             terms.clear();
             TermId root = instantiate(*rule.rhs, rule.vars, s, terms);
@@ -163,7 +163,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                           auto start = std::chrono::steady_clock::now();
                           TuningSpace scratch;
                           if (!rule.generators.empty()) {
-                              scratch = ctx_.tuning;
+                              scratch = TuningSpace::over(ctx_.tuning);
                           }
                           TermArena terms; // reused by the range's matches
                           PlanTypeMemo& memo = planMemos_->local();

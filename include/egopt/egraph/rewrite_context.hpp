@@ -37,10 +37,21 @@ public:
     // Remembered by the length's structure: printing a size is a normalising walk, and tuning
     // generators ask for the same lengths at every match.
     arith::Size splitVariable(const arith::Size& length);
-    // In creation order, so a constraint's length mentions only earlier variables.
+    // In creation order, so a constraint's length mentions only earlier variables. Of a
+    // scratch space (over), its own only.
     const std::vector<Constraint>& constraints() const { return constraints_; }
+    // A scratch space on top of `base`, which must outlive it unchanged: it finds base's
+    // variables and numbers new ones after them, as a copy of base would, keeping only those.
+    // Planning threads draw from one each instead of copying the whole space (every entry's
+    // size shared with the other threads' copies).
+    static TuningSpace over(const TuningSpace& base);
+    // The constraints of the base and its own.
+    size_t numConstraints() const {
+        return constraints_.size() + (base_ ? base_->constraints_.size() : 0);
+    }
 
 private:
+    const TuningSpace* base_ = nullptr;
     std::unordered_map<std::string, arith::Size> byKey_;
     std::unordered_map<arith::Size, arith::Size> splitByLength_;
     std::vector<Constraint> constraints_;
