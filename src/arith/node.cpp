@@ -44,12 +44,16 @@ std::shared_ptr<const Node> constantNode(int64_t c) {
     return n;
 }
 
-// Small constants are created constantly (type checking, indices): share their nodes.
+// Small constants are created constantly (type checking, indices): share their nodes. One
+// table per thread: a node shared by every thread would have its reference count written by
+// all of them at once (the e-graph's search and planning threads make and drop sizes such as
+// 0 and 1 at every step), and equality does not need the nodes to be the same (it compares
+// hashes, then structure).
 constexpr int64_t kCachedMin = -1;
 constexpr int64_t kCachedMax = 64;
 
 const std::shared_ptr<const Node>& cachedConstant(int64_t c) {
-    static const auto table = [] {
+    thread_local const auto table = [] {
         std::array<std::shared_ptr<const Node>, kCachedMax - kCachedMin + 1> t;
         for (int64_t v = kCachedMin; v <= kCachedMax; ++v) {
             t[static_cast<size_t>(v - kCachedMin)] = constantNode(v);

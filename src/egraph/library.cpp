@@ -5,25 +5,25 @@
 
 namespace egopt::egraph {
 
-std::optional<arith::Size> detail::outerLength(const EGraph& g, EClassId c) {
+const arith::Size* detail::outerLength(const EGraph& g, EClassId c) {
     const ClassData& d = g.data(c);
     if (!d.isData() || !g.types.isArray(d.type)) {
-        return std::nullopt;
+        return nullptr;
     }
-    return g.types.lengthOf(d.type);
+    return &g.types.lengthOf(d.type);
 }
 
 namespace {
 
 using detail::outerLength;
 
-// The length of the elements of an array of arrays.
-std::optional<arith::Size> innerLength(const EGraph& g, EClassId c) {
+// The length of the elements of an array of arrays (in the type arena, as outerLength's).
+const arith::Size* innerLength(const EGraph& g, EClassId c) {
     const ClassData& d = g.data(c);
     if (!d.isData() || !g.types.isArray(d.type) || !g.types.isArray(g.types.elemOf(d.type))) {
-        return std::nullopt;
+        return nullptr;
     }
-    return g.types.lengthOf(g.types.elemOf(d.type));
+    return &g.types.lengthOf(g.types.elemOf(d.type));
 }
 
 // The tuning variable of every split of an array of length `len` (one per length, see tuning).
@@ -174,7 +174,7 @@ void addConditions(Library& lib) {
     lib.conditions["isArray"] = {
         {"c", "the class is an array"},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
-            return outerLength(g, a[0].eclass).has_value();
+            return outerLength(g, a[0].eclass) != nullptr;
         }};
     lib.conditions["lengthAtLeast"] = {
         {"cn", "the array has a constant length >= n"},
@@ -224,7 +224,8 @@ Library Library::standard() {
     lib.generators["tuningInner"] = {
         {"c", "a fresh tuning variable that divides the inner length of an array of arrays"},
         [](const EGraph& g, TuningSpace& tuning, const std::string&, std::span<const ArgValue> a) {
-            return splitVar(tuning, innerLength(g, a[0].eclass).value_or(arith::Size(1)));
+            const arith::Size* n = innerLength(g, a[0].eclass);
+            return splitVar(tuning, n ? *n : arith::Size(1));
         }};
     // The same two for a size that a rule computes (a length after asVector, the number of
     // chunks of an earlier split): a multi-level split names each level's length in its `where`.

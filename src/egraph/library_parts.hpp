@@ -8,8 +8,9 @@
 
 namespace egopt::egraph::detail {
 
-// The outer length of an array class; nullopt for anything else.
-std::optional<arith::Size> outerLength(const EGraph& g, EClassId c);
+// The outer length of an array class, in the type arena (valid while the arena lives; read, not
+// copied: conditions run on every search thread), or null for other classes.
+const arith::Size* outerLength(const EGraph& g, EClassId c);
 
 // Conditions on what a function class computes (library_funs.cpp): associative, commutative,
 // neutral, isCopy, isReduce, isLayout, vectorizable.

@@ -31,10 +31,11 @@ struct NotPlanned {};
 struct EGraph::PlanState {
     TermPlan& plan;
     std::vector<TypeId> typed; // by step, planType's answers so far (kNoType: not yet)
+    PlanTypeMemo* memo = nullptr;
 };
 
 bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
-                      TermPlan& out) {
+                      TermPlan& out, PlanTypeMemo* memo) {
     // Cleared, not reassigned: a window's plans keep their vectors' memory for the next window
     // (fewer allocations, and no frees across threads).
     out.steps.clear();
@@ -43,7 +44,7 @@ bool EGraph::planTerm(const TermArena& terms, TermId root, std::span<const TypeI
     out.settled.clear();
     out.hashes.clear();
     out.root = kNoClass;
-    PlanState st{out, {}};
+    PlanState st{out, {}, memo};
     std::vector<TypeId> env;
     try {
         out.root = planRec(terms, root, argTypes, env, st);
@@ -214,13 +215,34 @@ TypeId EGraph::stepType(const ENode& n, PlanState& st) {
     }
 }
 
+// compute(), or its answer for the key in st.memo->key (the function) and `args`: a pure
+// function of the frozen e-graph. Failures are not kept (they throw again).
+template <typename Compute>
+TypeId EGraph::memoType(PlanState& st, std::span<const TypeId> args, Compute compute) {
+    if (!st.memo) {
+        return compute();
+    }
+    std::vector<uint32_t>& key = st.memo->key;
+    key.insert(key.end(), args.begin(), args.end());
+    if (auto it = st.memo->types.find(key); it != st.memo->types.end()) {
+        return it->second;
+    }
+    std::vector<uint32_t> kept = key; // compute() may look up other keys
+    TypeId t = compute();
+    st.memo->types.emplace(std::move(kept), t);
+    return t;
+}
+
 // resultOf for a class or step: a step's node is its class's first member.
 TypeId EGraph::planResult(uint32_t fn, std::span<const TypeId> args, PlanState& st) {
     if (!isStep(fn)) {
         if (data(fn).isData()) {
             throw NotPlanned{};
         }
-        return resultOf(fn, args);
+        if (st.memo) {
+            st.memo->key.assign({kNoClass, findConst(fn)});
+        }
+        return memoType(st, args, [&] { return resultOf(fn, args); });
     }
     const ENode& f = st.plan.steps[fn & ~TermPlan::kStep];
     if (f.op == Op::Lambda) {
@@ -231,7 +253,13 @@ TypeId EGraph::planResult(uint32_t fn, std::span<const TypeId> args, PlanState& 
         return planType(f.children.at(0), st);
     }
     if (std::none_of(f.children.begin(), f.children.end(), isStep)) {
-        return patternResult(f, args);
+        if (st.memo) {
+            std::vector<uint32_t>& key = st.memo->key;
+            key.assign({static_cast<uint32_t>(f.op), static_cast<uint32_t>(f.ival), f.attr,
+                        static_cast<uint32_t>(f.children.size())});
+            key.insert(key.end(), f.children.begin(), f.children.end());
+        }
+        return memoType(st, args, [&] { return patternResult(f, args); });
     }
     // A pattern over a step (Map(fun(...))): patternResult's typing, its children planned.
     class PlanSite final : public lift::TypingSite {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
 namespace egopt::egraph {
@@ -68,7 +69,7 @@ bool plannable(const Rule& rule) {
 }
 
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
-               const Match& m, PlannedMatch& out, TermArena& terms) {
+               const Match& m, PlannedMatch& out, TermArena& terms, PlanTypeMemo* memo) {
     out.ok = false;
     // The plan's vectors are reused (assigned, not replaced): no allocation per plan.
     Subst s;
@@ -85,11 +86,11 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
             detail::drawSizes(g, rule, lib, scratch, s);
             // A variable the copy gained, for this match or an earlier one, may be numbered
             // differently in the real space by the time this match is applied.
-            out.drewTuning = !rule.generators.empty() && scratch.constraints().size() != known;
+            out.drewTuning = !rule.generators.empty() && scratch.numConstraints() != known;
             detail::paramTypesInto(g, m.eclass, out.rootArgTypes);
             terms.clear();
             TermId root = instantiate(*rule.rhs, rule.vars, s, terms);
-            out.ok = g.planTerm(terms, root, out.rootArgTypes, out.plan);
+            out.ok = g.planTerm(terms, root, out.rootArgTypes, out.plan, memo);
         } catch (const std::exception&) {
             out.ok = false; // a type the frozen arena lacks, an ill-typed side: built in order
         }
@@ -150,19 +151,27 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
     // rule with generators copies the tuning space once per range.
     const size_t grain = rule.generators.empty() ? 16 : 64;
     const size_t known = ctx_.tuning.constraints().size();
+    // Each thread's types of this window (the e-graph changes before the next).
+    if (!planMemos_) {
+        planMemos_ = std::make_unique<tbb::enumerable_thread_specific<PlanTypeMemo>>();
+    }
+    for (PlanTypeMemo& memo : *planMemos_) {
+        memo.types.clear();
+    }
     tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), grain),
                       [&](const tbb::blocked_range<size_t>& range) {
                           auto start = std::chrono::steady_clock::now();
                           TuningSpace scratch;
                           if (!rule.generators.empty()) {
-                              scratch = ctx_.tuning;
+                              scratch = TuningSpace::over(ctx_.tuning);
                           }
                           TermArena terms; // reused by the range's matches
+                          PlanTypeMemo& memo = planMemos_->local();
                           for (size_t j = range.begin(); j < range.end(); ++j) {
                               plans[j].ok = false;
                               if (!window[j].subst.unchanged) { // those are mostly skipped
                                   planMatch(g_, rule, lib_, scratch, known, window[j], plans[j],
-                                            terms);
+                                            terms, &memo);
                               }
                           }
                           planNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -8,22 +8,42 @@ namespace egopt::egraph {
 
 namespace {
 
-// The arguments that do not depend on the match (numbers, texts), once per search.
-void prepareArgs(const Call& call, std::vector<ArgValue>& out) {
+// Whether a size argument mentions a size variable of the pattern (bound per match).
+bool mentionsSizeVar(const arith::Size& size) {
+    const std::vector<std::string> vars = size.variables();
+    return std::any_of(vars.begin(), vars.end(),
+                       [](const std::string& v) { return !v.empty() && v[0] == '#'; });
+}
+
+// The arguments that do not depend on the match (numbers, texts, sizes without pattern
+// variables), once per search: a size copied per call would share its reference count with
+// every other search thread (`divides(4, ?xs)` on every class).
+// `perMatch` marks the size arguments that bindArgs substitutes.
+void prepareArgs(const Call& call, std::vector<ArgValue>& out, std::vector<uint8_t>& perMatch) {
     out.assign(call.args.size(), ArgValue{});
+    perMatch.assign(call.args.size(), 0);
     for (size_t i = 0; i < call.args.size(); ++i) {
         out[i].number = call.args[i].number;
         out[i].text = call.args[i].text;
+        if (call.args[i].kind == CallArg::Kind::Size) {
+            if (mentionsSizeVar(call.args[i].size)) {
+                perMatch[i] = 1;
+            } else {
+                out[i].size = call.args[i].size;
+            }
+        }
     }
 }
 
-// The arguments that do (classes, sizes), into arguments prepared by prepareArgs.
-void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out) {
+// The arguments that do (classes, sizes with pattern variables), into arguments prepared by
+// prepareArgs.
+void bindArgs(const Call& call, const Subst& s, std::vector<ArgValue>& out,
+              const std::vector<uint8_t>& perMatch) {
     for (size_t i = 0; i < call.args.size(); ++i) {
         const CallArg& a = call.args[i];
         if (a.kind == CallArg::Kind::Class) {
             out[i].eclass = s.classes.at(a.slot);
-        } else if (a.kind == CallArg::Kind::Size) {
+        } else if (perMatch[i]) {
             out[i].size = a.size.substitute(s.sizes);
         }
     }
@@ -109,8 +129,9 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
     }
     // Each condition's arguments, numbers and texts filled in once; classes and sizes per call.
     std::vector<std::vector<ArgValue>> args(rule.conditions.size());
+    std::vector<std::vector<uint8_t>> perMatch(rule.conditions.size());
     for (size_t i = 0; i < rule.conditions.size(); ++i) {
-        prepareArgs(rule.conditions[i], args[i]);
+        prepareArgs(rule.conditions[i], args[i], perMatch[i]);
     }
     // The class arguments an early condition last held for: a predicate on a const e-graph
     // holds again for them, so the check at the end need not call it again (most matches of
@@ -155,7 +176,7 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
             if (!failed[i].empty() && argsAre(i, s, failed[i])) {
                 return false;
             }
-            bindArgs(rule.conditions[i], s, args[i]);
+            bindArgs(rule.conditions[i], s, args[i], perMatch[i]);
             try {
                 if (!call(i, args[i])) {
                     classArgs(i, s, failed[i]);
@@ -177,7 +198,7 @@ void withConditions(const EGraph& g, const Rule& rule, const Library& lib, const
             if (heldFor(i, s)) {
                 continue;
             }
-            bindArgs(rule.conditions[i], s, args[i]);
+            bindArgs(rule.conditions[i], s, args[i], perMatch[i]);
             if (!call(i, args[i])) {
                 return;
             }

@@ -1,8 +1,11 @@
 // The state rewriting keeps beside the e-graph (rewrite_context.hpp): tuning variables memoized
-// per key, size facts deciding divisibility, rule names interned to stable ids.
+// per key (and scratch spaces over them), size facts deciding divisibility (and remembering it
+// per thread), rule names interned to stable ids.
 #include "egopt/egraph/rewrite_context.hpp"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <thread>
 #include <vector>
 
 using namespace egopt;
@@ -60,4 +63,62 @@ TEST_CASE("rule names keep one id per name, in first-use order", "[egraph]") {
     CHECK(names.name(fusion) == "map-fusion");
     CHECK(names.name(beta) == "beta");
     CHECK_THROWS(names.name(beta + 1));
+}
+
+TEST_CASE("a scratch tuning space finds the base's variables and numbers new ones after them",
+          "[egraph]") {
+    TuningSpace base;
+    arith::Size n = arith::Size::var("N");
+    arith::Size v1 = base.splitVariable(n);
+    TuningSpace scratch = TuningSpace::over(base);
+    CHECK(scratch.splitVariable(n) == v1); // the base's, not a new one
+    CHECK(scratch.numConstraints() == 1);
+    arith::Size m = arith::Size::var("M");
+    TuningSpace copy = base; // what a copy would number it
+    CHECK(scratch.splitVariable(m) == copy.splitVariable(m));
+    CHECK(scratch.splitVariable(m) == arith::Size::var("v__2"));
+    CHECK(scratch.numConstraints() == 2);
+    REQUIRE(scratch.constraints().size() == 1); // its own only
+    CHECK(scratch.constraints()[0].divides == m);
+    CHECK(base.constraints().size() == 1); // the base is unchanged
+    CHECK(base.variable("split M", m) == arith::Size::var("v__2"));
+}
+
+TEST_CASE("size facts give the same answers from their memo on any thread, and a new fact "
+          "starts afresh",
+          "[egraph]") {
+    SizeFacts facts;
+    std::vector<std::pair<arith::Size, arith::Size>> questions;
+    for (int64_t d : {2, 3, 4, 8, 16}) {
+        for (const char* v : {"N", "M"}) {
+            questions.emplace_back(arith::Size(d), arith::Size::var(v) * arith::Size(4));
+        }
+    }
+    auto answers = [&] {
+        std::string out;
+        for (const auto& [d, n] : questions) {
+            out += facts.divides(d, n) ? '1' : '0';
+        }
+        return out;
+    };
+    std::string first = answers();
+    CHECK(first == "1100110000"); // 2 and 4 divide 4N and 4M; 3, 8 and 16 do not
+    CHECK(answers() == first);    // from the memo
+    std::vector<std::string> byThread(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < byThread.size(); ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 50; ++i) {
+                byThread[t] = answers();
+            }
+        });
+    }
+    for (std::thread& t : threads) {
+        t.join();
+    }
+    for (const std::string& a : byThread) {
+        CHECK(a == first);
+    }
+    facts.assumeDivides(arith::Size(4), arith::Size::var("N")); // 8 and 16 now divide 4N
+    CHECK(answers() == "1100111010");
 }

@@ -80,8 +80,9 @@ public:
     // cannot be planned without changing something (a type or attribute not interned yet, a
     // type that only inserting would tell, an ill-typed node, a variable that would escape).
     // Thread-safe while nobody writes and `types` is frozen (lift::TypeArena::freeze).
+    // `memo`, if given, holds the types of earlier plans on the same frozen e-graph.
     bool planTerm(const TermArena& terms, TermId root, std::span<const TypeId> argTypes,
-                  TermPlan& out);
+                  TermPlan& out, PlanTypeMemo* memo = nullptr);
     // Inserts a plan made since trackDataChanges(true) last cleared the marks: the same nodes, in
     // the same order, with the same result as addTerm would have now. nullopt, having changed
     // nothing, when a merge since then touched a class the plan relied on (TermPlan::roots,
@@ -455,6 +456,8 @@ private:
     TypeId planType(uint32_t ref, PlanState& st);
     TypeId stepType(const ENode& step, PlanState& st);
     TypeId planResult(uint32_t fn, std::span<const TypeId> args, PlanState& st);
+    template <typename Compute>
+    TypeId memoType(PlanState& st, std::span<const TypeId> args, Compute compute);
     bool appliesData(const ENode& n, PlanState& st) const;
     // memoryBytes is cached until the next change (with explanations it visits every id's proof
     // edges, and the runner asks every 4,096 applications, most of which change nothing).

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace egopt::egraph {
@@ -92,6 +93,25 @@ struct TermPlan {
     // planned), so that replaying it hashes nothing.
     std::vector<uint32_t> hashes;
     EClassId root = kNoClass; // a class, or kStep | the step that makes the term
+};
+
+// Types planning worked out (EGraph::planTerm), by function and argument types: one thread
+// plans many matches of a rule, whose right-hand sides apply the same functions to the same
+// types, and working a type out again does arithmetic on sizes that every planning thread
+// shares (their reference counts then bounce between the cores). Valid while the e-graph and
+// its type arena stay frozen, so a planned window clears it; one per thread.
+struct PlanTypeMemo {
+    struct KeyHash {
+        size_t operator()(const std::vector<uint32_t>& key) const noexcept {
+            uint64_t h = key.size();
+            for (uint32_t k : key) {
+                h = (h ^ k) * 0x9e3779b97f4a7c15ull;
+            }
+            return static_cast<size_t>(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<std::vector<uint32_t>, TypeId, KeyHash> types;
+    std::vector<uint32_t> key; // the key being looked up (its memory reused)
 };
 
 // Why two classes were merged (for explanations).

@@ -188,18 +188,19 @@ struct PlannedMatch {
     bool ok = false;
     std::vector<EClassId> classes;                         // the slot classes, canonical then
     std::map<std::string, arith::Size, std::less<>> sizes; // the generators' sizes, predicted
-    bool drewTuning = false; // they may depend on variables the scratch copy created
+    bool drewTuning = false; // they may depend on variables the scratch space created
     std::vector<TypeId> rootArgTypes;
     TermPlan plan;
 };
 // Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
 bool plannable(const Rule& rule);
 // Plans a match of a plannable rule while `g` is frozen (nobody writes, `g.types` frozen).
-// Generators draw from `scratch`, a copy of the tuning space that had `known` variables when it
-// was taken; the right-hand side is instantiated into `terms` (cleared first: one arena serves
-// a thread's matches). `out.ok` false: not planned.
+// Generators draw from `scratch`, a scratch space over the tuning space (TuningSpace::over),
+// which had `known` constraints when it was taken; the right-hand side is instantiated into `terms`
+// (cleared first: one arena serves a thread's matches), and the thread's `memo` (or null) keeps the
+// types it works out for the next matches. `out.ok` false: not planned.
 void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scratch, size_t known,
-               const Match& m, PlannedMatch& out, TermArena& terms);
+               const Match& m, PlannedMatch& out, TermArena& terms, PlanTypeMemo* memo = nullptr);
 // applyMatchInPlace for a match planned since g.trackDataChanges(true), without explanations:
 // the plan inserted if what it read is unchanged (then `*asPlanned` is set), else the match
 // built as applyMatchInPlace builds it. The e-graph is the same either way.

@@ -9,6 +9,7 @@
 #include "egopt/arith/size.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -36,10 +37,21 @@ public:
     // Remembered by the length's structure: printing a size is a normalising walk, and tuning
     // generators ask for the same lengths at every match.
     arith::Size splitVariable(const arith::Size& length);
-    // In creation order, so a constraint's length mentions only earlier variables.
+    // In creation order, so a constraint's length mentions only earlier variables. Of a
+    // scratch space (over), its own only.
     const std::vector<Constraint>& constraints() const { return constraints_; }
+    // A scratch space on top of `base`, which must outlive it unchanged: it finds base's
+    // variables and numbers new ones after them, as a copy of base would, keeping only those.
+    // Planning threads draw from one each instead of copying the whole space (every entry's
+    // size shared with the other threads' copies).
+    static TuningSpace over(const TuningSpace& base);
+    // The constraints of the base and its own.
+    size_t numConstraints() const {
+        return constraints_.size() + (base_ ? base_->constraints_.size() : 0);
+    }
 
 private:
+    const TuningSpace* base_ = nullptr;
     std::unordered_map<std::string, arith::Size> byKey_;
     std::unordered_map<arith::Size, arith::Size> splitByLength_;
     std::vector<Constraint> constraints_;
@@ -52,13 +64,20 @@ private:
 // revisit matches already rejected.
 class SizeFacts {
 public:
+    SizeFacts();
     void assumeDivides(const arith::Size& divisor, const arith::Size& dividend);
     // `divisor` divides `dividend` for every binding that satisfies the facts: decided from the
-    // constants when both are constant, else proven from the facts.
+    // constants when both are constant, else proven from the facts. Answers are remembered per
+    // thread (DividesMemo): the search asks the same few questions millions of times from every
+    // thread, and proving copies sizes, whose shared reference counts the threads would
+    // contend for.
     bool divides(const arith::Size& divisor, const arith::Size& dividend) const;
 
 private:
+    struct DividesMemo;
     arith::RangeEnv env_;
+    // Shared by copies (their facts are the same); a new fact starts a new one.
+    std::shared_ptr<DividesMemo> memo_;
 };
 
 // Rule names interned to small ids: a merge's justification stores the id (a name per merge

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <string>
 #include <vector>
 
@@ -274,6 +275,8 @@ private:
     double planSeconds_ = 0;
     double taskSum_ = 0;
     std::atomic<int64_t> planNanos_ = 0; // planSum, added to by the planning threads
+    // The planning threads' type memos (planWindow clears them for each window).
+    std::unique_ptr<tbb::enumerable_thread_specific<PlanTypeMemo>> planMemos_;
     bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
