@@ -18,7 +18,7 @@ namespace {
 // Growth runs per stage, each towards the goal property the first shared reduction lacks (the
 // goal is detected again after each run: a run's rewrites make new shared reductions, which the
 // next one takes further).
-constexpr size_t kGrowthRounds = 5;
+constexpr size_t kGrowthRounds = 6;
 
 // Each goal property's run: the rule files' group of steps towards it (docs/search-goal.md,
 // "Growing the shared reductions"; data, like the rules) and the run's name in the report,
@@ -28,6 +28,7 @@ struct GrowthRunNames {
     const char* name;
 };
 constexpr GrowthRunNames kGrowthRunNames[] = {
+    {"goal-vector-steps", "vector"},     // GrowthGoal::Vector
     {"goal-blocking-steps", "blocking"}, // GrowthGoal::Bounded
     {"goal-fusion-steps", "fusion"},     // GrowthGoal::Fused
     {"goal-parallel-steps", "parallel"}, // GrowthGoal::Parallel
@@ -52,6 +53,27 @@ void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& 
         for (egraph::ENodeId p : g.eclass(c).parents) {
             queue.push_back(g.findConst(p));
         }
+    }
+}
+
+// The classes up to `levels` parents above `roots` (theirs included), at most `maxClasses`, into
+// `out`: the maps that hold a sharing map in their lambda.
+void parentsWithin(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
+                   size_t levels, size_t maxClasses, std::set<egraph::EClassId>& out) {
+    std::vector<egraph::EClassId> level(roots.begin(), roots.end());
+    for (size_t l = 0; l <= levels && !level.empty(); ++l) {
+        std::vector<egraph::EClassId> next;
+        for (egraph::EClassId root : level) {
+            egraph::EClassId c = g.findConst(root);
+            if (out.size() >= maxClasses) {
+                return;
+            }
+            out.insert(c);
+            for (egraph::ENodeId p : g.eclass(c).parents) {
+                next.push_back(g.findConst(p));
+            }
+        }
+        level = std::move(next);
     }
 }
 
@@ -102,20 +124,39 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
         return region;
     }
     std::vector<egraph::EClassId> classes = g.classIds();
-    size_t maps = 0;
-    for (size_t i = classes.size(); i-- > 0 && maps < limits.reductions;) {
+    std::vector<egraph::EClassId> maps;
+    if (goal == GrowthGoal::Vector) {
+        // The oldest sharing maps (the program's own maps of reductions, before the stages split
+        // the reductions), with the maps around them: reading a map's columns as vectors makes
+        // reductions over vectors in its lambda, which the map around it interchanges into a
+        // sharing map of vector reductions.
+        for (size_t i = 0; i < classes.size() && maps.size() < limits.reductions; ++i) {
+            if (isSharingMap(g, classes[i])) {
+                maps.push_back(classes[i]);
+                termClasses(g, {classes[i]}, limits.classes, region);
+            }
+        }
+        constexpr size_t kLevelsAbove = 4; // Apply, Map, Lambda, Apply
+        parentsWithin(g, maps, kLevelsAbove, limits.classes, region);
+        return region;
+    }
+    for (size_t i = classes.size(); i-- > 0 && maps.size() < limits.reductions;) {
         if (isSharingMap(g, classes[i])) {
             termClasses(g, {classes[i]}, limits.classes, region);
-            ++maps;
+            maps.push_back(classes[i]);
         }
     }
     return region;
 }
 
-// The goal property the first shared reduction lacks (bounded before fused, as
-// sharedReductions ranks them); nullopt when it has both.
-std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
+// The goal property the first shared reduction lacks (vector accumulators once, before any
+// other run: they are made from the program's maps; then bounded before fused, as
+// sharedReductions ranks them); nullopt when it has them all.
+std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g, bool vectorTried) {
     auto found = sharedReductions(g, 1);
+    if (!vectorTried && (found.empty() || !vectorReduction(g, found.front().back()))) {
+        return GrowthGoal::Vector;
+    }
     if (found.empty() || !boundedReduction(g, found.front().back())) {
         return GrowthGoal::Bounded;
     }
@@ -185,6 +226,7 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     for (const auto& found : sharedReductions(g, limits.reductions)) {
         out.fused += fusedReduction(g, found.back());
         out.bounded += boundedReduction(g, found.back());
+        out.vector += vectorReduction(g, found.back());
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
@@ -193,10 +235,15 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran) {
     egraph::Library lib = egraph::Library::standard();
+    std::optional<GrowthGoal> last;
     for (size_t round = 0; round < kGrowthRounds; ++round) {
-        // The last run lowers the maps around the grown loops; the others grow them.
-        std::optional<GrowthGoal> goal =
-            round + 1 == kGrowthRounds ? GrowthGoal::Parallel : nextGoal(g);
+        // The last run lowers the maps around the grown loops; the others grow them. The vector
+        // run writes sharing maps of vector reductions, not shared reductions: a blocking run
+        // follows it.
+        std::optional<GrowthGoal> goal = round + 1 == kGrowthRounds   ? GrowthGoal::Parallel
+                                         : last == GrowthGoal::Vector ? GrowthGoal::Bounded
+                                                                      : nextGoal(g, round > 0);
+        last = goal;
         if (!goal) {
             round = kGrowthRounds - 2; // the next run is the last
             continue;
@@ -223,9 +270,10 @@ void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
             pr.rules.push_back(r.name);
         }
         progress(fmt("saturate %s: %zu e-classes in focus, %zu e-nodes added, then of the first "
-                     "%zu shared reductions: %zu bounded, %zu fused, %.2f s",
+                     "%zu shared reductions: %zu bounded, %zu with vector accumulators, %zu "
+                     "fused, %.2f s",
                      pr.name.c_str(), grown.regionClasses, grown.added, GrowthLimits{}.reductions,
-                     grown.bounded, grown.fused, grown.seconds));
+                     grown.bounded, grown.vector, grown.fused, grown.seconds));
         result.phases.push_back(std::move(pr));
     };
     growTowardsGoal(g, ctx, resolvePhases(options.saturation, gpu, true),

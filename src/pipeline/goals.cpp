@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -191,8 +192,11 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
     // Candidates by goal properties met (bounded, then fused), newest first among equals: the
     // latest rewrites of a shared reduction are the furthest along.
     std::vector<std::pair<int, std::vector<ENodeId>>> found;
-    std::set<EClassId> classes; // one per class: its members are one value
-    size_t complete = 0;        // found with every goal property
+    // One per class (its members are one value): the member with the most goal properties, then
+    // one computing map in its step, the newest among equals (a class holds the forms before and
+    // after fusion; the first seen need not be the furthest along).
+    std::map<EClassId, std::pair<size_t, bool>> classes; // index in found, fusedStep
+    size_t complete = 0;                                 // found with every goal property
     // A shared reduction that stands for a map of reductions sharing an operand: its class, or
     // a class it is the argument of (the transposed accumulator), holds that map. The partial
     // reductions of reduce-split interchanged the same way share nothing.
@@ -203,6 +207,7 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         return std::any_of(g.eclass(c).parents.begin(), g.eclass(c).parents.end(),
                            [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
     };
+    std::set<EClassId> notSharing;
     for (size_t id = g.numNodeIds(); id-- > 0 && complete < limit;) {
         auto n = static_cast<ENodeId>(id);
         const egraph::ENode& node = g.node(n);
@@ -215,7 +220,13 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
             continue;
         }
         EClassId c = g.findConst(n);
-        if (classes.count(c) || !replacesSharingMap(c)) {
+        auto seen = classes.find(c);
+        if (notSharing.count(c) || (seen != classes.end() && found[seen->second.first].first == 7 &&
+                                    seen->second.second)) {
+            continue;
+        }
+        if (seen == classes.end() && !replacesSharingMap(c)) {
+            notSharing.insert(c);
             continue;
         }
         // The member of the class that holds this node's form (an id that lost its form to an
@@ -224,15 +235,30 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         auto member = std::find_if(members.begin(), members.end(),
                                    [&](ENodeId m) { return g.node(m) == node; });
         auto r = reductionIn(g, node.children[0]);
-        if (r && member != members.end()) {
-            classes.insert(c);
-            // Bounded before fused: fusing a block's loop finishes a register block, fusing a
-            // whole row's loop does not.
-            int score = 2 * int(boundedReduction(g, *member)) + int(fusedReduction(g, *member));
-            complete += score == 3;
-            std::vector<ENodeId> guide = privateAccumulators(g, node.children[1]);
-            guide.push_back(*r);
-            guide.push_back(*member);
+        if (!r || member == members.end()) {
+            continue;
+        }
+        // Bounded before vector before fused: fusing a block's loop finishes a register block,
+        // fusing a whole row's loop does not; a block of vectors is two-dimensional.
+        int score = 4 * int(boundedReduction(g, *member)) + 2 * int(vectorReduction(g, *member)) +
+                    int(fusedReduction(g, *member));
+        bool oneMap = fusedStep(g, *member);
+        if (seen != classes.end()) {
+            auto [index, bestOneMap] = seen->second;
+            if (std::pair(score, oneMap) <= std::pair(found[index].first, bestOneMap)) {
+                continue;
+            }
+            complete -= found[index].first == 7;
+        }
+        complete += score == 7;
+        std::vector<ENodeId> guide = privateAccumulators(g, node.children[1]);
+        guide.push_back(*r);
+        guide.push_back(*member);
+        if (seen != classes.end()) {
+            found[seen->second.first] = {score, std::move(guide)};
+            seen->second.second = oneMap;
+        } else {
+            classes[c] = {found.size(), oneMap};
             found.emplace_back(score, std::move(guide));
         }
     }
@@ -264,8 +290,19 @@ bool boundedReduction(const egraph::EGraph& g, ENodeId application) {
     return true;
 }
 
+bool vectorReduction(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    if (node.children.size() != 3) {
+        return false;
+    }
+    egraph::ClassData init = g.data(node.children[1]);
+    return init.isData() && g.types.isArray(init.type) &&
+           g.types.kind(g.types.scalarBase(init.type)) == lift::TypeKind::Vector;
+}
+
 int goalProperties(const egraph::EGraph& g, ENodeId application) {
-    return int(fusedReduction(g, application)) + int(boundedReduction(g, application));
+    return int(fusedReduction(g, application)) + int(boundedReduction(g, application)) +
+           int(vectorReduction(g, application));
 }
 
 bool fusedReduction(const egraph::EGraph& g, ENodeId application) {

@@ -89,9 +89,14 @@ bool fusedStep(const egraph::EGraph& g, egraph::ENodeId application);
 // value's array type is made of tuning variables and constants (a split's block), none of the
 // program's sizes (a whole row or column of the output).
 bool boundedReduction(const egraph::EGraph& g, egraph::ENodeId application);
-// How many of the register block's properties a shared reduction's application has: fused and
-// bounded (0 to kGoalProperties), the measure of its progress towards the goal.
-inline constexpr int kGoalProperties = 2;
+// Whether a shared reduction's accumulators are vectors (its initial value an array of vectors):
+// each accumulator holds several adjacent outputs, so a block of them is two-dimensional, rows
+// by the vectors' lanes, and each step loads one vector of the other operand for all of them.
+bool vectorReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// How many of the register block's properties a shared reduction's application has: fused,
+// bounded and vector accumulators (0 to kGoalProperties), the measure of its progress towards
+// the goal.
+inline constexpr int kGoalProperties = 3;
 int goalProperties(const egraph::EGraph& g, egraph::ENodeId application);
 // The classes of the newest `limit` shared reductions and of every sharing map.
 std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
@@ -100,12 +105,14 @@ std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
 // goal_growth.cpp (docs/search-goal.md, "Growing the shared reductions"). The goal property a
-// growth run works towards: a bounded block of accumulators (the steps of the rule files' group
-// `goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
+// growth run works towards: vector accumulators (the rule files' group `goal-vector-steps`,
+// around the sharing maps and the maps above them: a map over columns read as vectors, whose
+// reductions become sharing maps of vector reductions), a bounded block of accumulators
+// (`goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
 // (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
 // shared reductions and their initial values).
-enum class GrowthGoal { Bounded, Fused, Parallel };
+enum class GrowthGoal { Vector, Bounded, Fused, Parallel };
 // The rules of `phases` that `goal`'s group names (flattening.rules), in the order the phases
 // load them (members the phases do not load are left out).
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
@@ -124,15 +131,17 @@ struct GrowthResult {
     size_t added = 0;   // e-nodes
     size_t fused = 0;   // of the first shared reductions, after the run (fusedReduction)
     size_t bounded = 0; // of the same (boundedReduction)
+    size_t vector = 0;  // of the same (vectorReduction)
     double seconds = 0;
 };
 // One focused run of `rules` towards `goal`.
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
                        size_t threads, GrowthGoal goal = GrowthGoal::Fused);
-// Up to four growGoals runs, each towards the property the first shared reduction lacks
-// (bounded, then fused; none once it has both), then one towards Parallel, with the groups'
-// rules of `phases`; `ran` (if set) hears of each run.
+// growGoals runs: one towards Vector while the first shared reduction has no vector
+// accumulators, then each towards the property the first shared reduction lacks (bounded, then
+// fused; none once it has both), then one towards Parallel, with the groups' rules of `phases`;
+// `ran` (if set) hears of each run.
 using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran = {});

@@ -4,6 +4,7 @@
 #include "../../src/pipeline/stages.hpp"
 #include "egopt/extract/extract.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "egopt/pipeline/pipeline.hpp"
 #include "egopt/pipeline/saturation.hpp"
 
 #include <algorithm>
@@ -30,11 +31,20 @@ struct Saturated {
     std::vector<PhaseResult> phases;
 };
 
+// With `divisor`, the pipeline's size assumptions for sizes that it divides (every size
+// variable a multiple of it), under which rules such as split-join-w4 apply.
 std::unique_ptr<Saturated> saturated(const std::string& name, size_t algorithmic, size_t lowering,
-                                     bool flattening) {
+                                     bool flattening, int64_t divisor = 1) {
     auto s = std::make_unique<Saturated>();
     s->program = lift::parseFile(example(name));
     s->ins = egraph::insertProgram(s->g, s->program);
+    if (divisor > 1) {
+        std::vector<SizeAssumption> assumed;
+        for (const std::string& v : s->program.sizeVars) {
+            assumed.push_back({v, divisor});
+        }
+        assumeAll(s->ctx.facts, assumed);
+    }
     SaturationOptions o;
     o.noMacros = true;
     o.phases = defaultPhases(true);
@@ -320,4 +330,37 @@ TEST_CASE("a shared reduction's private accumulators are zeros over a view", "[p
     REQUIRE(goals.front().size() == 4);
     const egraph::ENode& accumulators = g.node(goals.front()[1]);
     CHECK(g.findConst(accumulators.children[1]) == g.findConst(insert(g, "cols")));
+}
+
+TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]") {
+    auto s = saturated("mm", 6, 4, true, 16);
+    SaturationOptions o;
+    o.noMacros = true;
+    std::vector<GrowthGoal> runs;
+    growTowardsGoal(s->g, s->ctx, resolvePhases(o, true, true), 2,
+                    [&](GrowthGoal goal, const std::vector<egraph::Rule>&, GrowthResult& grown) {
+                        runs.push_back(goal);
+                        WARN("run " << int(goal) << " added " << grown.added << " vector "
+                                    << grown.vector << " bounded " << grown.bounded << " fused "
+                                    << grown.fused);
+                    });
+    auto goals = sharedReductions(s->g, 8);
+    REQUIRE_FALSE(goals.empty());
+    for (const auto& goal : goals) {
+        const egraph::ENode& app = s->g.node(goal.back());
+        WARN("goal: vector " << vectorReduction(s->g, goal.back()) << " bounded "
+                             << boundedReduction(s->g, goal.back()) << " fused "
+                             << fusedReduction(s->g, goal.back()) << "\n data "
+                             << s->g.show(app.children[2]) << "\n init "
+                             << s->g.show(app.children[1]) << "\n class "
+                             << s->g.show(s->g.findConst(goal.back())));
+        for (egraph::ENodeId n : s->g.eclass(app.children[2]).nodes) {
+            const egraph::ENode& m = s->g.node(n);
+            std::string kids;
+            for (auto c : m.children) {
+                kids += s->g.show(c) + " | ";
+            }
+            WARN("  data member op " << int(m.op) << ": " << kids);
+        }
+    }
 }
