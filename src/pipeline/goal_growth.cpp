@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -18,7 +19,7 @@ namespace {
 // Growth runs per stage, each towards the goal property the first shared reduction lacks (the
 // goal is detected again after each run: a run's rewrites make new shared reductions, which the
 // next one takes further).
-constexpr size_t kGrowthRounds = 6;
+constexpr size_t kGrowthRounds = 4;
 
 // Each goal property's run: the rule files' group of steps towards it (docs/search-goal.md,
 // "Growing the shared reductions"; data, like the rules) and the run's name in the report,
@@ -42,12 +43,13 @@ const GrowthRunNames& runOf(GrowthGoal goal) {
 // to the program's root, breadth first), at most `maxClasses`, into `out`: where the maps
 // around a shared reduction are.
 void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
-                  size_t maxClasses, std::set<egraph::EClassId>& out) {
+                  size_t maxClasses, std::set<egraph::EClassId>& out,
+                  egraph::EClassId below = std::numeric_limits<egraph::EClassId>::max()) {
     std::deque<egraph::EClassId> queue(roots.begin(), roots.end());
     while (!queue.empty() && out.size() < maxClasses) {
         egraph::EClassId c = g.findConst(queue.front());
         queue.pop_front();
-        if (!out.insert(c).second) {
+        if (c >= below || !out.insert(c).second) {
             continue;
         }
         for (egraph::ENodeId p : g.eclass(c).parents) {
@@ -105,12 +107,16 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
     if (goal == GrowthGoal::Parallel) {
         // The first shared reductions' accumulators (their initial values' terms, for an address
         // space) and every class above them (the maps around the loop).
+        // Above scalar ones only the classes from before the vector run (scalarMapsBelow).
         std::vector<egraph::EClassId> above;
+        std::vector<egraph::EClassId> aboveScalar;
         for (const auto& found : sharedReductions(g, limits.reductions)) {
-            above.push_back(g.findConst(found.back()));
+            (vectorReduction(g, found.back()) ? above : aboveScalar)
+                .push_back(g.findConst(found.back()));
             termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
         }
         classesAbove(g, above, limits.classes, region);
+        classesAbove(g, aboveScalar, limits.classes, region, limits.scalarMapsBelow);
         return region;
     }
     if (goal == GrowthGoal::Fused) {
@@ -140,8 +146,11 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
         parentsWithin(g, maps, kLevelsAbove, limits.classes, region);
         return region;
     }
+    // The newest first; of those the vector run made, only the sharing maps of vector
+    // reductions (limits.scalarMapsBelow).
     for (size_t i = classes.size(); i-- > 0 && maps.size() < limits.reductions;) {
-        if (isSharingMap(g, classes[i])) {
+        if (isSharingMap(g, classes[i]) &&
+            (classes[i] < limits.scalarMapsBelow || isVectorSharingMap(g, classes[i]))) {
             termClasses(g, {classes[i]}, limits.classes, region);
             maps.push_back(classes[i]);
         }
@@ -149,14 +158,10 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
     return region;
 }
 
-// The goal property the first shared reduction lacks (vector accumulators once, before any
-// other run: they are made from the program's maps; then bounded before fused, as
-// sharedReductions ranks them); nullopt when it has them all.
-std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g, bool vectorTried) {
+// The goal property the first shared reduction lacks (bounded before fused, as
+// sharedReductions ranks them); nullopt when it has both.
+std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
     auto found = sharedReductions(g, 1);
-    if (!vectorTried && (found.empty() || !vectorReduction(g, found.front().back()))) {
-        return GrowthGoal::Vector;
-    }
     if (found.empty() || !boundedReduction(g, found.front().back())) {
         return GrowthGoal::Bounded;
     }
@@ -235,25 +240,40 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran) {
     egraph::Library lib = egraph::Library::standard();
-    std::optional<GrowthGoal> last;
-    for (size_t round = 0; round < kGrowthRounds; ++round) {
-        // The last run lowers the maps around the grown loops; the others grow them. The vector
-        // run writes sharing maps of vector reductions, not shared reductions: a blocking run
-        // follows it.
-        std::optional<GrowthGoal> goal = round + 1 == kGrowthRounds   ? GrowthGoal::Parallel
-                                         : last == GrowthGoal::Vector ? GrowthGoal::Bounded
-                                                                      : nextGoal(g, round > 0);
-        last = goal;
-        if (!goal) {
-            round = kGrowthRounds - 2; // the next run is the last
-            continue;
-        }
-        std::vector<egraph::Rule> rules = goalGrowthRules(phases, lib, *goal);
-        GrowthResult grown = growGoals(g, ctx, rules, GrowthLimits{}, threads, *goal);
+    GrowthLimits limits;
+    auto run = [&](GrowthGoal goal) {
+        std::vector<egraph::Rule> rules = goalGrowthRules(phases, lib, goal);
+        GrowthResult grown = growGoals(g, ctx, rules, limits, threads, goal);
         if (ran) {
-            ran(*goal, rules, grown);
+            ran(goal, rules, grown);
         }
+    };
+    // A block of vectors first, from the program's own maps (before the other runs rewrite
+    // them: after those the vector steps no longer reach vector columns in 12 iterations): the
+    // vector run writes sharing maps of vector reductions (not shared reductions), the blocking
+    // run blocks them (sharedReductions ranks bounded vector ones first) and the fusion run fuses
+    // their loops. The classes the vector run makes are left out of the scalar blocks' runs'
+    // focus (limits.scalarMapsBelow): without vector columns they are the program's maps
+    // interchanged, which would take those runs' e-nodes and focus.
+    limits.scalarMapsBelow = static_cast<egraph::EClassId>(g.numNodeIds());
+    run(GrowthGoal::Vector);
+    std::vector<egraph::EClassId> classes = g.classIds();
+    if (std::any_of(classes.begin(), classes.end(),
+                    [&](egraph::EClassId c) { return isVectorSharingMap(g, c); })) {
+        run(GrowthGoal::Bounded);
+        run(GrowthGoal::Fused);
     }
+    // Then a block of the program's outputs: each run towards the property the first shared
+    // reduction lacks, until it has both.
+    for (size_t round = 0; round < kGrowthRounds; ++round) {
+        std::optional<GrowthGoal> goal = nextGoal(g);
+        if (!goal) {
+            break;
+        }
+        run(*goal);
+    }
+    // The last run lowers the maps around the grown loops.
+    run(GrowthGoal::Parallel);
 }
 
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,8 @@ void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress
 // body)) $ xs` whose body is a reduction that also reads a variable bound outside the lambda (a
 // row of a matrix product, gemv's vector), an operand every iteration reads again.
 bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
+// A sharing map whose reductions reduce vectors (the goal's vector run writes them).
+bool isVectorSharingMap(const egraph::EGraph& g, egraph::EClassId c);
 // Whether some class of `g` is one: the pipeline asks it of the program as inserted (gemv's rows,
 // a map over a reduction's result, are not one as written).
 bool hasSharingMap(const egraph::EGraph& g);
@@ -74,8 +77,13 @@ bool hasSharingMap(const egraph::EGraph& g);
 // exploration's guided draws (its accumulators' toPrivate e-node and application where the
 // initial value has one over an array that computes nothing, the reduction e-node, then its
 // application). Those that meet
-// more goal properties (goalProperties) first, the newest first among equals.
-std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
+// more goal properties (goalProperties) first, the newest first among equals. Of each class the
+// newest member, or with `bestMember` (exploration's guides) for vector accumulators the member
+// with the most goal properties, then private accumulators, then one computing map in its step:
+// a class holds a shared reduction's forms before and after fusion, and the newest need not be
+// the fused one.
+std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
+                                                           bool bestMember = false);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
 // term of its data calls no user function: views of variables and parameters, mapped view
 // lambdas included), its operands computed in its own loop.
@@ -124,6 +132,11 @@ struct GrowthLimits {
     size_t iterations = 12;
     size_t nodes = 20'000; // e-nodes added
     double seconds = 10;
+    // Blocking runs take sharing maps of scalar reductions only from classes below this id:
+    // those the vector run makes are the program's maps interchanged on the way to vector
+    // columns, not blocks to grow (without vector columns they would take the blocking run's
+    // whole focus).
+    egraph::EClassId scalarMapsBelow = std::numeric_limits<egraph::EClassId>::max();
 };
 struct GrowthResult {
     egraph::RunReport run;
@@ -138,10 +151,11 @@ struct GrowthResult {
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
                        size_t threads, GrowthGoal goal = GrowthGoal::Fused);
-// growGoals runs: one towards Vector while the first shared reduction has no vector
-// accumulators, then each towards the property the first shared reduction lacks (bounded, then
-// fused; none once it has both), then one towards Parallel, with the groups' rules of `phases`;
-// `ran` (if set) hears of each run.
+// growGoals runs with the groups' rules of `phases`: one towards Vector and, if it wrote a
+// sharing map of vector reductions, one each towards Bounded and Fused (a block of vector
+// accumulators); then up to four, each towards the property the first shared reduction lacks
+// (bounded, then fused; none once it has both); then one towards Parallel. `ran` (if set)
+// hears of each run.
 using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran = {});
