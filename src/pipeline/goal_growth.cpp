@@ -110,7 +110,7 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
         // Above scalar ones only the classes from before the vector run (scalarMapsBelow).
         std::vector<egraph::EClassId> above;
         std::vector<egraph::EClassId> aboveScalar;
-        for (const auto& found : sharedReductions(g, limits.reductions)) {
+        for (const auto& found : sharedReductions(g, limits.reductions, true)) {
             (vectorReduction(g, found.back()) ? above : aboveScalar)
                 .push_back(g.findConst(found.back()));
             termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
@@ -120,7 +120,7 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
         return region;
     }
     if (goal == GrowthGoal::Fused) {
-        for (const auto& found : sharedReductions(g, limits.reductions)) {
+        for (const auto& found : sharedReductions(g, limits.reductions, true)) {
             std::vector<egraph::EClassId> stack{g.findConst(found.back())};
             for (egraph::EClassId child : g.node(found.back()).children) {
                 stack.push_back(child);
@@ -161,7 +161,7 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
 // The goal property the first shared reduction lacks (bounded before fused, as
 // sharedReductions ranks them); nullopt when it has both.
 std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
-    auto found = sharedReductions(g, 1);
+    auto found = sharedReductions(g, 1, true);
     if (found.empty() || !boundedReduction(g, found.front().back())) {
         return GrowthGoal::Bounded;
     }
@@ -228,7 +228,7 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     out.run = runner.run();
     out.regionClasses = focus.classes.size();
     out.added = g.numNodes() > before ? g.numNodes() - before : 0; // merges remove e-nodes
-    for (const auto& found : sharedReductions(g, limits.reductions)) {
+    for (const auto& found : sharedReductions(g, limits.reductions, true)) {
         out.fused += fusedReduction(g, found.back());
         out.bounded += boundedReduction(g, found.back());
         out.vector += vectorReduction(g, found.back());
@@ -252,10 +252,11 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
     // them: after those the vector steps no longer reach vector columns in 12 iterations): the
     // vector run writes sharing maps of vector reductions (not shared reductions), the blocking
     // run blocks them (sharedReductions ranks bounded vector ones first) and the fusion run fuses
-    // their loops. The classes the vector run makes are left out of the scalar blocks' runs'
-    // focus (limits.scalarMapsBelow): without vector columns they are the program's maps
-    // interchanged, which would take those runs' e-nodes and focus.
-    limits.scalarMapsBelow = static_cast<egraph::EClassId>(g.numNodeIds());
+    // their loops. The classes the vector run makes are then left out of the scalar blocks'
+    // runs' focus (limits.scalarMapsBelow): the scalar sharing maps among them are the
+    // program's maps interchanged on the way to vector columns, which would take those runs'
+    // e-nodes and focus.
+    auto beforeVector = static_cast<egraph::EClassId>(g.numNodeIds());
     run(GrowthGoal::Vector);
     std::vector<egraph::EClassId> classes = g.classIds();
     if (std::any_of(classes.begin(), classes.end(),
@@ -263,6 +264,7 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
         run(GrowthGoal::Bounded);
         run(GrowthGoal::Fused);
     }
+    limits.scalarMapsBelow = beforeVector;
     // Then a block of the program's outputs: each run towards the property the first shared
     // reduction lacks, until it has both.
     for (size_t round = 0; round < kGrowthRounds; ++round) {

@@ -78,10 +78,10 @@ bool hasSharingMap(const egraph::EGraph& g);
 // initial value has one over an array that computes nothing, the reduction e-node, then its
 // application). Those that meet
 // more goal properties (goalProperties) first, the newest first among equals. Of each class the
-// newest member, or with `bestMember` (exploration's guides) for vector accumulators the member
-// with the most goal properties, then private accumulators, then one computing map in its step:
-// a class holds a shared reduction's forms before and after fusion, and the newest need not be
-// the fused one.
+// newest member, or with `bestMember` (exploration's guides, the growth) for vector accumulators
+// the member with the most goal properties, then private accumulators, then one computing map in
+// its step: a class holds a shared reduction's forms before and after fusion, and the newest need
+// not be the fused one.
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
                                                            bool bestMember = false);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
