@@ -239,7 +239,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     MacroGuides guides = macroGuides(applications);
     if (w.shapeGoal) {
         // Without macros the guides are the shape goal's (docs/search-goal.md, "A shape goal").
-        for (auto& goal : sharedReductions(g, kGoalGuides)) {
+        for (auto& goal : sharedReductions(g, kGoalGuides, true)) {
             w.progress(fmt("explore: goal guide %zu: %zu e-nodes, %s, %s, %s", guides.nodes.size(),
                            goal.size(), boundedReduction(g, goal.back()) ? "bounded" : "unbounded",
                            fusedReduction(g, goal.back()) ? "fused" : "not fused",

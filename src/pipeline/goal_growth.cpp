@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -18,7 +19,7 @@ namespace {
 // Growth runs per stage, each towards the goal property the first shared reduction lacks (the
 // goal is detected again after each run: a run's rewrites make new shared reductions, which the
 // next one takes further).
-constexpr size_t kGrowthRounds = 5;
+constexpr size_t kGrowthRounds = 4;
 
 // Each goal property's run: the rule files' group of steps towards it (docs/search-goal.md,
 // "Growing the shared reductions"; data, like the rules) and the run's name in the report,
@@ -28,6 +29,7 @@ struct GrowthRunNames {
     const char* name;
 };
 constexpr GrowthRunNames kGrowthRunNames[] = {
+    {"goal-vector-steps", "vector"},     // GrowthGoal::Vector
     {"goal-blocking-steps", "blocking"}, // GrowthGoal::Bounded
     {"goal-fusion-steps", "fusion"},     // GrowthGoal::Fused
     {"goal-parallel-steps", "parallel"}, // GrowthGoal::Parallel
@@ -41,17 +43,39 @@ const GrowthRunNames& runOf(GrowthGoal goal) {
 // to the program's root, breadth first), at most `maxClasses`, into `out`: where the maps
 // around a shared reduction are.
 void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
-                  size_t maxClasses, std::set<egraph::EClassId>& out) {
+                  size_t maxClasses, std::set<egraph::EClassId>& out,
+                  egraph::EClassId below = std::numeric_limits<egraph::EClassId>::max()) {
     std::deque<egraph::EClassId> queue(roots.begin(), roots.end());
     while (!queue.empty() && out.size() < maxClasses) {
         egraph::EClassId c = g.findConst(queue.front());
         queue.pop_front();
-        if (!out.insert(c).second) {
+        if (c >= below || !out.insert(c).second) {
             continue;
         }
         for (egraph::ENodeId p : g.eclass(c).parents) {
             queue.push_back(g.findConst(p));
         }
+    }
+}
+
+// The classes up to `levels` parents above `roots` (theirs included), at most `maxClasses`, into
+// `out`: the maps that hold a sharing map in their lambda.
+void parentsWithin(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
+                   size_t levels, size_t maxClasses, std::set<egraph::EClassId>& out) {
+    std::vector<egraph::EClassId> level(roots.begin(), roots.end());
+    for (size_t l = 0; l <= levels && !level.empty(); ++l) {
+        std::vector<egraph::EClassId> next;
+        for (egraph::EClassId root : level) {
+            egraph::EClassId c = g.findConst(root);
+            if (out.size() >= maxClasses) {
+                return;
+            }
+            out.insert(c);
+            for (egraph::ENodeId p : g.eclass(c).parents) {
+                next.push_back(g.findConst(p));
+            }
+        }
+        level = std::move(next);
     }
 }
 
@@ -83,16 +107,20 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
     if (goal == GrowthGoal::Parallel) {
         // The first shared reductions' accumulators (their initial values' terms, for an address
         // space) and every class above them (the maps around the loop).
+        // Above scalar ones only the classes from before the vector run (scalarMapsBelow).
         std::vector<egraph::EClassId> above;
-        for (const auto& found : sharedReductions(g, limits.reductions)) {
-            above.push_back(g.findConst(found.back()));
+        std::vector<egraph::EClassId> aboveScalar;
+        for (const auto& found : sharedReductions(g, limits.reductions, true)) {
+            (vectorReduction(g, found.back()) ? above : aboveScalar)
+                .push_back(g.findConst(found.back()));
             termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
         }
         classesAbove(g, above, limits.classes, region);
+        classesAbove(g, aboveScalar, limits.classes, region, limits.scalarMapsBelow);
         return region;
     }
     if (goal == GrowthGoal::Fused) {
-        for (const auto& found : sharedReductions(g, limits.reductions)) {
+        for (const auto& found : sharedReductions(g, limits.reductions, true)) {
             std::vector<egraph::EClassId> stack{g.findConst(found.back())};
             for (egraph::EClassId child : g.node(found.back()).children) {
                 stack.push_back(child);
@@ -102,11 +130,29 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
         return region;
     }
     std::vector<egraph::EClassId> classes = g.classIds();
-    size_t maps = 0;
-    for (size_t i = classes.size(); i-- > 0 && maps < limits.reductions;) {
-        if (isSharingMap(g, classes[i])) {
+    std::vector<egraph::EClassId> maps;
+    if (goal == GrowthGoal::Vector) {
+        // The oldest sharing maps (the program's own maps of reductions, before the stages split
+        // the reductions), with the maps around them: reading a map's columns as vectors makes
+        // reductions over vectors in its lambda, which the map around it interchanges into a
+        // sharing map of vector reductions.
+        for (size_t i = 0; i < classes.size() && maps.size() < limits.reductions; ++i) {
+            if (isSharingMap(g, classes[i])) {
+                maps.push_back(classes[i]);
+                termClasses(g, {classes[i]}, limits.classes, region);
+            }
+        }
+        constexpr size_t kLevelsAbove = 4; // Apply, Map, Lambda, Apply
+        parentsWithin(g, maps, kLevelsAbove, limits.classes, region);
+        return region;
+    }
+    // The newest first; of those the vector run made, only the sharing maps of vector
+    // reductions (limits.scalarMapsBelow).
+    for (size_t i = classes.size(); i-- > 0 && maps.size() < limits.reductions;) {
+        if (isSharingMap(g, classes[i]) &&
+            (classes[i] < limits.scalarMapsBelow || isVectorSharingMap(g, classes[i]))) {
             termClasses(g, {classes[i]}, limits.classes, region);
-            ++maps;
+            maps.push_back(classes[i]);
         }
     }
     return region;
@@ -115,7 +161,7 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
 // The goal property the first shared reduction lacks (bounded before fused, as
 // sharedReductions ranks them); nullopt when it has both.
 std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
-    auto found = sharedReductions(g, 1);
+    auto found = sharedReductions(g, 1, true);
     if (found.empty() || !boundedReduction(g, found.front().back())) {
         return GrowthGoal::Bounded;
     }
@@ -182,9 +228,10 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     out.run = runner.run();
     out.regionClasses = focus.classes.size();
     out.added = g.numNodes() > before ? g.numNodes() - before : 0; // merges remove e-nodes
-    for (const auto& found : sharedReductions(g, limits.reductions)) {
+    for (const auto& found : sharedReductions(g, limits.reductions, true)) {
         out.fused += fusedReduction(g, found.back());
         out.bounded += boundedReduction(g, found.back());
+        out.vector += vectorReduction(g, found.back());
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
@@ -193,20 +240,42 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran) {
     egraph::Library lib = egraph::Library::standard();
-    for (size_t round = 0; round < kGrowthRounds; ++round) {
-        // The last run lowers the maps around the grown loops; the others grow them.
-        std::optional<GrowthGoal> goal =
-            round + 1 == kGrowthRounds ? GrowthGoal::Parallel : nextGoal(g);
-        if (!goal) {
-            round = kGrowthRounds - 2; // the next run is the last
-            continue;
-        }
-        std::vector<egraph::Rule> rules = goalGrowthRules(phases, lib, *goal);
-        GrowthResult grown = growGoals(g, ctx, rules, GrowthLimits{}, threads, *goal);
+    GrowthLimits limits;
+    auto run = [&](GrowthGoal goal) {
+        std::vector<egraph::Rule> rules = goalGrowthRules(phases, lib, goal);
+        GrowthResult grown = growGoals(g, ctx, rules, limits, threads, goal);
         if (ran) {
-            ran(*goal, rules, grown);
+            ran(goal, rules, grown);
         }
+    };
+    // A block of vectors first, from the program's own maps (before the other runs rewrite
+    // them: after those the vector steps no longer reach vector columns in 12 iterations): the
+    // vector run writes sharing maps of vector reductions (not shared reductions), the blocking
+    // run blocks them (sharedReductions ranks bounded vector ones first) and the fusion run fuses
+    // their loops. The classes the vector run makes are then left out of the scalar blocks'
+    // runs' focus (limits.scalarMapsBelow): the scalar sharing maps among them are the
+    // program's maps interchanged on the way to vector columns, which would take those runs'
+    // e-nodes and focus.
+    auto beforeVector = static_cast<egraph::EClassId>(g.numNodeIds());
+    run(GrowthGoal::Vector);
+    std::vector<egraph::EClassId> classes = g.classIds();
+    if (std::any_of(classes.begin(), classes.end(),
+                    [&](egraph::EClassId c) { return isVectorSharingMap(g, c); })) {
+        run(GrowthGoal::Bounded);
+        run(GrowthGoal::Fused);
     }
+    limits.scalarMapsBelow = beforeVector;
+    // Then a block of the program's outputs: each run towards the property the first shared
+    // reduction lacks, until it has both.
+    for (size_t round = 0; round < kGrowthRounds; ++round) {
+        std::optional<GrowthGoal> goal = nextGoal(g);
+        if (!goal) {
+            break;
+        }
+        run(*goal);
+    }
+    // The last run lowers the maps around the grown loops.
+    run(GrowthGoal::Parallel);
 }
 
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
@@ -223,9 +292,10 @@ void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
             pr.rules.push_back(r.name);
         }
         progress(fmt("saturate %s: %zu e-classes in focus, %zu e-nodes added, then of the first "
-                     "%zu shared reductions: %zu bounded, %zu fused, %.2f s",
+                     "%zu shared reductions: %zu bounded, %zu with vector accumulators, %zu "
+                     "fused, %.2f s",
                      pr.name.c_str(), grown.regionClasses, grown.added, GrowthLimits{}.reductions,
-                     grown.bounded, grown.fused, grown.seconds));
+                     grown.bounded, grown.vector, grown.fused, grown.seconds));
         result.phases.push_back(std::move(pr));
     };
     growTowardsGoal(g, ctx, resolvePhases(options.saturation, gpu, true),

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -174,6 +175,18 @@ bool oneComputingMap(const egraph::EGraph& g, EClassId step) {
 
 } // namespace
 
+bool isVectorSharingMap(const egraph::EGraph& g, EClassId c) {
+    std::vector<EClassId> bodies = mappedBodies(g, c);
+    return std::any_of(bodies.begin(), bodies.end(), [&](EClassId body) {
+        if (!isReductionApplied(g, body) || !readsOuterVariable(g, body)) {
+            return false;
+        }
+        egraph::ClassData data = g.data(body);
+        return data.isData() &&
+               g.types.kind(g.types.scalarBase(data.type)) == lift::TypeKind::Vector;
+    });
+}
+
 bool isSharingMap(const egraph::EGraph& g, EClassId c) {
     std::vector<EClassId> bodies = mappedBodies(g, c);
     return std::any_of(bodies.begin(), bodies.end(), [&](EClassId body) {
@@ -187,12 +200,19 @@ bool hasSharingMap(const egraph::EGraph& g) {
                        [&](EClassId c) { return isSharingMap(g, c); });
 }
 
-std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit) {
+std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
+                                                   bool bestMember) {
     // Candidates by goal properties met (bounded, then fused), newest first among equals: the
     // latest rewrites of a shared reduction are the furthest along.
     std::vector<std::pair<int, std::vector<ENodeId>>> found;
-    std::set<EClassId> classes; // one per class: its members are one value
-    size_t complete = 0;        // found with every goal property
+    // One per class (its members are one value): the newest member, or with `bestMember` for a
+    // class of vector accumulators the member with the most goal properties, then private
+    // accumulators, then one computing map in its step, the newest among equals (a class holds
+    // the forms before and after fusion; the newest need not be the furthest along). Only vector
+    // ones: for the others the newest member's guides set the beam's goal slots and with them the
+    // later stages' focus, which reaches the H200's fastest mm 1024^3 kernels.
+    std::map<EClassId, std::pair<size_t, int>> classes; // index in found, tie-break rank
+    size_t complete = 0;                                // found with every goal property
     // A shared reduction that stands for a map of reductions sharing an operand: its class, or
     // a class it is the argument of (the transposed accumulator), holds that map. The partial
     // reductions of reduce-split interchanged the same way share nothing.
@@ -203,6 +223,7 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         return std::any_of(g.eclass(c).parents.begin(), g.eclass(c).parents.end(),
                            [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
     };
+    std::set<EClassId> notSharing;
     for (size_t id = g.numNodeIds(); id-- > 0 && complete < limit;) {
         auto n = static_cast<ENodeId>(id);
         const egraph::ENode& node = g.node(n);
@@ -215,7 +236,15 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
             continue;
         }
         EClassId c = g.findConst(n);
-        if (classes.count(c) || !replacesSharingMap(c)) {
+        auto seen = classes.find(c);
+        if (notSharing.count(c) ||
+            (seen != classes.end() &&
+             (!bestMember || (found[seen->second.first].first == 7 && seen->second.second == 3) ||
+              !vectorReduction(g, n)))) {
+            continue;
+        }
+        if (seen == classes.end() && !replacesSharingMap(c)) {
+            notSharing.insert(c);
             continue;
         }
         // The member of the class that holds this node's form (an id that lost its form to an
@@ -224,15 +253,30 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         auto member = std::find_if(members.begin(), members.end(),
                                    [&](ENodeId m) { return g.node(m) == node; });
         auto r = reductionIn(g, node.children[0]);
-        if (r && member != members.end()) {
-            classes.insert(c);
-            // Bounded before fused: fusing a block's loop finishes a register block, fusing a
-            // whole row's loop does not.
-            int score = 2 * int(boundedReduction(g, *member)) + int(fusedReduction(g, *member));
-            complete += score == 3;
-            std::vector<ENodeId> guide = privateAccumulators(g, node.children[1]);
-            guide.push_back(*r);
-            guide.push_back(*member);
+        if (!r || member == members.end()) {
+            continue;
+        }
+        // Bounded before vector before fused: fusing a block's loop finishes a register block,
+        // fusing a whole row's loop does not; a block of vectors is two-dimensional.
+        int score = 4 * int(boundedReduction(g, *member)) + 2 * int(vectorReduction(g, *member)) +
+                    int(fusedReduction(g, *member));
+        std::vector<ENodeId> guide = privateAccumulators(g, node.children[1]);
+        int rank = 2 * int(!guide.empty()) + int(fusedStep(g, *member));
+        if (seen != classes.end()) {
+            auto [index, bestRank] = seen->second;
+            if (std::pair(score, rank) <= std::pair(found[index].first, bestRank)) {
+                continue;
+            }
+            complete -= found[index].first == 7;
+        }
+        complete += score == 7;
+        guide.push_back(*r);
+        guide.push_back(*member);
+        if (seen != classes.end()) {
+            found[seen->second.first] = {score, std::move(guide)};
+            seen->second.second = rank;
+        } else {
+            classes[c] = {found.size(), rank};
             found.emplace_back(score, std::move(guide));
         }
     }
@@ -264,8 +308,19 @@ bool boundedReduction(const egraph::EGraph& g, ENodeId application) {
     return true;
 }
 
+bool vectorReduction(const egraph::EGraph& g, ENodeId application) {
+    const egraph::ENode& node = g.node(application);
+    if (node.children.size() != 3) {
+        return false;
+    }
+    egraph::ClassData init = g.data(node.children[1]);
+    return init.isData() && g.types.isArray(init.type) &&
+           g.types.kind(g.types.scalarBase(init.type)) == lift::TypeKind::Vector;
+}
+
 int goalProperties(const egraph::EGraph& g, ENodeId application) {
-    return int(fusedReduction(g, application)) + int(boundedReduction(g, application));
+    return int(fusedReduction(g, application)) + int(boundedReduction(g, application)) +
+           int(vectorReduction(g, application));
 }
 
 bool fusedReduction(const egraph::EGraph& g, ENodeId application) {

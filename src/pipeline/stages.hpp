@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,8 @@ void addGoalRegion(const egraph::EGraph& g, egraph::Focus& focus, const Progress
 // body)) $ xs` whose body is a reduction that also reads a variable bound outside the lambda (a
 // row of a matrix product, gemv's vector), an operand every iteration reads again.
 bool isSharingMap(const egraph::EGraph& g, egraph::EClassId c);
+// A sharing map whose reductions reduce vectors (the goal's vector run writes them).
+bool isVectorSharingMap(const egraph::EGraph& g, egraph::EClassId c);
 // Whether some class of `g` is one: the pipeline asks it of the program as inserted (gemv's rows,
 // a map over a reduction's result, are not one as written).
 bool hasSharingMap(const egraph::EGraph& g);
@@ -74,8 +77,13 @@ bool hasSharingMap(const egraph::EGraph& g);
 // exploration's guided draws (its accumulators' toPrivate e-node and application where the
 // initial value has one over an array that computes nothing, the reduction e-node, then its
 // application). Those that meet
-// more goal properties (goalProperties) first, the newest first among equals.
-std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit);
+// more goal properties (goalProperties) first, the newest first among equals. Of each class the
+// newest member, or with `bestMember` (exploration's guides, the growth) for vector accumulators
+// the member with the most goal properties, then private accumulators, then one computing map in
+// its step: a class holds a shared reduction's forms before and after fusion, and the newest need
+// not be the fused one.
+std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
+                                                           bool bestMember = false);
 // tile_guides.cpp (docs/search.md, "Local tiles of a stencil"): at most `limit` work-groups that
 // stage their element whole in local memory, oldest first, one per copied tile: `MapWrg(0,
 // fun(t => ... $ (toLocal(MapLcl(0, copy)) $ t))) $ tiles`, each as a guide for exploration's
@@ -99,9 +107,14 @@ bool fusedStep(const egraph::EGraph& g, egraph::ENodeId application);
 // value's array type is made of tuning variables and constants (a split's block), none of the
 // program's sizes (a whole row or column of the output).
 bool boundedReduction(const egraph::EGraph& g, egraph::ENodeId application);
-// How many of the register block's properties a shared reduction's application has: fused and
-// bounded (0 to kGoalProperties), the measure of its progress towards the goal.
-inline constexpr int kGoalProperties = 2;
+// Whether a shared reduction's accumulators are vectors (its initial value an array of vectors):
+// each accumulator holds several adjacent outputs, so a block of them is two-dimensional, rows
+// by the vectors' lanes, and each step loads one vector of the other operand for all of them.
+bool vectorReduction(const egraph::EGraph& g, egraph::ENodeId application);
+// How many of the register block's properties a shared reduction's application has: fused,
+// bounded and vector accumulators (0 to kGoalProperties), the measure of its progress towards
+// the goal.
+inline constexpr int kGoalProperties = 3;
 int goalProperties(const egraph::EGraph& g, egraph::ENodeId application);
 // The classes of the newest `limit` shared reductions and of every sharing map.
 std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
@@ -110,12 +123,14 @@ std::vector<egraph::EClassId> goalRoots(const egraph::EGraph& g, size_t limit);
 std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
                                          std::vector<egraph::EClassId> roots, size_t maxClasses);
 // goal_growth.cpp (docs/search-goal.md, "Growing the shared reductions"). The goal property a
-// growth run works towards: a bounded block of accumulators (the steps of the rule files' group
-// `goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
+// growth run works towards: vector accumulators (the rule files' group `goal-vector-steps`,
+// around the sharing maps and the maps above them: a map over columns read as vectors, whose
+// reductions become sharing maps of vector reductions), a bounded block of accumulators
+// (`goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
 // (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
 // shared reductions and their initial values).
-enum class GrowthGoal { Bounded, Fused, Parallel };
+enum class GrowthGoal { Vector, Bounded, Fused, Parallel };
 // The rules of `phases` that `goal`'s group names (flattening.rules), in the order the phases
 // load them (members the phases do not load are left out).
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
@@ -127,6 +142,11 @@ struct GrowthLimits {
     size_t iterations = 12;
     size_t nodes = 20'000; // e-nodes added
     double seconds = 10;
+    // Blocking runs take sharing maps of scalar reductions only from classes below this id:
+    // those the vector run makes are the program's maps interchanged on the way to vector
+    // columns, not blocks to grow (without vector columns they would take the blocking run's
+    // whole focus).
+    egraph::EClassId scalarMapsBelow = std::numeric_limits<egraph::EClassId>::max();
 };
 struct GrowthResult {
     egraph::RunReport run;
@@ -134,15 +154,18 @@ struct GrowthResult {
     size_t added = 0;   // e-nodes
     size_t fused = 0;   // of the first shared reductions, after the run (fusedReduction)
     size_t bounded = 0; // of the same (boundedReduction)
+    size_t vector = 0;  // of the same (vectorReduction)
     double seconds = 0;
 };
 // One focused run of `rules` towards `goal`.
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
                        size_t threads, GrowthGoal goal = GrowthGoal::Fused);
-// Up to four growGoals runs, each towards the property the first shared reduction lacks
-// (bounded, then fused; none once it has both), then one towards Parallel, with the groups'
-// rules of `phases`; `ran` (if set) hears of each run.
+// growGoals runs with the groups' rules of `phases`: one towards Vector and, if it wrote a
+// sharing map of vector reductions, one each towards Bounded and Fused (a block of vector
+// accumulators); then up to four, each towards the property the first shared reduction lacks
+// (bounded, then fused; none once it has both); then one towards Parallel. `ran` (if set)
+// hears of each run.
 using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
                      const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran = {});

@@ -4,6 +4,7 @@
 #include "../../src/pipeline/stages.hpp"
 #include "egopt/extract/extract.hpp"
 #include "egopt/lift/frontend.hpp"
+#include "egopt/pipeline/pipeline.hpp"
 #include "egopt/pipeline/saturation.hpp"
 
 #include <algorithm>
@@ -30,11 +31,20 @@ struct Saturated {
     std::vector<PhaseResult> phases;
 };
 
+// With `divisor`, the pipeline's size assumptions for sizes that it divides (every size
+// variable a multiple of it), under which rules such as split-join-w4 apply.
 std::unique_ptr<Saturated> saturated(const std::string& name, size_t algorithmic, size_t lowering,
-                                     bool flattening) {
+                                     bool flattening, int64_t divisor = 1) {
     auto s = std::make_unique<Saturated>();
     s->program = lift::parseFile(example(name));
     s->ins = egraph::insertProgram(s->g, s->program);
+    if (divisor > 1) {
+        std::vector<SizeAssumption> assumed;
+        for (const std::string& v : s->program.sizeVars) {
+            assumed.push_back({v, divisor});
+        }
+        assumeAll(s->ctx.facts, assumed);
+    }
     SaturationOptions o;
     o.noMacros = true;
     o.phases = defaultPhases(true);
@@ -217,14 +227,25 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
             runs.push_back(goal);
         });
     REQUIRE(runs.size() >= 2);
-    CHECK(runs.front() == GrowthGoal::Bounded);
+    // The vector run first: without size assumptions no column splits by 4, so no blocking or
+    // fusion run of vectors follows it.
+    REQUIRE(runs.size() >= 3);
+    CHECK(runs[0] == GrowthGoal::Vector);
+    CHECK(runs[1] == GrowthGoal::Bounded);
     CHECK(runs.back() == GrowthGoal::Parallel);
     auto goals = sharedReductions(s->g, 8);
     REQUIRE_FALSE(goals.empty());
-    // The first is the furthest along: a bounded block, its products in its loop.
-    CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties);
-    // Its step adds the products in the one map over the accumulators.
-    CHECK(fusedStep(s->g, goals.front().back()));
+    // The first is the furthest along: a bounded block, its products in its loop (no vector
+    // accumulators: without size assumptions no column splits by 4).
+    CHECK(boundedReduction(s->g, goals.front().back()));
+    CHECK(fusedReduction(s->g, goals.front().back()));
+    CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties - 1);
+    // A bounded and fused one adds the products in the one map over the accumulators (its
+    // step fully fused; the vector run's rewrites change which of them is the newest).
+    CHECK(std::any_of(goals.begin(), goals.end(), [&](const auto& goal) {
+        return boundedReduction(s->g, goal.back()) && fusedReduction(s->g, goal.back()) &&
+               fusedStep(s->g, goal.back());
+    }));
 
     // Its replay with thread maps above the guide: the loop inside a thread map.
     auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
@@ -320,4 +341,49 @@ TEST_CASE("a shared reduction's private accumulators are zeros over a view", "[p
     REQUIRE(goals.front().size() == 4);
     const egraph::ENode& accumulators = g.node(goals.front()[1]);
     CHECK(g.findConst(accumulators.children[1]) == g.findConst(insert(g, "cols")));
+}
+
+TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]") {
+    // mm with sizes that 16 divides (the pipeline's size assumptions for 64^3): the vector run
+    // reads B's columns as float4 columns and writes sharing maps of vector reductions, which the
+    // blocking and fusion runs make a block of R rows of A by one float4 column of B: R private
+    // float4 accumulators, each step one float4 of B for the R broadcast elements of A
+    // (macro-register-block-w8x4's block, from primitive rules).
+    auto s = saturated("mm", 6, 4, true, 16);
+    SaturationOptions o;
+    o.noMacros = true;
+    std::vector<GrowthGoal> runs;
+    growTowardsGoal(
+        s->g, s->ctx, resolvePhases(o, true, true), 2,
+        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
+            CHECK_FALSE(rules.empty());
+            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
+            runs.push_back(goal);
+        });
+    REQUIRE(runs.size() >= 4);
+    CHECK(runs[0] == GrowthGoal::Vector);
+    CHECK(runs[1] == GrowthGoal::Bounded);
+    CHECK(runs[2] == GrowthGoal::Fused);
+    CHECK(runs.back() == GrowthGoal::Parallel);
+    std::vector<egraph::EClassId> classes = s->g.classIds();
+    CHECK(std::any_of(classes.begin(), classes.end(),
+                      [&](egraph::EClassId c) { return isVectorSharingMap(s->g, c); }));
+    // Exploration's guides: the first has every goal property.
+    auto goals = sharedReductions(s->g, 8, true);
+    REQUIRE_FALSE(goals.empty());
+    CHECK(vectorReduction(s->g, goals.front().back()));
+    CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties);
+    REQUIRE(goals.front().size() == 4); // private accumulators
+
+    // Its replay: inside thread maps, a fold of float4 accumulators over B read as float4s.
+    auto replay = guidedReplay(*s, goals.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
+    REQUIRE(replay);
+    INFO(replay->text);
+    CHECK(loopInThreadMap(*replay));
+    CHECK(replay->text.find("Map(asVector(4)) $ b") != std::string::npos);
+    size_t fold = replay->text.find("ReduceSeq(fun((");
+    REQUIRE(fold != std::string::npos);
+    CHECK(replay->text.find("VectorizeUserFun(add, 4)", fold) != std::string::npos);
+    CHECK(replay->text.find("VectorizeUserFun(mult, 4)", fold) != std::string::npos);
+    CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
 }
