@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace egopt::costmodel {
 
@@ -134,10 +135,16 @@ struct Walker {
     std::array<int64_t, 3> global{1, 1, 1}, local{1, 1, 1};
     Env base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
-    bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
+    bool sequentialItems = false;  // CPU: each work-item runs its loops alone (profile.gpu false)
     double maxCoalescedBytes = 0;  // DeviceProfile::maxCoalescedBytes
     double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
-    std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
+    double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
+    std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
+    struct LoopVar {
+        std::string var;
+        int64_t step = 1, trips = 1;
+    };
+    std::vector<LoopVar> loops; // enclosing loops, innermost last
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
     KernelFeatures avg;
@@ -198,7 +205,7 @@ struct Walker {
             y = eval(a.index, next);
         } else if (!loops.empty()) {
             Env e = base; // the innermost loop's next iteration
-            e[loops.back().first] += loops.back().second;
+            e[loops.back().var] += loops.back().step;
             y = eval(a.index, e);
         } else {
             return true; // one access by one work-item
@@ -207,8 +214,30 @@ struct Walker {
         // loop the access must be contiguous; between work-items a GPU's sectors allow a span.
         double span = alongLoop ? a.bytes : std::max<double>(a.bytes, coalescedSpanBytes);
         return x && y &&
-               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <=
-                   span;
+               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <= span;
+    }
+
+    // A read of a buffer the kernel does not store to at the same address in every iteration of
+    // the innermost enclosing loop: the compiler keeps it in a register (the buffers are `const
+    // restrict`; an unrolled loop's copies are one load), so it runs once per entry of the loop.
+    bool loopInvariant(const MemoryAccess& a) {
+        if (a.write || loops.empty() || written.contains(a.buffer)) {
+            return false;
+        }
+        Env e = base;
+        e[loops.back().var] += loops.back().step;
+        auto x = eval(a.index, base), y = eval(a.index, e);
+        return x && y && *x == *y;
+    }
+
+    // A GPU read whose address is the same for the neighbouring work-item: the lanes of a warp
+    // (consecutive in dimension 0) read one address, and one access serves them all.
+    bool warpUniform(const MemoryAccess& a) {
+        if (a.write || warpLanes <= 1 || singleItem || sequentialItems) {
+            return false;
+        }
+        auto x = eval(a.index, base), y = eval(a.index, next);
+        return x && y && *x == *y;
     }
 
     void access(const MemoryAccess& a, double w) {
@@ -220,12 +249,19 @@ struct Walker {
             return;
         }
         bool c = coalesced(a);
+        double bytes = w * a.bytes;
+        if (loopInvariant(a)) {
+            bytes /= static_cast<double>(std::max<int64_t>(1, loops.back().trips));
+        }
+        if (warpUniform(a)) {
+            bytes /= warpLanes; // the bytes the warp moves, shared by its lanes
+        }
         double& slot = a.write ? (c ? avg.globalWriteCoalesced : avg.globalWriteStrided)
                                : (c ? avg.globalReadCoalesced : avg.globalReadStrided);
-        slot += w * a.bytes;
+        slot += bytes;
         if (!a.write) {
             auto& [co, st] = readsByBuffer[a.buffer];
-            (c ? co : st) += w * a.bytes;
+            (c ? co : st) += bytes;
         }
     }
 
@@ -290,7 +326,7 @@ struct Walker {
         int64_t step = s && *s > 0 ? *s : 1;
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
-        loops.emplace_back(n.var, step);
+        loops.push_back({n.var, step, trips});
         if (trips <= kExpandTrips && budget >= trips) {
             budget -= trips;
             for (int64_t i = 0; i < trips; ++i) {
@@ -322,6 +358,18 @@ struct Walker {
         }
     }
 };
+
+// The buffers a kernel's statements store to.
+void collectWritten(const std::vector<KernelNode>& nodes, std::set<std::string>& out) {
+    for (const auto& n : nodes) {
+        for (const auto& a : n.accesses) {
+            if (a.write) {
+                out.insert(a.buffer);
+            }
+        }
+        collectWritten(n.body, out);
+    }
+}
 
 // The work-group size a driver picks for dimension 0: the largest divisor of the global size
 // that is at most the profile's preference.
@@ -409,6 +457,12 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.sequentialItems = !profile.gpu;
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
+    // A warp is `lanes` consecutive work-items of dimension 0, within one work-group.
+    wk.warpLanes =
+        profile.gpu ? static_cast<double>(std::min<int64_t>(
+                          std::max<int64_t>(1, static_cast<int64_t>(profile.lanes)), wk.local[0]))
+                    : 1;
+    collectWritten(info.facts.body, wk.written);
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }

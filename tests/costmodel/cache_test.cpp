@@ -50,6 +50,28 @@ TEST_CASE("re-reads of a buffer that fits in the cache are counted as cached", "
     CHECK(both.total.cachedReadStrided == 0);
 }
 
+// A v x 1 register block (tests/costmodel/data/mm_block_v16x1.lift): a work-item per column of
+// B and 16 rows of A, 16 private accumulators; step k reads a[16 rows][k], the same address for
+// every lane of a warp, and b[k][column] once for the 16 products (the generated loop over the
+// rows re-reads it at an address that does not change with the row).
+TEST_CASE("warp-uniform reads count once per warp, loop-invariant reads once per loop",
+          "[features]") {
+    const int64_t n = 256;
+    arith::Bindings sizes{{"M", n}, {"N", n}, {"K", n}};
+    DeviceProfile p = testGpuProfile();
+    p.driverLocalSize = 256;
+    Features f =
+        featuresOfFile(sourceDir() + "/tests/costmodel/data/mm_block_v16x1.lift", sizes, p);
+    double items = double(n) * n / 16, steps = n;
+    double a = items * steps * 16 * 4 / 32; // one warp-wide access per row and step
+    double b = items * steps * 4;           // once per step, not once per row
+    CHECK(f.total.globalReadCoalesced + f.total.globalReadStrided == Approx(a + b));
+    // A CPU runs each work-item alone: a's reads are not shared, b's are still hoisted.
+    Features cpu = featuresOfFile(sourceDir() + "/tests/costmodel/data/mm_block_v16x1.lift", sizes);
+    CHECK(cpu.total.globalReadCoalesced + cpu.total.globalReadStrided ==
+          Approx(items * steps * 16 * 4 + b));
+}
+
 TEST_CASE("analytic GPU model: cached re-reads move at the cache's bandwidth", "[models]") {
     DeviceProfile p = testGpuProfile();
     p.globalBandwidth = 1e12;
