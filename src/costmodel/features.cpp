@@ -220,14 +220,16 @@ struct Walker {
     // A read of a buffer the kernel does not store to at the same address in every iteration of
     // the innermost enclosing loop: the compiler keeps it in a register (the buffers are `const
     // restrict`; an unrolled loop's copies are one load), so it runs once per entry of the loop.
-    bool loopInvariant(const MemoryAccess& a) {
+    bool loopInvariant(const MemoryAccess& a) const {
         if (a.write || loops.empty() || written.contains(a.buffer)) {
             return false;
         }
-        Env e = base;
-        e[loops.back().var] += loops.back().step;
-        auto x = eval(a.index, base), y = eval(a.index, e);
-        return x && y && *x == *y;
+        // Structurally: the index does not mention the loop's variable (nor an index function,
+        // whose value may coincide at the representative work-item only).
+        auto vars = a.index.variables();
+        return std::none_of(vars.begin(), vars.end(), [&](const std::string& v) {
+            return v == loops.back().var || facts.indexFunctions.contains(v);
+        });
     }
 
     // A GPU read whose address is the same for the neighbouring work-item: the lanes of a warp
