@@ -415,19 +415,20 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
     return out;
 }
 
-// Re-reads served by the cache: a buffer of at most `cacheBytes` bytes that the kernel reads R
-// bytes of in all, more than its size F, is fetched from DRAM once; the other R - F bytes come
-// from the caches (split between coalesced and strided as its reads are).
+// Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
+// than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
+// buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
+// (split between coalesced and strided as its reads are).
 void cachedReads(KernelFeatures& k, const Walker& wk, const std::map<std::string, double>& bytes,
                  double items, double cacheBytes) {
     for (const auto& [buffer, reads] : wk.readsByBuffer) {
         auto size = bytes.find(buffer);
         double total = (reads.first + reads.second) * items;
-        if (size == bytes.end() || size->second <= 0 || size->second > cacheBytes ||
-            total <= size->second) {
+        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
             continue;
         }
-        double reused = 1.0 - size->second / total;
+        double held = std::min(1.0, cacheBytes / size->second);
+        double reused = held * (1.0 - size->second / total);
         k.cachedReadCoalesced += reused * reads.first * items;
         k.cachedReadStrided += reused * reads.second * items;
     }

@@ -43,9 +43,12 @@ TEST_CASE("re-reads of a buffer that fits in the cache are counted as cached", "
     Features none = naiveMm(0);
     CHECK(none.total.cachedReadCoalesced == 0);
     CHECK(none.total.cachedReadStrided == 0);
-    Features onlyB = naiveMm(3000); // B (2 KB) fits, A (4 KB) does not
+    Features onlyB = naiveMm(3000); // B (2 KB) fits, A (4 KB, read once) does not
     CHECK(onlyB.total.globalReadCoalesced == each + each / 32);
     CHECK(onlyB.total.cachedReadCoalesced == Approx(each - 2048));
+    // A cache of half of B holds half of it: half of B's re-reads come from the cache.
+    Features halfB = naiveMm(1024);
+    CHECK(halfB.total.cachedReadCoalesced == Approx((each - 2048) / 2));
     Features both = naiveMm(1 << 20); // A is read once: no re-reads
     CHECK(both.total.cachedReadCoalesced == Approx(each - 2048));
     CHECK(both.total.cachedReadStrided == 0);
