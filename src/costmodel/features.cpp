@@ -10,72 +10,9 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace egopt::costmodel {
-
-const std::vector<std::string>& featureNames() {
-    static const std::vector<std::string> names{"global_read_coalesced",
-                                                "global_read_strided",
-                                                "global_write_coalesced",
-                                                "global_write_strided",
-                                                "local_bytes",
-                                                "private_statements",
-                                                "arith_ops",
-                                                "user_fun_calls",
-                                                "work_items",
-                                                "work_groups",
-                                                "work_group_size",
-                                                "work_per_item",
-                                                "barriers",
-                                                "loop_trips",
-                                                "launches",
-                                                "cached_read_coalesced",
-                                                "cached_read_strided"};
-    return names;
-}
-
-std::vector<double> KernelFeatures::values() const {
-    return {globalReadCoalesced,
-            globalReadStrided,
-            globalWriteCoalesced,
-            globalWriteStrided,
-            localBytes,
-            privateAccesses,
-            arithOps,
-            userFunCalls,
-            workItems,
-            workGroups,
-            workGroupSize,
-            workPerItem,
-            barriers,
-            loopTrips,
-            launches,
-            cachedReadCoalesced,
-            cachedReadStrided};
-}
-
-void KernelFeatures::setValues(const std::vector<double>& v) {
-    double* fields[] = {&globalReadCoalesced,
-                        &globalReadStrided,
-                        &globalWriteCoalesced,
-                        &globalWriteStrided,
-                        &localBytes,
-                        &privateAccesses,
-                        &arithOps,
-                        &userFunCalls,
-                        &workItems,
-                        &workGroups,
-                        &workGroupSize,
-                        &workPerItem,
-                        &barriers,
-                        &loopTrips,
-                        &launches,
-                        &cachedReadCoalesced,
-                        &cachedReadStrided};
-    for (size_t i = 0; i < std::size(fields) && i < v.size(); ++i) {
-        *fields[i] = v[i];
-    }
-}
 
 namespace {
 
@@ -134,10 +71,16 @@ struct Walker {
     std::array<int64_t, 3> global{1, 1, 1}, local{1, 1, 1};
     Env base, next; // the representative work-item, and its neighbour in dimension 0
     bool singleItem = false;
-    bool sequentialItems = false; // CPU: each work-item runs its loops alone (profile.gpu false)
+    bool sequentialItems = false;  // CPU: each work-item runs its loops alone (profile.gpu false)
     double maxCoalescedBytes = 0;  // DeviceProfile::maxCoalescedBytes
     double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
-    std::vector<std::pair<std::string, int64_t>> loops; // enclosing loop vars and steps
+    double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
+    std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
+    struct LoopVar {
+        std::string var;
+        int64_t step = 1, trips = 1;
+    };
+    std::vector<LoopVar> loops; // enclosing loops, innermost last
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
     KernelFeatures avg;
@@ -198,7 +141,7 @@ struct Walker {
             y = eval(a.index, next);
         } else if (!loops.empty()) {
             Env e = base; // the innermost loop's next iteration
-            e[loops.back().first] += loops.back().second;
+            e[loops.back().var] += loops.back().step;
             y = eval(a.index, e);
         } else {
             return true; // one access by one work-item
@@ -207,8 +150,32 @@ struct Walker {
         // loop the access must be contiguous; between work-items a GPU's sectors allow a span.
         double span = alongLoop ? a.bytes : std::max<double>(a.bytes, coalescedSpanBytes);
         return x && y &&
-               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <=
-                   span;
+               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <= span;
+    }
+
+    // A read of a buffer the kernel does not store to at the same address in every iteration of
+    // the innermost enclosing loop: the compiler keeps it in a register (the buffers are `const
+    // restrict`; an unrolled loop's copies are one load), so it runs once per entry of the loop.
+    bool loopInvariant(const MemoryAccess& a) const {
+        if (a.write || loops.empty() || written.contains(a.buffer)) {
+            return false;
+        }
+        // Structurally: the index does not mention the loop's variable (nor an index function,
+        // whose value may coincide at the representative work-item only).
+        auto vars = a.index.variables();
+        return std::none_of(vars.begin(), vars.end(), [&](const std::string& v) {
+            return v == loops.back().var || facts.indexFunctions.contains(v);
+        });
+    }
+
+    // A GPU read whose address is the same for the neighbouring work-item: the lanes of a warp
+    // (consecutive in dimension 0) read one address, and one access serves them all.
+    bool warpUniform(const MemoryAccess& a) {
+        if (a.write || warpLanes <= 1 || singleItem || sequentialItems) {
+            return false;
+        }
+        auto x = eval(a.index, base), y = eval(a.index, next);
+        return x && y && *x == *y;
     }
 
     void access(const MemoryAccess& a, double w) {
@@ -220,12 +187,19 @@ struct Walker {
             return;
         }
         bool c = coalesced(a);
+        double bytes = w * a.bytes;
+        if (loopInvariant(a)) {
+            bytes /= static_cast<double>(std::max<int64_t>(1, loops.back().trips));
+        }
+        if (warpUniform(a)) {
+            bytes /= warpLanes; // the bytes the warp moves, shared by its lanes
+        }
         double& slot = a.write ? (c ? avg.globalWriteCoalesced : avg.globalWriteStrided)
                                : (c ? avg.globalReadCoalesced : avg.globalReadStrided);
-        slot += w * a.bytes;
+        slot += bytes;
         if (!a.write) {
             auto& [co, st] = readsByBuffer[a.buffer];
-            (c ? co : st) += w * a.bytes;
+            (c ? co : st) += bytes;
         }
     }
 
@@ -290,7 +264,7 @@ struct Walker {
         int64_t step = s && *s > 0 ? *s : 1;
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
-        loops.emplace_back(n.var, step);
+        loops.push_back({n.var, step, trips});
         if (trips <= kExpandTrips && budget >= trips) {
             budget -= trips;
             for (int64_t i = 0; i < trips; ++i) {
@@ -322,6 +296,18 @@ struct Walker {
         }
     }
 };
+
+// The buffers a kernel's statements store to.
+void collectWritten(const std::vector<KernelNode>& nodes, std::set<std::string>& out) {
+    for (const auto& n : nodes) {
+        for (const auto& a : n.accesses) {
+            if (a.write) {
+                out.insert(a.buffer);
+            }
+        }
+        collectWritten(n.body, out);
+    }
+}
 
 // The work-group size a driver picks for dimension 0: the largest divisor of the global size
 // that is at most the profile's preference.
@@ -365,19 +351,20 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
     return out;
 }
 
-// Re-reads served by the cache: a buffer of at most `cacheBytes` bytes that the kernel reads R
-// bytes of in all, more than its size F, is fetched from DRAM once; the other R - F bytes come
-// from the caches (split between coalesced and strided as its reads are).
+// Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
+// than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
+// buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
+// (split between coalesced and strided as its reads are).
 void cachedReads(KernelFeatures& k, const Walker& wk, const std::map<std::string, double>& bytes,
                  double items, double cacheBytes) {
     for (const auto& [buffer, reads] : wk.readsByBuffer) {
         auto size = bytes.find(buffer);
         double total = (reads.first + reads.second) * items;
-        if (size == bytes.end() || size->second <= 0 || size->second > cacheBytes ||
-            total <= size->second) {
+        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
             continue;
         }
-        double reused = 1.0 - size->second / total;
+        double held = std::min(1.0, cacheBytes / size->second);
+        double reused = held * (1.0 - size->second / total);
         k.cachedReadCoalesced += reused * reads.first * items;
         k.cachedReadStrided += reused * reads.second * items;
     }
@@ -409,6 +396,12 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.sequentialItems = !profile.gpu;
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
+    // A warp is `lanes` consecutive work-items of dimension 0, within one work-group.
+    wk.warpLanes =
+        profile.gpu ? static_cast<double>(std::min<int64_t>(
+                          std::max<int64_t>(1, static_cast<int64_t>(profile.lanes)), wk.local[0]))
+                    : 1;
+    collectWritten(info.facts.body, wk.written);
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }

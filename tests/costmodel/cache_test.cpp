@@ -35,19 +35,45 @@ Record record(const std::string& label, const std::string& program, double predi
 } // namespace
 
 // Each of the 64 x 32 work-items reads a row of A (64 x 16 floats, 4 KB) and a column of B
-// (16 x 32 floats, 2 KB): 128 KB of each in all. A buffer the cache holds is fetched once; the
-// rest of its reads are re-reads.
+// (16 x 32 floats, 2 KB): 128 KB of B in all, and of A 4 KB, its size (the 32 lanes of a warp
+// read one row: one access per warp). A buffer the cache holds is fetched once; the rest of its
+// reads are re-reads.
 TEST_CASE("re-reads of a buffer that fits in the cache are counted as cached", "[features]") {
     const double each = 64.0 * 32 * 16 * 4;
     Features none = naiveMm(0);
     CHECK(none.total.cachedReadCoalesced == 0);
     CHECK(none.total.cachedReadStrided == 0);
-    Features onlyB = naiveMm(3000); // B (2 KB) fits, A (4 KB) does not
-    CHECK(onlyB.total.globalReadCoalesced == 2 * each);
+    Features onlyB = naiveMm(3000); // B (2 KB) fits, A (4 KB, read once) does not
+    CHECK(onlyB.total.globalReadCoalesced == each + each / 32);
     CHECK(onlyB.total.cachedReadCoalesced == Approx(each - 2048));
-    Features both = naiveMm(1 << 20);
-    CHECK(both.total.cachedReadCoalesced == Approx(2 * each - 4096 - 2048));
+    // A cache of half of B holds half of it: half of B's re-reads come from the cache.
+    Features halfB = naiveMm(1024);
+    CHECK(halfB.total.cachedReadCoalesced == Approx((each - 2048) / 2));
+    Features both = naiveMm(1 << 20); // A is read once: no re-reads
+    CHECK(both.total.cachedReadCoalesced == Approx(each - 2048));
     CHECK(both.total.cachedReadStrided == 0);
+}
+
+// A v x 1 register block (tests/costmodel/data/mm_block_v16x1.lift): a work-item per column of
+// B and 16 rows of A, 16 private accumulators; step k reads a[16 rows][k], the same address for
+// every lane of a warp, and b[k][column] once for the 16 products (the generated loop over the
+// rows re-reads it at an address that does not change with the row).
+TEST_CASE("warp-uniform reads count once per warp, loop-invariant reads once per loop",
+          "[features]") {
+    const int64_t n = 256;
+    arith::Bindings sizes{{"M", n}, {"N", n}, {"K", n}};
+    DeviceProfile p = testGpuProfile();
+    p.driverLocalSize = 256;
+    Features f =
+        featuresOfFile(sourceDir() + "/tests/costmodel/data/mm_block_v16x1.lift", sizes, p);
+    double items = double(n) * n / 16, steps = n;
+    double a = items * steps * 16 * 4 / 32; // one warp-wide access per row and step
+    double b = items * steps * 4;           // once per step, not once per row
+    CHECK(f.total.globalReadCoalesced + f.total.globalReadStrided == Approx(a + b));
+    // A CPU runs each work-item alone: a's reads are not shared, b's are still hoisted.
+    Features cpu = featuresOfFile(sourceDir() + "/tests/costmodel/data/mm_block_v16x1.lift", sizes);
+    CHECK(cpu.total.globalReadCoalesced + cpu.total.globalReadStrided ==
+          Approx(items * steps * 16 * 4 + b));
 }
 
 TEST_CASE("analytic GPU model: cached re-reads move at the cache's bandwidth", "[models]") {
