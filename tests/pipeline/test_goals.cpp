@@ -56,6 +56,23 @@ std::unique_ptr<Saturated> saturated(const std::string& name, size_t algorithmic
     return s;
 }
 
+// Grows `s` towards the goal as the pipeline's last stage does (the phases without macros, GPU
+// target) and returns the goals of its runs in order; each run loads rules and stays within its
+// e-node limit (a run stops between applications, so by a few e-nodes over it).
+std::vector<GrowthGoal> grow(Saturated& s) {
+    SaturationOptions o;
+    o.noMacros = true;
+    std::vector<GrowthGoal> runs;
+    growTowardsGoal(
+        s.g, s.ctx, resolvePhases(o, true, true), 2,
+        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
+            CHECK_FALSE(rules.empty());
+            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
+            runs.push_back(goal);
+        });
+    return runs;
+}
+
 bool loadsFile(const PhaseResult& p, const std::string& file) {
     return std::any_of(p.ruleFiles.begin(), p.ruleFiles.end(), [&](const std::string& f) {
         return f.size() >= file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0;
@@ -216,16 +233,7 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     auto before = sharedReductions(s->g, 8);
     CHECK(std::none_of(before.begin(), before.end(),
                        [&](const auto& goal) { return boundedReduction(s->g, goal.back()); }));
-    SaturationOptions o;
-    o.noMacros = true;
-    std::vector<GrowthGoal> runs;
-    growTowardsGoal(
-        s->g, s->ctx, resolvePhases(o, true, true), 2,
-        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
-            CHECK_FALSE(rules.empty());
-            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
-            runs.push_back(goal);
-        });
+    std::vector<GrowthGoal> runs = grow(*s);
     REQUIRE(runs.size() >= 2);
     // The vector run first: without size assumptions no column splits by 4, so no blocking or
     // fusion run of vectors follows it.
@@ -350,16 +358,7 @@ TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]"
     // float4 accumulators, each step one float4 of B for the R broadcast elements of A
     // (macro-register-block-w8x4's block, from primitive rules).
     auto s = saturated("mm", 6, 4, true, 16);
-    SaturationOptions o;
-    o.noMacros = true;
-    std::vector<GrowthGoal> runs;
-    growTowardsGoal(
-        s->g, s->ctx, resolvePhases(o, true, true), 2,
-        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
-            CHECK_FALSE(rules.empty());
-            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
-            runs.push_back(goal);
-        });
+    std::vector<GrowthGoal> runs = grow(*s);
     REQUIRE(runs.size() >= 4);
     CHECK(runs[0] == GrowthGoal::Vector);
     CHECK(runs[1] == GrowthGoal::Bounded);
