@@ -385,7 +385,7 @@ TEST_CASE("the 2-D register blocks derive from the shipped catalogue before thei
 // that rebind the body's variables; ?g uses neither the pair, the slice nor the accumulator).
 // The rule is checked on random instances and derived: the appliers' rebinding is what the
 // interpreter confirms.
-// The local tiles derive in the order of their clause (docs/rules.md, "Derivations"), without
+// The local tiles derive in the order of their clause (docs/rules-derivations.md), without
 // the saturation stages: the clause reads the schedule as maps and folds and the tile copies as
 // copies (equalities.rules' map-vector-copy), each work-item's fold as one float4 fold per
 // float4 of C over A's rows and B's columns, the tile's views of the one-element folds as C's
