@@ -1,7 +1,7 @@
 // Derivations of the local tiles' views in small (macro-mm-local-tiles' tile-views, tile-rows,
-// tiles-cancel and row-views; docs/rules-derivations.md, "The local tiles' derivation"): the product's float4
-// rows as one-element arrays, a tile's transposes of one-element folds, and the work-groups'
-// tiles of C cancelling.
+// tiles-cancel and row-views; docs/rules-derivations.md, "The local tiles' derivation"): the
+// product's float4 rows as one-element arrays, a tile's transposes of one-element folds, and the
+// work-groups' tiles of C cancelling.
 #include "composition_helpers.hpp"
 
 #include <algorithm>
