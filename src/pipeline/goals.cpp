@@ -175,6 +175,16 @@ bool oneComputingMap(const egraph::EGraph& g, EClassId step) {
 
 } // namespace
 
+std::optional<ENodeId> memberWithForm(const egraph::EGraph& g, ENodeId id) {
+    const egraph::ENode& node = g.node(id);
+    for (ENodeId m : g.eclass(g.findConst(id)).nodes) {
+        if (g.node(m) == node) {
+            return m;
+        }
+    }
+    return std::nullopt;
+}
+
 bool isVectorSharingMap(const egraph::EGraph& g, EClassId c) {
     std::vector<EClassId> bodies = mappedBodies(g, c);
     return std::any_of(bodies.begin(), bodies.end(), [&](EClassId body) {
@@ -247,13 +257,9 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
             notSharing.insert(c);
             continue;
         }
-        // The member of the class that holds this node's form (an id that lost its form to an
-        // equal node is no edge of extraction's states).
-        auto members = g.eclass(c).nodes;
-        auto member = std::find_if(members.begin(), members.end(),
-                                   [&](ENodeId m) { return g.node(m) == node; });
+        auto member = memberWithForm(g, n);
         auto r = reductionIn(g, node.children[0]);
-        if (!r || member == members.end()) {
+        if (!r || !member) {
             continue;
         }
         // Bounded before vector before fused: fusing a block's loop finishes a register block,

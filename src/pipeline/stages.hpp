@@ -94,6 +94,9 @@ std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph&
 std::vector<std::vector<egraph::ENodeId>>
 localTiles(const egraph::EGraph& g, egraph::EClassId root, size_t limit,
            const std::vector<std::vector<egraph::ENodeId>>& earlier);
+// The member of node id's class that holds its form: an id that lost its form to an equal node
+// is no edge of extraction's states, so a guide lists the member that has it.
+std::optional<egraph::ENodeId> memberWithForm(const egraph::EGraph& g, egraph::ENodeId id);
 // Whether a shared reduction's application reads data that computes nothing (the smallest
 // term of its data calls no user function: views of variables and parameters, mapped view
 // lambdas included), its operands computed in its own loop.

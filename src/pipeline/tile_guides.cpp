@@ -24,18 +24,6 @@ using egraph::Op;
 
 constexpr int kMaxSteps = 6; // applications between the copy and the work-group's lambda
 
-// The member of node id's class that has its form (an id that lost its form to an equal node is
-// no edge of extraction's states).
-std::optional<ENodeId> memberOf(const egraph::EGraph& g, ENodeId id) {
-    const egraph::ENode& node = g.node(id);
-    for (ENodeId m : g.eclass(g.findConst(id)).nodes) {
-        if (g.node(m) == node) {
-            return m;
-        }
-    }
-    return std::nullopt;
-}
-
 // The first e-node of class c with operator op (and dimension 0 for a thread map).
 std::optional<ENodeId> nodeOf(const egraph::EGraph& g, EClassId c, Op op) {
     for (ENodeId n : g.eclass(c).nodes) {
@@ -57,7 +45,7 @@ bool holdsVariable(const egraph::EGraph& g, EClassId c, int32_t index) {
 std::vector<ENodeId> parentsOf(const egraph::EGraph& g, EClassId c) {
     std::vector<ENodeId> out;
     for (ENodeId p : g.eclass(c).parents) {
-        if (auto m = memberOf(g, p)) {
+        if (auto m = memberWithForm(g, p)) {
             out.push_back(*m);
         }
     }
@@ -153,7 +141,7 @@ std::vector<ENodeId> wayUp(const egraph::EGraph& g, EClassId from, EClassId root
         std::vector<EClassId> next;
         for (EClassId c : level) {
             for (ENodeId p : g.eclass(c).parents) {
-                auto member = memberOf(g, p);
+                auto member = memberWithForm(g, p);
                 EClassId up = g.findConst(p);
                 if (member && reachedBy.emplace(up, std::pair{*member, c}).second) {
                     next.push_back(up);
@@ -236,7 +224,7 @@ std::vector<std::vector<ENodeId>> withEarlier(const egraph::EGraph& g,
     for (const auto& guide : earlier) {
         std::vector<ENodeId> now;
         for (ENodeId n : guide) {
-            if (auto m = memberOf(g, n)) {
+            if (auto m = memberWithForm(g, n)) {
                 now.push_back(*m);
             }
         }
@@ -265,7 +253,7 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
         if (g.node(n).op != Op::ToLocal) {
             continue;
         }
-        auto toLocal = memberOf(g, n);
+        auto toLocal = memberWithForm(g, n);
         EClassId copyFn = g.findConst(g.node(n).children[0]);
         auto lcl = nodeOf(g, copyFn, Op::MapLcl);
         if (toLocal && lcl && copies(g, lib, copyFn)) {
