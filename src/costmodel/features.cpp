@@ -169,9 +169,16 @@ struct Walker {
     }
 
     // A GPU read whose address is the same for the neighbouring work-item: the lanes of a warp
-    // (consecutive in dimension 0) read one address, and one access serves them all.
+    // (consecutive in dimension 0) read one address, and one access serves them all. An index
+    // through an index function (a clamped or mirrored border) is not: its values coincide at
+    // the representative work-item on the border only.
     bool warpUniform(const MemoryAccess& a) {
         if (a.write || warpLanes <= 1 || singleItem || sequentialItems) {
+            return false;
+        }
+        auto vars = a.index.variables();
+        if (std::any_of(vars.begin(), vars.end(),
+                        [&](const std::string& v) { return facts.indexFunctions.contains(v); })) {
             return false;
         }
         auto x = eval(a.index, base), y = eval(a.index, next);

@@ -101,7 +101,7 @@ TEST_CASE("the memory limit option takes bytes or a unit and stops saturation at
           std::string::npos);
 }
 
-TEST_CASE("optimize --help folds the option groups; --help GROUP lists one", "[cli]") {
+TEST_CASE("optimize --help folds the option groups, --help GROUP lists one", "[cli]") {
     auto brief = runCli("optimize --help");
     REQUIRE(brief.exitCode == 0);
     CHECK(brief.out.find("  search: --search.target, --search.draws") != std::string::npos);

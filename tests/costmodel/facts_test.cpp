@@ -134,7 +134,7 @@ TEST_CASE("facts: local and private accesses, barriers and statements of a line"
     CHECK(f.total.barriers == 1);
 }
 
-TEST_CASE("facts: index functions are evaluated; an index read from memory is strided",
+TEST_CASE("facts: index functions are evaluated, an index read from memory is strided",
           "[features]") {
     // a[clamp(g - 1, 0, 63)] and a[mirror(g - 1, 64)] move with g; a[idx[g]] has no value.
     auto code = kernel({statement({access("a", Size::var("c")), access("a", Size::var("m")),

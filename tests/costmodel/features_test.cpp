@@ -34,7 +34,7 @@ TEST_CASE("a copy kernel reads and writes N floats coalesced", "[features]") {
     CHECK(k.launches == 1);
 }
 
-TEST_CASE("row-per-work-item reads are strided on a GPU; through a transpose they coalesce",
+TEST_CASE("row-per-work-item reads are strided on a GPU, through a transpose they coalesce",
           "[features]") {
     // Work-item i reads a[i][j]: consecutive work-items (a GPU's lanes) are a row (M floats)
     // apart.

@@ -260,7 +260,7 @@ TEST_CASE("error: Split factor does not divide a constant length", "[lift]") {
     CHECK(e.loc() == SourceLoc{2, 5});
 }
 
-TEST_CASE("error: Map applied to a scalar; location falls back to the application", "[lift]") {
+TEST_CASE("error: Map applied to a scalar, location falls back to the application", "[lift]") {
     Builder b;
     Error e = expectError([&] {
         b.top({{"x", b.f32}}, [&](auto ps) {

@@ -133,7 +133,7 @@ TEST_CASE(
     CHECK(a["candidates"][b["chosen"]["index"].get<size_t>()]["valid"] == true);
 }
 
-TEST_CASE("mpirun: a worker killed holding a job; its job is reassigned and the report says so",
+TEST_CASE("mpirun: a worker killed holding a job: its job is reassigned and the report says so",
           "[.mpi]") {
     TempDir dir;
     // Open MPI ends the whole job when a rank dies unless recovery is on; the coordinator then

@@ -108,7 +108,7 @@ TEST_CASE("a rule with more than 12 operators on a side is composite", "[rules]"
     CHECK_FALSE(rules::isComposite(small[0]));
 }
 
-TEST_CASE("lets name sub-patterns and clauses; families give one rule per value", "[rules]") {
+TEST_CASE("lets name sub-patterns and clauses, families give one rule per value", "[rules]") {
     auto written = parse(
         "rule v-w2: Map(?f) $ ?x => AsScalar $ (Map(MapVec(?f)) $ (AsVector(2) $ ?x))\n"
         "    if vectorizable(?f, ?x), divides(2, ?x)\n"
