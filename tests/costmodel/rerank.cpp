@@ -58,6 +58,9 @@ arith::Bindings rerankSizes(const std::string& text) {
 // A recorded program is the body of the label's program: its file's text up to the first `=>`
 // (sizes, types, parameters) is put around it.
 std::string wholeProgram(const Record& r) {
+    if (!r.source.empty()) {
+        return r.source;
+    }
     if (r.program.starts_with("val ") || r.program.starts_with("//")) {
         return r.program;
     }
@@ -88,6 +91,7 @@ TEST_CASE("re-predict recorded runs with recomputed features", "[.rerank]") {
     DeviceProfile prof = rerankProfile(*model);
     arith::Bindings sizes = rerankSizes(envOr("EGOPT_RERANK_SIZES", ""));
     bool verbose = envOr("EGOPT_RERANK_VERBOSE", "") == "1";
+    std::string out = envOr("EGOPT_RERANK_OUT", "");
     size_t failed = 0;
     for (auto& r : records) {
         for (const auto& [name, value] : sizes) {
@@ -100,6 +104,9 @@ TEST_CASE("re-predict recorded runs with recomputed features", "[.rerank]") {
                 std::printf("%s: %s\n", r.label.c_str(), e.what());
             }
             ++failed;
+        }
+        if (!out.empty()) {
+            appendRecord(out, r); // recomputed, or as recorded
         }
         if (verbose) {
             const KernelFeatures& t = r.features.total;
