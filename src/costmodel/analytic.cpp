@@ -112,9 +112,20 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         globalBytes -= cached;
         cacheTime = cached / (p.cacheBandwidth * cacheShare * laneUse);
     }
-    double memory = globalBytes / (p.globalBandwidth * memShare) + cacheTime +
-                    k.localBytes / (p.localBandwidth * usedCus / cus);
-    double rate = usedCus * p.clockHz * laneUse * saturation;
+    // Every global access passes through the compute unit's load/store path, one transaction
+    // (line) per cycle at best; with few work-items in flight it waits like DRAM streaming does,
+    // though never below one compute unit's rate. DRAM and cache traffic overlap with it as
+    // memory and computation do.
+    double fabric = globalBytes / (p.globalBandwidth * memShare) + cacheTime;
+    if (p.transactionsPerCuPerCycle > 0) {
+        double lsu = k.globalTransactions / (std::max(usedCus * saturation, 1.0) * p.clockHz *
+                                             p.transactionsPerCuPerCycle);
+        fabric = std::max(fabric, lsu) + kOverlap * std::min(fabric, lsu);
+    }
+    double memory = fabric + k.localBytes / (p.localBandwidth * usedCus / cus);
+    // Instructions issue at full rate only with enough warps to hide their operands' latency.
+    double issueItems = p.computeSaturationItems > 0 ? p.computeSaturationItems : p.saturationItems;
+    double rate = usedCus * p.clockHz * laneUse * saturationOf(inFlight, issueItems);
     double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +
                      k.privateAccesses / (rate * p.stmtsPerCuPerCycle);
     double waves = std::ceil(k.workGroups / cus);

@@ -23,7 +23,8 @@ const std::vector<std::string>& featureNames() {
                                                 "loop_trips",
                                                 "launches",
                                                 "cached_read_coalesced",
-                                                "cached_read_strided"};
+                                                "cached_read_strided",
+                                                "global_transactions"};
     return names;
 }
 
@@ -44,7 +45,8 @@ std::vector<double> KernelFeatures::values() const {
             loopTrips,
             launches,
             cachedReadCoalesced,
-            cachedReadStrided};
+            cachedReadStrided,
+            globalTransactions};
 }
 
 void KernelFeatures::setValues(const std::vector<double>& v) {
@@ -64,7 +66,8 @@ void KernelFeatures::setValues(const std::vector<double>& v) {
                         &loopTrips,
                         &launches,
                         &cachedReadCoalesced,
-                        &cachedReadStrided};
+                        &cachedReadStrided,
+                        &globalTransactions};
     for (size_t i = 0; i < std::size(fields) && i < v.size(); ++i) {
         *fields[i] = v[i];
     }

@@ -75,6 +75,7 @@ struct Walker {
     double maxCoalescedBytes = 0;  // DeviceProfile::maxCoalescedBytes
     double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
     double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
+    double transactionBytes = 0;   // DeviceProfile::transactionBytes (0: not counted)
     std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
     struct LoopVar {
         std::string var;
@@ -185,6 +186,27 @@ struct Walker {
         return x && y && *x == *y;
     }
 
+    // A work-item's share of the memory transactions of one execution of a global access: per
+    // scalar piece (a vloadN runs as N loads), one per line the warp's lanes touch, from one
+    // (warp-uniform) to one per lane (scattered, or an index that cannot be evaluated).
+    double transactions(const MemoryAccess& a) {
+        if (transactionBytes <= 0) {
+            return 0;
+        }
+        double pieces = a.vectorWidth > 1 ? a.vectorWidth : 1;
+        double pieceBytes = a.bytes / pieces;
+        auto x = eval(a.index, base), y = eval(a.index, next);
+        if (singleItem || !x || !y) {
+            return pieces;
+        }
+        double stride = std::abs(static_cast<double>(*y - *x)) * a.elementBytes;
+        if (stride == 0) {
+            return pieces / warpLanes;
+        }
+        double span = warpLanes * std::max(stride, pieceBytes);
+        return pieces * std::min(warpLanes, std::ceil(span / transactionBytes)) / warpLanes;
+    }
+
     void access(const MemoryAccess& a, double w) {
         if (a.space == MemorySpace::Private) {
             return; // registers: counted as statements
@@ -195,9 +217,13 @@ struct Walker {
         }
         bool c = coalesced(a);
         double bytes = w * a.bytes;
+        double tx = w * transactions(a);
         if (loopInvariant(a)) {
-            bytes /= static_cast<double>(std::max<int64_t>(1, loops.back().trips));
+            double trips = static_cast<double>(std::max<int64_t>(1, loops.back().trips));
+            bytes /= trips;
+            tx /= trips;
         }
+        avg.globalTransactions += tx;
         if (warpUniform(a)) {
             bytes /= warpLanes; // the bytes the warp moves, shared by its lanes
         }
@@ -403,6 +429,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.sequentialItems = !profile.gpu;
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
+    wk.transactionBytes = profile.gpu ? profile.transactionBytes : 0;
     // A warp is `lanes` consecutive work-items of dimension 0, within one work-group.
     wk.warpLanes =
         profile.gpu ? static_cast<double>(std::min<int64_t>(

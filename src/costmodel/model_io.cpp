@@ -34,7 +34,10 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"coalesced_span_bytes", &DeviceProfile::coalescedSpanBytes},
             {"cache_bytes", &DeviceProfile::cacheBytes},
             {"cache_bandwidth", &DeviceProfile::cacheBandwidth},
-            {"cache_saturation_items", &DeviceProfile::cacheSaturationItems}};
+            {"cache_saturation_items", &DeviceProfile::cacheSaturationItems},
+            {"transaction_bytes", &DeviceProfile::transactionBytes},
+            {"transactions_per_cu_per_cycle", &DeviceProfile::transactionsPerCuPerCycle},
+            {"compute_saturation_items", &DeviceProfile::computeSaturationItems}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

@@ -28,6 +28,9 @@ std::string recordToJson(const Record& r) {
            {"kernels", kernels},
            {"predicted", r.predicted},
            {"measured", r.measuredSeconds}};
+    if (!r.source.empty()) {
+        j["source"] = r.source;
+    }
     return j.dump();
 }
 
@@ -50,6 +53,7 @@ Record recordFromJson(const json& j, const std::string& where) {
     r.deviceClass = j.value("device_class", "");
     r.label = j.value("label", "");
     r.program = j.value("program", "");
+    r.source = j.value("source", "");
     r.predicted = j.value("predicted", 0.0);
     r.measuredSeconds = j["measured"];
     if (j.contains("sizes") && j["sizes"].is_object()) {

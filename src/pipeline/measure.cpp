@@ -372,7 +372,7 @@ std::vector<std::optional<double>> Work::measure(const std::vector<Key>& configs
         if (j.run.timing && !options.recordPath.empty()) {
             costmodel::Record r{profile.name,        sizes,           candidates[j.key.first].text,
                                 j.features,          j.run.predicted, j.run.timing->seconds,
-                                profile.deviceClass, options.file};
+                                profile.deviceClass, options.file,    {}};
             costmodel::appendRecord(options.recordPath, r);
         }
         out.push_back(j.run.timing ? std::optional<double>(j.run.timing->seconds) : std::nullopt);

@@ -158,3 +158,23 @@ TEST_CASE("analytic GPU model: the cache's bandwidth needs its own work-items in
     CHECK(at(256) == Approx(4 * at(1024)).epsilon(0.05));
     CHECK(at(2048) == Approx(at(1024)).epsilon(0.05));
 }
+
+TEST_CASE("analytic GPU model: load/store transactions bound memory time", "[models]") {
+    DeviceProfile p = testGpuProfile();
+    p.globalBandwidth = 1e12;
+    p.saturationItems = 1;
+    p.clockHz = 1e9;
+    KernelFeatures k;
+    k.workItems = 1 << 20;
+    k.workGroupSize = 256;
+    k.workGroups = k.workItems / 256;
+    k.globalReadCoalesced = 1e6; // 1 us from DRAM
+    k.globalTransactions = 1e6;  // 500 us at one transaction per cycle on 2 compute units
+    AnalyticModel m({});
+    double bytes = m.kernelSeconds(k, p);
+    p.transactionsPerCuPerCycle = 1;
+    double lsu = m.kernelSeconds(k, p);
+    // The larger of the two memory paths, a quarter of the smaller; overheads as before.
+    CHECK(lsu > 3 * bytes);
+    CHECK(lsu == Approx(bytes - 1e-6 + 500e-6 + 0.25 * 1e-6).epsilon(1e-6));
+}

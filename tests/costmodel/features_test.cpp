@@ -182,3 +182,19 @@ TEST_CASE("a GPU coalesces scalar loads of neighbours within its span", "[featur
         CHECK(noSpan.total.globalReadStrided == 4096 * 4);
     }
 }
+
+// Transactions (GPU, 128-byte lines): a warp's scalar copy touches one line per access, a float4
+// copy runs as four scalar loads 16 bytes apart (four lines each), a warp-uniform read one line.
+TEST_CASE("global transactions: lines per warp access, vloadN as N scalar pieces", "[features]") {
+    arith::Bindings sizes{{"N", 4096}};
+    DeviceProfile gpu = testGpuProfile();
+    gpu.driverLocalSize = 256;
+    gpu.transactionBytes = 128;
+    Features scalar = computeFeatures(generateText(kCopy, sizes), sizes, gpu);
+    CHECK(scalar.total.globalTransactions == Approx(2.0 * 4096 / 32));
+    Features vec = featuresOfFile(sourceDir() + "/examples/lowlevel/copy_vec4.lift", sizes, gpu);
+    CHECK(vec.total.globalTransactions == Approx(2.0 * 1024 * 4 * 4 / 32));
+    // No line size (a CPU class, or a GPU class without it): not counted.
+    CHECK(computeFeatures(generateText(kCopy, sizes), sizes, testGpuProfile())
+              .total.globalTransactions == 0);
+}

@@ -5,9 +5,10 @@
 //   EGOPT_RERANK_CU=132 EGOPT_RERANK_MHZ=1980 test_costmodel "[.rerank]"
 // EGOPT_RERANK_MODEL picks the model (default "analytic"), EGOPT_RERANK_SIZES (e.g.
 // M=4096,N=4096,K=4096,v__3=16) evaluates every program at other sizes or binds its tuning
-// variables (a measured time belongs to the recorded sizes), and EGOPT_RERANK_VERBOSE=1 prints
-// every record.
-#include "support.hpp"
+// variables (a measured time belongs to the recorded sizes), EGOPT_RERANK_VERBOSE=1 prints
+// every record, and EGOPT_RERANK_OUT=FILE appends every record, with its recomputed features where
+// its program parses (its `source`, else its printed term inside the label's file), to FILE.
+#include "recorded.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -20,27 +21,6 @@ using namespace egopt::costmodel;
 using namespace egopt::costmodel::test;
 
 namespace {
-
-DeviceProfile rerankProfile(const Model& model) {
-    runtime::Device device;
-    device.name = "NVIDIA H200";
-    device.vendor = "NVIDIA Corporation";
-    device.type = "GPU";
-    DeviceProfile p = model.profile(device);
-    std::string cls = envOr("EGOPT_RERANK_CLASS", "");
-    if (const auto* a = dynamic_cast<const AnalyticModel*>(&model)) {
-        for (const auto& c : a->classes()) {
-            if (c.deviceClass == cls) {
-                p = queryProfile(device, c.constants);
-                p.deviceClass = c.deviceClass;
-            }
-        }
-    }
-    p.computeUnits = std::stod(envOr("EGOPT_RERANK_CU", "132"));
-    p.clockHz = std::stod(envOr("EGOPT_RERANK_MHZ", "1980")) * 1e6;
-    p.maxWorkGroupSize = 1024;
-    return p;
-}
 
 arith::Bindings rerankSizes(const std::string& text) {
     arith::Bindings out;
@@ -55,51 +35,32 @@ arith::Bindings rerankSizes(const std::string& text) {
     return out;
 }
 
-// A recorded program is the body of the label's program: its file's text up to the first `=>`
-// (sizes, types, parameters) is put around it.
-std::string wholeProgram(const Record& r) {
-    if (r.program.starts_with("val ") || r.program.starts_with("//")) {
-        return r.program;
-    }
-    std::ifstream in(sourceDir() + "/" + r.label);
-    std::stringstream file;
-    file << in.rdbuf();
-    std::string text = file.str();
-    auto arrow = text.find("=>");
-    return arrow == std::string::npos ? r.program
-                                      : text.substr(0, arrow + 2) + " " + r.program + ")";
-}
-
-// Recomputes a record's features from its program at its sizes (tuning variables, which records
-// do not hold, can be given in EGOPT_RERANK_SIZES; a record whose program needs others keeps its
-// recorded features).
-void recompute(Record& r, const DeviceProfile& prof) {
-    std::string text = wholeProgram(r);
-    lift::Program p = lift::parseProgram(text, r.label);
-    lift::TypeInfo info = lift::typecheck(p);
-    r.features = computeFeatures(codegen::generate(p, info, r.sizes), r.sizes, prof);
-}
-
 } // namespace
 
 TEST_CASE("re-predict recorded runs with recomputed features", "[.rerank]") {
     auto records = readRecords(envOr("EGOPT_RERANK_IN", "records.jsonl"));
     auto model = loadModel(envOr("EGOPT_RERANK_MODEL", "analytic"));
-    DeviceProfile prof = rerankProfile(*model);
+    DeviceProfile prof = recordedProfile(*model, envOr("EGOPT_RERANK_CLASS", ""),
+                                         std::stod(envOr("EGOPT_RERANK_CU", "132")),
+                                         std::stod(envOr("EGOPT_RERANK_MHZ", "1980")));
     arith::Bindings sizes = rerankSizes(envOr("EGOPT_RERANK_SIZES", ""));
     bool verbose = envOr("EGOPT_RERANK_VERBOSE", "") == "1";
+    std::string out = envOr("EGOPT_RERANK_OUT", "");
     size_t failed = 0;
     for (auto& r : records) {
         for (const auto& [name, value] : sizes) {
             r.sizes[name] = value;
         }
         try {
-            recompute(r, prof);
+            recomputeFeatures(r, prof);
         } catch (const std::exception& e) {
             if (verbose) {
                 std::printf("%s: %s\n", r.label.c_str(), e.what());
             }
             ++failed;
+        }
+        if (!out.empty()) {
+            appendRecord(out, r); // recomputed, or as recorded
         }
         if (verbose) {
             const KernelFeatures& t = r.features.total;

@@ -49,6 +49,12 @@ struct KernelFeatures {
     // the caches, not from DRAM (bytes; 0 where the profile models no cache).
     double cachedReadCoalesced = 0;
     double cachedReadStrided = 0;
+    // The memory transactions of the global accesses (GPUs): each warp-level access takes one
+    // per DeviceProfile::transactionBytes line its lanes touch, per scalar piece of a vector
+    // access (a vloadN needs only element alignment, so it runs as N scalar loads); a
+    // warp-uniform access takes one per piece. Counted per work-item (a warp's transactions
+    // shared by its lanes); 0 where the profile's transactionBytes is 0.
+    double globalTransactions = 0;
     // Private memory per work-item (KernelInfo::privateBytes): the registers a GPU work-item
     // holds, which bound how many work-items a compute unit keeps in flight. A property of the
     // launch the analytic model reads, not one of the features above (the learned model's
@@ -113,6 +119,13 @@ struct DeviceProfile {
     // Work-items per compute unit the cache's bandwidth needs in flight (like saturationItems;
     // 0: saturationItems).
     double cacheSaturationItems = 0;
+    // The line one memory transaction of a warp moves (GPUs: an L1 wavefront; 0: transactions are
+    // not counted) and the transactions a compute unit serves per cycle.
+    double transactionBytes = 0;
+    double transactionsPerCuPerCycle = 0;
+    // Work-items per compute unit that arithmetic and statements need in flight to issue at full
+    // rate (like saturationItems; 0: saturationItems).
+    double computeSaturationItems = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
@@ -208,6 +221,9 @@ struct Record {
     double measuredSeconds = 0; // median of the runs
     std::string deviceClass;    // calibration entry ("" if unknown)
     std::string label;          // free text: program file, variant, ...
+    // The candidate as front-end text with its tuning values bound ("" if unknown): `program`
+    // is the printed term, which the front end does not parse, and names the run's candidate.
+    std::string source;
 };
 
 // Ranking quality on recorded runs (ranking.cpp). Records are grouped into runs: consecutive
