@@ -158,15 +158,17 @@ struct Walker {
     // the innermost enclosing loop: the compiler keeps it in a register (the buffers are `const
     // restrict`; an unrolled loop's copies are one load), so it runs once per entry of the loop.
     bool loopInvariant(const MemoryAccess& a) const {
-        if (a.write || loops.empty() || written.contains(a.buffer)) {
-            return false;
+        if (a.write || loops.empty() || written.contains(a.buffer) || throughIndexFunction(a)) {
+            return false; // an index function's value may coincide at the representative only
         }
-        // Structurally: the index does not mention the loop's variable (nor an index function,
-        // whose value may coincide at the representative work-item only).
+        auto vars = a.index.variables(); // structurally: the index names no loop variable
+        return std::find(vars.begin(), vars.end(), loops.back().var) == vars.end();
+    }
+
+    bool throughIndexFunction(const MemoryAccess& a) const {
         auto vars = a.index.variables();
-        return std::none_of(vars.begin(), vars.end(), [&](const std::string& v) {
-            return v == loops.back().var || facts.indexFunctions.contains(v);
-        });
+        return std::any_of(vars.begin(), vars.end(),
+                           [&](const std::string& v) { return facts.indexFunctions.contains(v); });
     }
 
     // A GPU read whose address is the same for the neighbouring work-item: the lanes of a warp
@@ -177,9 +179,7 @@ struct Walker {
         if (a.write || warpLanes <= 1 || singleItem || sequentialItems) {
             return false;
         }
-        auto vars = a.index.variables();
-        if (std::any_of(vars.begin(), vars.end(),
-                        [&](const std::string& v) { return facts.indexFunctions.contains(v); })) {
+        if (throughIndexFunction(a)) {
             return false;
         }
         auto x = eval(a.index, base), y = eval(a.index, next);
@@ -199,7 +199,12 @@ struct Walker {
         if (singleItem || !x || !y) {
             return pieces;
         }
+        // Through an index function the neighbours' indices can coincide on the border only
+        // (warpUniform): count such an access as one element apart.
         double stride = std::abs(static_cast<double>(*y - *x)) * a.elementBytes;
+        if (stride == 0 && throughIndexFunction(a)) {
+            stride = a.elementBytes;
+        }
         if (stride == 0) {
             return pieces / warpLanes;
         }
