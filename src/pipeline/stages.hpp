@@ -133,7 +133,7 @@ std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
 // (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
 // shared reductions and their initial values).
-enum class GrowthGoal { Vector, Bounded, Fused, Parallel };
+enum class GrowthGoal { Vector, Bounded, Fused, Parallel, Local };
 // The rules of `phases` that `goal`'s group names (flattening.rules), in the order the phases
 // load them (members the phases do not load are left out).
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,

@@ -115,14 +115,44 @@ private:
                 continue;
             }
             size_t mark = path.size();
-            auto lcl = nodeOf(g_, g_.findConst(node.children[0]), Op::MapLcl);
+            EClassId fn = g_.findConst(node.children[0]);
+            auto lcl = nodeOf(g_, fn, Op::MapLcl);
             if (lcl) {
                 path.push_back(*lcl);
             }
+            bool reads = lcl || bindsForWorkItems(fn, path);
             path.push_back(p);
-            visit(g_.findConst(p), steps - 1, read || lcl, path);
+            visit(g_.findConst(p), steps - 1, read || reads, path);
             path.resize(mark);
         }
+    }
+
+    // Whether function class fn binds the tile to a variable that work-items read: a
+    // one-parameter lambda whose body applies a MapLcl(0) (stage-local, staging.rules: the
+    // work-group's function applied to its block's copy). The lambda, the MapLcl and its
+    // application join the path, so that a replay keeps the binding and the work-items' map.
+    bool bindsForWorkItems(EClassId fn, std::vector<ENodeId>& path) const {
+        for (ENodeId n : g_.eclass(fn).nodes) {
+            const egraph::ENode& lambda = g_.node(n);
+            if (lambda.op != Op::Lambda || lambda.ival != 1) {
+                continue;
+            }
+            EClassId body = g_.findConst(lambda.children[0]);
+            for (ENodeId b : g_.eclass(body).nodes) {
+                const egraph::ENode& app = g_.node(b);
+                if (app.op != Op::Apply || app.children.size() != 2) {
+                    continue;
+                }
+                auto bodyLcl = nodeOf(g_, g_.findConst(app.children[0]), Op::MapLcl);
+                auto lambdaForm = memberWithForm(g_, n);
+                auto appForm = memberWithForm(g_, b);
+                if (bodyLcl && lambdaForm && appForm) {
+                    path.insert(path.end(), {*bodyLcl, *appForm, *lambdaForm});
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     const egraph::EGraph& g_;

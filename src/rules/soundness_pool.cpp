@@ -174,6 +174,14 @@ std::vector<Recipe> unaryPool(Builder& b) {
             });
         },
         capturing("mult", scalar),
+        [](Builder& b) { // reads its parameter in a map of its own (readsInMap: a shared operand)
+            return b.lambda(1, [&](const auto& m) {
+                NodeId rowsRead = b.lambda(1, [&](const auto&) {
+                    return b.apply(b.op(Op::Join), {m[0]});
+                });
+                return b.apply(b.op(Op::Map, 0, {rowsRead}), {m[0]});
+            });
+        },
     };
 }
 
