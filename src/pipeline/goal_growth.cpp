@@ -122,7 +122,10 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
             termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
         }
         classesAbove(g, above, limits.classes, region);
-        classesAbove(g, aboveScalar, limits.classes, region, limits.scalarMapsBelow);
+        // The local run stages the blocks around every grown loop, the blocking run's too.
+        classesAbove(g, aboveScalar, limits.classes, region,
+                     goal == GrowthGoal::Local ? std::numeric_limits<egraph::EClassId>::max()
+                                               : limits.scalarMapsBelow);
         return region;
     }
     if (goal == GrowthGoal::Fused) {

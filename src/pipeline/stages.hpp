@@ -94,6 +94,14 @@ std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph&
 std::vector<std::vector<egraph::ENodeId>>
 localTiles(const egraph::EGraph& g, egraph::EClassId root, size_t limit,
            const std::vector<std::vector<egraph::ENodeId>>& earlier);
+// Whether class c lies below the work-group's lambda of local tile guide `tile` (localTiles):
+// the tile is staged around c's computation.
+bool tileHolds(const egraph::EGraph& g, const std::vector<egraph::ENodeId>& tile,
+               egraph::EClassId c);
+// A local tile guide without the work-items' map its binding lambda's body applies (the
+// reader bindsForWorkItems adds), for a guide that puts another computation there.
+std::vector<egraph::ENodeId> withoutReaders(const egraph::EGraph& g,
+                                            const std::vector<egraph::ENodeId>& tile);
 // The member of node id's class that holds its form: an id that lost its form to an equal node
 // is no edge of extraction's states, so a guide lists the member that has it.
 std::optional<egraph::ENodeId> memberWithForm(const egraph::EGraph& g, egraph::ENodeId id);

@@ -9,6 +9,7 @@
 #include "stages.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -298,6 +299,55 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
         fresh.push_back(std::move(guide));
     }
     return withEarlier(g, earlier, std::move(fresh), limit);
+}
+
+bool tileHolds(const egraph::EGraph& g, const std::vector<ENodeId>& tile, EClassId c) {
+    // The work-group's lambda: the last one-parameter lambda before its MapWrg.
+    std::optional<ENodeId> lambda;
+    for (size_t i = 0; i + 1 < tile.size(); ++i) {
+        if (g.node(tile[i]).op == Op::Lambda && g.node(tile[i + 1]).op == Op::MapWrg) {
+            lambda = tile[i];
+        }
+    }
+    if (!lambda) {
+        return false;
+    }
+    constexpr size_t kClasses = 20'000; // below a work-group's body: its maps and loops
+    EClassId target = g.findConst(c);
+    std::set<EClassId> seen;
+    std::deque<EClassId> queue{g.findConst(*lambda)};
+    while (!queue.empty() && seen.size() < kClasses) {
+        EClassId at = g.findConst(queue.front());
+        queue.pop_front();
+        if (at == target) {
+            return true;
+        }
+        if (!seen.insert(at).second) {
+            continue;
+        }
+        for (ENodeId n : g.eclass(at).nodes) {
+            for (EClassId child : g.node(n).children) {
+                queue.push_back(child);
+            }
+        }
+    }
+    return false;
+}
+
+std::vector<ENodeId> withoutReaders(const egraph::EGraph& g, const std::vector<ENodeId>& tile) {
+    std::vector<ENodeId> out;
+    for (size_t i = 0; i < tile.size(); ++i) {
+        // MapLcl, its application, the binding lambda, the lambda applied to the tile
+        // (WaysToWorkGroup::bindsForWorkItems).
+        if (i + 3 < tile.size() && g.node(tile[i]).op == Op::MapLcl &&
+            g.node(tile[i + 2]).op == Op::Lambda && g.node(tile[i + 3]).op == Op::Apply &&
+            g.findConst(g.node(tile[i + 3]).children[0]) == g.findConst(tile[i + 2])) {
+            ++i;
+            continue;
+        }
+        out.push_back(tile[i]);
+    }
+    return out;
 }
 
 } // namespace egopt::pipeline

@@ -386,3 +386,25 @@ TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]"
     CHECK(replay->text.find("VectorizeUserFun(mult, 4)", fold) != std::string::npos);
     CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
 }
+
+TEST_CASE("the goal growth's local run stages a shared block in local memory", "[pipeline]") {
+    // mm after the default phases has no local copy. The growth's last run (goal-local-steps,
+    // staging.rules) stages the blocks of rows that the maps above the grown loops share: each
+    // becomes a local tile guide, whose replay copies the block once per work-group (toLocal with
+    // a MapLcl) and reads it in the work-group's map of the block's readers.
+    auto s = saturated("mm", 6, 4, true);
+    CHECK(localTiles(s->g, s->ins.root, 8, {}).empty());
+    std::vector<GrowthGoal> runs = grow(*s);
+    REQUIRE_FALSE(runs.empty());
+    CHECK(runs.back() == GrowthGoal::Local);
+    auto tiles = localTiles(s->g, s->ins.root, 8, {});
+    REQUIRE_FALSE(tiles.empty());
+    auto replay = guidedReplay(*s, tiles.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
+    REQUIRE(replay);
+    INFO(replay->text);
+    size_t wrg = replay->text.find("MapWrg(fun(");
+    size_t copy = replay->text.find("toLocal(MapLcl(");
+    REQUIRE(wrg != std::string::npos);
+    CHECK(copy > wrg);
+    CHECK(copy != std::string::npos);
+}
