@@ -446,7 +446,9 @@ void addFunctionConditions(Library& lib) {
     lib.conditions["readsInMap"] = {
         {"c", "the function class holds a one-parameter lambda whose body reads its parameter "
               "inside a map of its own (every iteration of that map reads the parameter)"},
-        [](const EGraph& g, const SizeFacts&, Args a) { return readsParameterInMap(g, a[0].eclass); }};
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return readsParameterInMap(g, a[0].eclass);
+        }};
     // A map whose elements are matrices (a split's blocks of rows): a copy of an element is a
     // map of maps of the scalars' identity (stage-local).
     lib.conditions["matrixElements"] = {
