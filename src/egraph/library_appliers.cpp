@@ -396,6 +396,26 @@ std::optional<EClassId> identityOf(EGraph& g, Args a) {
     return g.addTerm(t, *id);
 }
 
+// elementIdentityOf(?x): the identity user function on the scalars of the array ?x (at its
+// innermost level), for a copy of an array a right-hand side writes itself:
+// `toLocal(Map(Map(?id))) $ block` (stage-local, staging.rules); declines other element types.
+std::optional<EClassId> elementIdentityOf(EGraph& g, Args a) {
+    const ClassData& d = g.data(a[0].eclass);
+    if (!d.isData() || !g.types.isArray(d.type)) {
+        return std::nullopt;
+    }
+    TypeId ty = d.type;
+    while (g.types.isArray(ty)) {
+        ty = g.types.elemOf(ty);
+    }
+    TermArena t;
+    std::optional<TermId> id = identityTerm(g, ty, t);
+    if (!id) {
+        return std::nullopt;
+    }
+    return g.addTerm(t, *id);
+}
+
 } // namespace
 
 void addStructuralAppliers(Library& lib) {
@@ -408,6 +428,9 @@ void addStructuralAppliers(Library& lib) {
     lib.appliers["identityOf"] = {
         {"c", "the identity user function on the type of the class's values (float, int, float4)"},
         identityOf};
+    lib.appliers["elementIdentityOf"] = {
+        {"c", "the identity user function on the scalars of the array (float, int, float4)"},
+        elementIdentityOf};
     lib.appliers["interchange"] = {
         {"ccc", "map-map interchange through Transpose of a body using both parameters"},
         interchange};

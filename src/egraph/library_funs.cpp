@@ -205,6 +205,46 @@ bool holdsApplicationOf(const EGraph& g, EClassId c, Op op) {
     return false;
 }
 
+// Whether the smallest term of class c (under `depth` binders below the lambda whose parameter
+// is read) holds a map whose function is a lambda reading that parameter, within `budget` nodes.
+bool mapReadsParameter(const EGraph& g, EClassId c, int32_t depth, int& budget) {
+    if (--budget < 0) {
+        return false;
+    }
+    const ENode& n = g.node(g.data(c).best);
+    if (lift::isMapLike(n.op) && !n.children.empty()) {
+        const ENode& f = g.node(g.data(n.children[0]).best);
+        if (f.op == Op::Lambda) {
+            auto fv = g.smallestTermFreeVars(f.children[0]);
+            if (std::binary_search(fv.begin(), fv.end(), depth + f.ival)) {
+                return true;
+            }
+        }
+    }
+    int32_t inner = n.op == Op::Lambda ? depth + n.ival : depth;
+    for (EClassId child : n.children) {
+        if (mapReadsParameter(g, child, inner, budget)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether function class fn holds a one-parameter lambda whose body reads the parameter in a
+// map of its own (a shared operand, which every iteration of that map reads).
+bool readsParameterInMap(const EGraph& g, EClassId fn) {
+    constexpr int kNodes = 64; // a shared operand is read near the top of the lambda's body
+    for (ENodeId n : g.eclass(fn).nodes) {
+        const ENode& lambda = g.node(n);
+        int budget = kNodes;
+        if (lambda.op == Op::Lambda && lambda.ival == 1 &&
+            mapReadsParameter(g, lambda.children[0], 0, budget)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool isNumericScalar(const lift::TypeArena& t, TypeId ty) {
     const auto& n = t.at(ty);
     return n.kind == lift::TypeKind::Scalar &&
@@ -403,6 +443,21 @@ void addFunctionConditions(Library& lib) {
                                                               : std::nullopt;
                                           return e && isNumericScalar(g.types, *e);
                                       }};
+    lib.conditions["readsInMap"] = {
+        {"c", "the function class holds a one-parameter lambda whose body reads its parameter "
+              "inside a map of its own (every iteration of that map reads the parameter)"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return readsParameterInMap(g, a[0].eclass);
+        }};
+    // A map whose elements are matrices (a split's blocks of rows): a copy of an element is a
+    // map of maps of the scalars' identity (stage-local).
+    lib.conditions["matrixElements"] = {
+        {"c", "the class is an array of arrays of arrays of numeric scalars"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            const ClassData& d = g.data(a[0].eclass);
+            auto e = d.isData() ? elementAt(g.types, d.type, 3) : std::nullopt;
+            return e && isNumericScalar(g.types, *e);
+        }};
     lib.conditions["vectorizableInner"] = {
         {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
                 "scalar"},

@@ -18,6 +18,12 @@ constexpr size_t kGoalGuidedDraws = 16;   // guided draws per goal guide (--no-m
 const std::string kGoalRule = "goal: shared reduction";
 constexpr size_t kTileGuides = 8; // the oldest local tiles replayed (--no-macros)
 const std::string kTileRule = "local tile";
+const std::string kAroundGoal = " around the goal"; // a tile guide with a goal guide below
+
+bool aroundGoal(const std::string& rule) {
+    return rule.size() > kAroundGoal.size() &&
+           rule.compare(rule.size() - kAroundGoal.size(), kAroundGoal.size(), kAroundGoal) == 0;
+}
 
 // Exploration's accepted terms that join the candidates: first the `options.search.keepGuided`
 // guided slots, each macro rule's best replay (the most of the rule's e-nodes, then the fastest
@@ -117,15 +123,17 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     // Per goal guide, its replays that passed the filter and the most of its e-nodes one took.
     std::map<size_t, std::pair<size_t, size_t>> perGuide;
     for (const extract::Candidate& c : r.explored) {
-        if (c.guided && c.guide < guideRule.size() && guideRule[c.guide] == kGoalRule) {
+        if (c.guided && c.guide < guideRule.size() &&
+            (guideRule[c.guide] == kGoalRule || aroundGoal(guideRule[c.guide]))) {
             auto& [n, most] = perGuide[c.guide];
             ++n;
             most = std::max(most, c.guideHits);
         }
     }
     for (const auto& [guide, counts] : perGuide) {
-        w.progress(fmt("explore: goal guide %zu: %zu replays, at most %zu of its e-nodes", guide,
-                       counts.first, counts.second));
+        w.progress(fmt("explore: %s guide %zu: %zu replays, at most %zu of its e-nodes",
+                       guideRule[guide] == kGoalRule ? "goal" : "local tile", guide, counts.first,
+                       counts.second));
     }
     std::vector<std::pair<double, size_t>> taken;
     std::vector<size_t> replays;
@@ -135,16 +143,37 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         }
     }
     tuneAll(replays);
+    std::map<size_t, std::string> replayRule; // explored term -> its guide's rule
     for (const auto& [rule, key] : bestReplay) {
+        replayRule[std::get<5>(key)] = rule;
         std::optional<double> p = predictedTuned(std::get<5>(key));
         // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
         // (selectBeam) however slow it is predicted.
-        if (double at = p.value_or(std::get<4>(key)); at <= bound || rule == kGoalRule) {
+        if (double at = p.value_or(std::get<4>(key));
+            at <= bound || rule == kGoalRule || aroundGoal(rule)) {
             taken.emplace_back(at, std::get<5>(key));
         }
     }
     std::stable_sort(taken.begin(), taken.end());
-    taken.resize(std::min(taken.size(), w.options.search.keepGuided));
+    // The goal's replays have their own `keepGuided` slots, the other rules' (macros, local
+    // tiles) as many: without macros a local tile staged above the goal's loops is predicted
+    // faster than the goal's replays, which are then still measured (the v x 1 register
+    // blocks that are the fastest kernels on the H200 without local memory).
+    std::vector<std::pair<double, size_t>> goalSlots;
+    std::vector<std::pair<double, size_t>> otherSlots;
+    // Of the others, the tiles around the goal's loops first (predicted as slowly as the goal's
+    // replays, which run fastest without local memory on the H200).
+    std::stable_partition(taken.begin(), taken.end(),
+                          [&](const auto& t) { return aroundGoal(replayRule.at(t.second)); });
+    for (const auto& t : taken) {
+        auto& slots = replayRule.at(t.second) == kGoalRule ? goalSlots : otherSlots;
+        if (slots.size() < w.options.search.keepGuided) {
+            slots.push_back(t);
+        }
+    }
+    taken = std::move(goalSlots);
+    taken.insert(taken.end(), otherSlots.begin(), otherSlots.end());
+    std::stable_sort(taken.begin(), taken.end());
     size_t guided = taken.size();
     for (const auto& k : keyed) {
         if (taken.size() - guided < w.options.search.keep &&
@@ -237,6 +266,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
         w.options.search.keep || w.options.search.keepGuided ? w.options.search.draws : 0;
     eo.explore.seed = w.options.seed;
     MacroGuides guides = macroGuides(applications);
+    std::vector<std::vector<egraph::ENodeId>> goalGuides; // sharedReductions' order
     if (w.shapeGoal) {
         // Without macros the guides are the shape goal's (docs/search-goal.md, "A shape goal").
         for (auto& goal : sharedReductions(g, kGoalGuides, true)) {
@@ -245,6 +275,7 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
                            fusedReduction(g, goal.back()) ? "fused" : "not fused",
                            fusedStep(g, goal.back()) ? "one computing map in its step"
                                                      : "products in a temporary in its step"));
+            goalGuides.push_back(goal);
             guides.nodes.push_back(std::move(goal));
             guides.rule.push_back(kGoalRule);
         }
@@ -258,6 +289,24 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
             w.tileGuides = tiles;
         }
         for (auto& tile : tiles) {
+            // The tile around the goal's loop: where the staged element is the block every
+            // work-item's shared reduction reads, a replay of the tile and the goal's first
+            // guide below it stages the block and keeps the loop (a plain tile guide's way down
+            // below the copy is drawn, mostly to other forms of the block's computation).
+            for (size_t k = 0; k < goalGuides.size(); ++k) {
+                if (tileHolds(g, tile, goalGuides[k].back())) {
+                    std::vector<egraph::ENodeId> around = goalGuides[k];
+                    std::vector<egraph::ENodeId> staged = withoutReaders(g, tile);
+                    around.insert(around.end(), staged.begin(), staged.end());
+                    w.progress(fmt("explore: local tile guide %zu: %zu e-nodes, around goal "
+                                   "guide %zu",
+                                   guides.nodes.size(), around.size(), k));
+                    guides.nodes.push_back(std::move(around));
+                    guides.rule.push_back(kTileRule + " " + std::to_string(guides.rule.size()) +
+                                          kAroundGoal);
+                    break;
+                }
+            }
             w.progress(fmt("explore: local tile guide %zu: %zu e-nodes", guides.nodes.size(),
                            tile.size()));
             guides.nodes.push_back(std::move(tile));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
@@ -33,7 +34,12 @@ constexpr GrowthRunNames kGrowthRunNames[] = {
     {"goal-blocking-steps", "blocking"}, // GrowthGoal::Bounded
     {"goal-fusion-steps", "fusion"},     // GrowthGoal::Fused
     {"goal-parallel-steps", "parallel"}, // GrowthGoal::Parallel
+    {"goal-local-steps", "local"},       // GrowthGoal::Local
 };
+
+// The file of the local run's own step (stage-local), which no phase loads: beside the phases'
+// opencl.rules, whose copies and lowerings the run also takes.
+constexpr const char* kStagingFile = "staging.rules";
 
 const GrowthRunNames& runOf(GrowthGoal goal) {
     return kGrowthRunNames[static_cast<size_t>(goal)];
@@ -104,7 +110,7 @@ void termClasses(const egraph::EGraph& g, std::vector<egraph::EClassId> stack, s
 std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal,
                                         const GrowthLimits& limits) {
     std::set<egraph::EClassId> region;
-    if (goal == GrowthGoal::Parallel) {
+    if (goal == GrowthGoal::Parallel || goal == GrowthGoal::Local) {
         // The first shared reductions' accumulators (their initial values' terms, for an address
         // space) and every class above them (the maps around the loop).
         // Above scalar ones only the classes from before the vector run (scalarMapsBelow).
@@ -116,7 +122,10 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
             termClasses(g, {g.node(found.back()).children[1]}, limits.classes, region);
         }
         classesAbove(g, above, limits.classes, region);
-        classesAbove(g, aboveScalar, limits.classes, region, limits.scalarMapsBelow);
+        // The local run stages the blocks around every grown loop, the blocking run's too.
+        classesAbove(g, aboveScalar, limits.classes, region,
+                     goal == GrowthGoal::Local ? std::numeric_limits<egraph::EClassId>::max()
+                                               : limits.scalarMapsBelow);
         return region;
     }
     if (goal == GrowthGoal::Fused) {
@@ -175,18 +184,30 @@ std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
 
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                                           const egraph::Library& lib, GrowthGoal goal) {
+    std::vector<std::string> files;
+    for (const Phase& phase : phases) {
+        files.insert(files.end(), phase.ruleFiles.begin(), phase.ruleFiles.end());
+    }
+    if (goal == GrowthGoal::Local) {
+        for (const std::string& file : std::vector<std::string>(files)) {
+            std::filesystem::path at(file);
+            if (at.filename() == "opencl.rules" &&
+                std::filesystem::exists(at.parent_path() / kStagingFile)) {
+                files.push_back((at.parent_path() / kStagingFile).string());
+                break;
+            }
+        }
+    }
     std::vector<egraph::Rule> loaded;
     std::vector<rules::RuleGroup> groups;
-    for (const Phase& phase : phases) {
-        for (const std::string& file : phase.ruleFiles) {
-            rules::RuleFile f = rules::loadRuleFile(file, lib);
-            for (egraph::Rule& r : rules::primitiveRules(std::move(f.rules))) {
-                loaded.push_back(std::move(r));
-            }
-            for (rules::RuleGroup& g : f.groups) {
-                if (g.name == runOf(goal).group) {
-                    groups.push_back(std::move(g));
-                }
+    for (const std::string& file : files) {
+        rules::RuleFile f = rules::loadRuleFile(file, lib);
+        for (egraph::Rule& r : rules::primitiveRules(std::move(f.rules))) {
+            loaded.push_back(std::move(r));
+        }
+        for (rules::RuleGroup& g : f.groups) {
+            if (g.name == runOf(goal).group) {
+                groups.push_back(std::move(g));
             }
         }
     }
@@ -276,6 +297,8 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
     }
     // The last run lowers the maps around the grown loops.
     run(GrowthGoal::Parallel);
+    // Then the blocks those maps share, staged in local memory once per work-group.
+    run(GrowthGoal::Local);
 }
 
 void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,

@@ -94,6 +94,14 @@ std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph&
 std::vector<std::vector<egraph::ENodeId>>
 localTiles(const egraph::EGraph& g, egraph::EClassId root, size_t limit,
            const std::vector<std::vector<egraph::ENodeId>>& earlier);
+// Whether class c lies below the work-group's lambda of local tile guide `tile` (localTiles):
+// the tile is staged around c's computation.
+bool tileHolds(const egraph::EGraph& g, const std::vector<egraph::ENodeId>& tile,
+               egraph::EClassId c);
+// A local tile guide without the work-items' map its binding lambda's body applies (the
+// reader bindsForWorkItems adds), for a guide that puts another computation there.
+std::vector<egraph::ENodeId> withoutReaders(const egraph::EGraph& g,
+                                            const std::vector<egraph::ENodeId>& tile);
 // The member of node id's class that holds its form: an id that lost its form to an equal node
 // is no edge of extraction's states, so a guide lists the member that has it.
 std::optional<egraph::ENodeId> memberWithForm(const egraph::EGraph& g, egraph::ENodeId id);
@@ -132,10 +140,12 @@ std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
 // (`goal-blocking-steps`, around the sharing maps), the operands computed in the shared loop
 // (`goal-fusion-steps`, around the first shared reductions), or thread maps around the loop and
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
-// shared reductions and their initial values).
-enum class GrowthGoal { Vector, Bounded, Fused, Parallel };
-// The rules of `phases` that `goal`'s group names (flattening.rules), in the order the phases
-// load them (members the phases do not load are left out).
+// shared reductions and their initial values), or the blocks the maps above them share staged
+// in local memory (`goal-local-steps`, staging.rules, on the classes above all of them).
+enum class GrowthGoal { Vector, Bounded, Fused, Parallel, Local };
+// The rules of `phases` that `goal`'s group names (flattening.rules; Local's staging.rules, which
+// no phase loads, from beside the phases' opencl.rules), in the order the phases load them
+// (members the phases do not load are left out).
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                                           const egraph::Library& lib,
                                           GrowthGoal goal = GrowthGoal::Fused);
@@ -167,7 +177,8 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
 // growGoals runs with the groups' rules of `phases`: one towards Vector and, if it wrote a
 // sharing map of vector reductions, one each towards Bounded and Fused (a block of vector
 // accumulators); then up to four, each towards the property the first shared reduction lacks
-// (bounded, then fused; none once it has both); then one towards Parallel. `ran` (if set)
+// (bounded, then fused; none once it has both); then one towards Parallel and one towards
+// Local. `ran` (if set)
 // hears of each run.
 using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
 void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,

@@ -9,6 +9,7 @@
 #include "stages.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -115,14 +116,44 @@ private:
                 continue;
             }
             size_t mark = path.size();
-            auto lcl = nodeOf(g_, g_.findConst(node.children[0]), Op::MapLcl);
+            EClassId fn = g_.findConst(node.children[0]);
+            auto lcl = nodeOf(g_, fn, Op::MapLcl);
             if (lcl) {
                 path.push_back(*lcl);
             }
+            bool reads = lcl || bindsForWorkItems(fn, path);
             path.push_back(p);
-            visit(g_.findConst(p), steps - 1, read || lcl, path);
+            visit(g_.findConst(p), steps - 1, read || reads, path);
             path.resize(mark);
         }
+    }
+
+    // Whether function class fn binds the tile to a variable that work-items read: a
+    // one-parameter lambda whose body applies a MapLcl(0) (stage-local, staging.rules: the
+    // work-group's function applied to its block's copy). The lambda, the MapLcl and its
+    // application join the path, so that a replay keeps the binding and the work-items' map.
+    bool bindsForWorkItems(EClassId fn, std::vector<ENodeId>& path) const {
+        for (ENodeId n : g_.eclass(fn).nodes) {
+            const egraph::ENode& lambda = g_.node(n);
+            if (lambda.op != Op::Lambda || lambda.ival != 1) {
+                continue;
+            }
+            EClassId body = g_.findConst(lambda.children[0]);
+            for (ENodeId b : g_.eclass(body).nodes) {
+                const egraph::ENode& app = g_.node(b);
+                if (app.op != Op::Apply || app.children.size() != 2) {
+                    continue;
+                }
+                auto bodyLcl = nodeOf(g_, g_.findConst(app.children[0]), Op::MapLcl);
+                auto lambdaForm = memberWithForm(g_, n);
+                auto appForm = memberWithForm(g_, b);
+                if (bodyLcl && lambdaForm && appForm) {
+                    path.insert(path.end(), {*bodyLcl, *appForm, *lambdaForm});
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     const egraph::EGraph& g_;
@@ -268,6 +299,55 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
         fresh.push_back(std::move(guide));
     }
     return withEarlier(g, earlier, std::move(fresh), limit);
+}
+
+bool tileHolds(const egraph::EGraph& g, const std::vector<ENodeId>& tile, EClassId c) {
+    // The work-group's lambda: the last one-parameter lambda before its MapWrg.
+    std::optional<ENodeId> lambda;
+    for (size_t i = 0; i + 1 < tile.size(); ++i) {
+        if (g.node(tile[i]).op == Op::Lambda && g.node(tile[i + 1]).op == Op::MapWrg) {
+            lambda = tile[i];
+        }
+    }
+    if (!lambda) {
+        return false;
+    }
+    constexpr size_t kClasses = 20'000; // below a work-group's body: its maps and loops
+    EClassId target = g.findConst(c);
+    std::set<EClassId> seen;
+    std::deque<EClassId> queue{g.findConst(*lambda)};
+    while (!queue.empty() && seen.size() < kClasses) {
+        EClassId at = g.findConst(queue.front());
+        queue.pop_front();
+        if (at == target) {
+            return true;
+        }
+        if (!seen.insert(at).second) {
+            continue;
+        }
+        for (ENodeId n : g.eclass(at).nodes) {
+            for (EClassId child : g.node(n).children) {
+                queue.push_back(child);
+            }
+        }
+    }
+    return false;
+}
+
+std::vector<ENodeId> withoutReaders(const egraph::EGraph& g, const std::vector<ENodeId>& tile) {
+    std::vector<ENodeId> out;
+    for (size_t i = 0; i < tile.size(); ++i) {
+        // MapLcl, its application, the binding lambda, the lambda applied to the tile
+        // (WaysToWorkGroup::bindsForWorkItems).
+        if (i + 3 < tile.size() && g.node(tile[i]).op == Op::MapLcl &&
+            g.node(tile[i + 2]).op == Op::Lambda && g.node(tile[i + 3]).op == Op::Apply &&
+            g.findConst(g.node(tile[i + 3]).children[0]) == g.findConst(tile[i + 2])) {
+            ++i;
+            continue;
+        }
+        out.push_back(tile[i]);
+    }
+    return out;
 }
 
 } // namespace egopt::pipeline

@@ -42,6 +42,9 @@ struct Builder {
     std::map<std::string, uint32_t> declared; // user function name -> index in p.userFuns
     std::vector<TypeId> used;                 // types given to parameters so far
     bool rank4 = false;                       // parameters may also be arrays of rank 4
+    // A readsInMap condition: the unary functions also hold a lambda that reads its parameter in
+    // a map of its own (the other rules' instances draw from the pool without it).
+    bool sharedOperand = false;
 
     NodeId userFun(const std::string& name);
     NodeId topParam(TypeId type);

@@ -114,7 +114,7 @@ std::vector<Recipe> unaryPool(Builder& b) {
         }
         return **alpha;
     };
-    return {
+    std::vector<Recipe> pool{
         uf("plusOne"),
         uf("neg"),
         uf("abs"),
@@ -175,6 +175,16 @@ std::vector<Recipe> unaryPool(Builder& b) {
         },
         capturing("mult", scalar),
     };
+    if (b.sharedOperand) { // a lambda that reads its parameter in a map of its own (readsInMap)
+        pool.push_back([](Builder& b) {
+            return b.lambda(1, [&](const auto& m) {
+                NodeId rowsRead =
+                    b.lambda(1, [&](const auto&) { return b.apply(b.op(Op::Join), {m[0]}); });
+                return b.apply(b.op(Op::Map, 0, {rowsRead}), {m[0]});
+            });
+        });
+    }
+    return pool;
 }
 
 // Unary functions that use a variable bound by an enclosing pattern lambda.

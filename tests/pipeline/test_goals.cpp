@@ -240,7 +240,9 @@ TEST_CASE("the goal growth blocks, fuses and parallelises a shared reduction", "
     REQUIRE(runs.size() >= 3);
     CHECK(runs[0] == GrowthGoal::Vector);
     CHECK(runs[1] == GrowthGoal::Bounded);
-    CHECK(runs.back() == GrowthGoal::Parallel);
+    // The parallel run, then the local run last (its own test below).
+    CHECK(runs[runs.size() - 2] == GrowthGoal::Parallel);
+    CHECK(runs.back() == GrowthGoal::Local);
     auto goals = sharedReductions(s->g, 8);
     REQUIRE_FALSE(goals.empty());
     // The first is the furthest along: a bounded block, its products in its loop (no vector
@@ -363,7 +365,9 @@ TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]"
     CHECK(runs[0] == GrowthGoal::Vector);
     CHECK(runs[1] == GrowthGoal::Bounded);
     CHECK(runs[2] == GrowthGoal::Fused);
-    CHECK(runs.back() == GrowthGoal::Parallel);
+    // The parallel run, then the local run last (its own test below).
+    CHECK(runs[runs.size() - 2] == GrowthGoal::Parallel);
+    CHECK(runs.back() == GrowthGoal::Local);
     std::vector<egraph::EClassId> classes = s->g.classIds();
     CHECK(std::any_of(classes.begin(), classes.end(),
                       [&](egraph::EClassId c) { return isVectorSharingMap(s->g, c); }));
@@ -385,4 +389,26 @@ TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]"
     CHECK(replay->text.find("VectorizeUserFun(add, 4)", fold) != std::string::npos);
     CHECK(replay->text.find("VectorizeUserFun(mult, 4)", fold) != std::string::npos);
     CHECK(replay->text.find("toPrivate(MapSeq(fun(") != std::string::npos);
+}
+
+TEST_CASE("the goal growth's local run stages a shared block in local memory", "[pipeline]") {
+    // mm after the default phases has no local copy. The growth's last run (goal-local-steps,
+    // staging.rules) stages the blocks of rows that the maps above the grown loops share: each
+    // becomes a local tile guide, whose replay copies the block once per work-group (toLocal with
+    // a MapLcl) and reads it in the work-group's map of the block's readers.
+    auto s = saturated("mm", 6, 4, true);
+    CHECK(localTiles(s->g, s->ins.root, 8, {}).empty());
+    std::vector<GrowthGoal> runs = grow(*s);
+    REQUIRE_FALSE(runs.empty());
+    CHECK(runs.back() == GrowthGoal::Local);
+    auto tiles = localTiles(s->g, s->ins.root, 8, {});
+    REQUIRE_FALSE(tiles.empty());
+    auto replay = guidedReplay(*s, tiles.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
+    REQUIRE(replay);
+    INFO(replay->text);
+    size_t wrg = replay->text.find("MapWrg(fun(");
+    size_t copy = replay->text.find("toLocal(MapLcl(");
+    REQUIRE(wrg != std::string::npos);
+    CHECK(copy > wrg);
+    CHECK(copy != std::string::npos);
 }
