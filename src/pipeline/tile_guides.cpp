@@ -186,8 +186,28 @@ std::vector<ENodeId> tileGuide(const egraph::EGraph& g, std::vector<ENodeId> gui
     return guide;
 }
 
-// A guide with its age: its newest e-node up to the work-group.
-using Aged = std::pair<ENodeId, std::vector<ENodeId>>;
+// The number of maps nested in copy function class fn: the dimensions of the tile it copies.
+int copyDepth(const egraph::EGraph& g, EClassId fn) {
+    constexpr int kMaxDepth = 8;
+    int depth = 0;
+    for (bool nested = true; nested && depth < kMaxDepth;) {
+        nested = false;
+        for (ENodeId n : g.eclass(fn).nodes) {
+            Op op = g.node(n).op;
+            if (op == Op::Map || op == Op::MapLcl || op == Op::MapSeq) {
+                fn = g.findConst(g.node(n).children[0]);
+                nested = true;
+                ++depth;
+                break;
+            }
+        }
+    }
+    return depth;
+}
+
+// A guide with its order: the copied tile's dimensions, then its age (its newest e-node up to
+// the work-group).
+using Aged = std::pair<std::pair<int, ENodeId>, std::vector<ENodeId>>;
 
 // The guides of the applications of a toLocal copy (`toLocal`, whose function's class holds
 // `lcl`) to a lambda's variable, one class each (`tiles`), added to `found`.
@@ -206,7 +226,8 @@ void addCopies(const egraph::EGraph& g, ENodeId lcl, ENodeId toLocal, EClassId r
             if (!guide.empty()) {
                 ENodeId age =
                     std::max({lcl, toLocal, copy, *std::max_element(way.begin(), way.end())});
-                found.emplace_back(age, std::move(guide));
+                found.emplace_back(std::pair{copyDepth(g, g.findConst(lcl)), age},
+                                   std::move(guide));
             }
         }
     }
@@ -260,7 +281,10 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
             addCopies(g, *lcl, *toLocal, root, ways, tiles, found);
         }
     }
-    // The oldest first: the program's own staged tiles, not the forms later rewrites made of them.
+    // The tiles of fewest dimensions first: a copy of a grid's tile holds each element once, a
+    // copy of its rows of neighbourhoods (a tile of a 2-D stencil's outer Slide, the rows slid
+    // already) one more dimension, each element once per neighbourhood that holds it. Then the
+    // oldest first: the program's own staged tiles, not the forms later rewrites made of them.
     std::stable_sort(found.begin(), found.end(),
                      [](const Aged& a, const Aged& b) { return a.first < b.first; });
     std::vector<std::vector<ENodeId>> fresh;

@@ -152,3 +152,19 @@ TEST_CASE("without macros the search reaches and validates local tiles of 1-D an
         CHECK(staged->status == CandidateResult::Status::Valid);
     }
 }
+
+TEST_CASE("DEBUG 2d tiles", "[pipeline][debug]") {
+    auto s = saturated("stencil2d_jacobi");
+    saturateOnce(*s);
+    auto guides = localTiles(s->g, s->ins.root, 8, {});
+    WARN("guides " << guides.size());
+    size_t i = 0;
+    for (const auto& gd : guides) {
+        for (const auto& c : replays(*s, {gd}, {{"M", 256}, {"N", 256}})) {
+            if (true) {
+                WARN(i << " " << c.text);
+            }
+        }
+        ++i;
+    }
+}
