@@ -44,6 +44,10 @@ void saturateOnce(Saturated& s) {
     SaturationOptions o;
     o.noMacros = true;
     o.phases = defaultPhases(true);
+    if (std::getenv("IT0")) {
+        o.phases[0].limits.iterations = std::stoul(std::getenv("IT0"));
+        o.phases[1].limits.iterations = std::stoul(std::getenv("IT1"));
+    }
     auto more = saturate(s.g, s.ctx, o, true, {});
     s.phases.insert(s.phases.end(), more.begin(), more.end());
 }
@@ -154,16 +158,26 @@ TEST_CASE("without macros the search reaches and validates local tiles of 1-D an
 }
 
 TEST_CASE("DEBUG 2d tiles", "[pipeline][debug]") {
-    auto s = saturated("stencil2d_jacobi");
+    std::string name = std::getenv("ST") ? std::getenv("ST") : "stencil2d_jacobi";
+    size_t limit = std::getenv("LIM") ? std::stoul(std::getenv("LIM")) : 8;
+    auto s = saturated(name);
     saturateOnce(*s);
-    auto guides = localTiles(s->g, s->ins.root, 8, {});
+    auto guides = localTiles(s->g, s->ins.root, limit, {});
     WARN("guides " << guides.size());
     size_t i = 0;
     for (const auto& gd : guides) {
-        for (const auto& c : replays(*s, {gd}, {{"M", 256}, {"N", 256}})) {
-            if (true) {
-                WARN(i << " " << c.text);
-            }
+        std::string ops;
+        int wrg = 0;
+        for (auto n : gd) {
+            ops += std::string(lift::opName(s->g.node(n).op)) + std::to_string(s->g.node(n).ival) + " ";
+            wrg += s->g.node(n).op == lift::Op::MapWrg;
+        }
+        auto rs = replays(*s, {gd}, {{"M", 64}, {"N", 64}, {"O", 64}});
+        if (gd.size() >= 14 || wrg >= 2) {
+            WARN("guide " << i << " replays " << rs.size() << ": " << ops);
+        }
+        for (const auto& c : rs) {
+            WARN(i << " " << c.text);
         }
         ++i;
     }
