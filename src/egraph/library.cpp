@@ -181,9 +181,8 @@ void addConditions(Library& lib) {
                 return false;
             }
             auto vars = n->variables();
-            return std::none_of(vars.begin(), vars.end(), [](const std::string& v) {
-                return v.rfind("v__", 0) == 0;
-            });
+            return std::none_of(vars.begin(), vars.end(),
+                                [](const std::string& v) { return v.rfind("v__", 0) == 0; });
         }};
     lib.conditions["isArray"] = {
         {"c", "the class is an array"},

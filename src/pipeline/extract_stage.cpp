@@ -142,9 +142,9 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
         // A local tile's replay is kept wherever the tuner measures it: the model does not
         // credit what its copy saves (every neighbour read from local memory), so a staged 2-D
         // tile is predicted several times slower than the maps over the neighbourhoods it beats.
-        double far = w.options.tune.farRatio > 0 ? bound / w.options.search.ratio *
-                                                       w.options.tune.farRatio
-                                                 : 1e30;
+        double far = w.options.tune.farRatio > 0
+                         ? bound / w.options.search.ratio * w.options.tune.farRatio
+                         : 1e30;
         bool tile = rule.rfind(kTileRule, 0) == 0;
         if (double at = p.value_or(std::get<4>(key));
             at <= bound || rule == kGoalRule || (tile && at <= far)) {

@@ -216,9 +216,8 @@ using Order = std::tuple<int, int, ENodeId>;
 using Aged = std::pair<Order, std::vector<ENodeId>>;
 
 int lambdasOn(const egraph::EGraph& g, const std::vector<ENodeId>& guide) {
-    return static_cast<int>(std::count_if(guide.begin(), guide.end(), [&](ENodeId n) {
-        return g.node(n).op == Op::Lambda;
-    }));
+    return static_cast<int>(std::count_if(guide.begin(), guide.end(),
+                                          [&](ENodeId n) { return g.node(n).op == Op::Lambda; }));
 }
 
 // The guides of the applications of a toLocal copy (`toLocal`, whose function's class holds
