@@ -171,6 +171,19 @@ void addConditions(Library& lib) {
             }
             return g.types.isArray(t) && g.types.lengthOf(t) == a[2].size;
         }};
+    // An array whose length holds a tuning variable is a tile or a chunk an earlier rule cut
+    // (TuningSpace names its variables v__K): a stencil's tile of a tile reuses nothing more.
+    lib.conditions["untiled"] = {
+        {"c", "the class is an array whose length holds no tuning variable (not a tile or chunk)"},
+        [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {
+            const arith::Size* n = outerLength(g, a[0].eclass);
+            if (!n) {
+                return false;
+            }
+            auto vars = n->variables();
+            return std::none_of(vars.begin(), vars.end(),
+                                [](const std::string& v) { return v.rfind("v__", 0) == 0; });
+        }};
     lib.conditions["isArray"] = {
         {"c", "the class is an array"},
         [](const EGraph& g, const SizeFacts&, std::span<const ArgValue> a) {

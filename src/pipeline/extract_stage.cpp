@@ -147,10 +147,17 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     for (const auto& [rule, key] : bestReplay) {
         replayRule[std::get<5>(key)] = rule;
         std::optional<double> p = predictedTuned(std::get<5>(key));
-        // The shape goal's replay is a step towards a schedule, kept for the next stage's beam
-        // (selectBeam) however slow it is predicted.
+        // The shape goal's replay (and a local tile around it) is a step towards a schedule,
+        // kept for the next stage's beam (selectBeam) however slow it is predicted. A local
+        // tile's replay is kept wherever the tuner measures it: the model does not
+        // credit what its copy saves (every neighbour read from local memory), so a staged 2-D
+        // tile is predicted several times slower than the maps over the neighbourhoods it beats.
+        double far = w.options.tune.farRatio > 0
+                         ? bound / w.options.search.ratio * w.options.tune.farRatio
+                         : 1e30;
+        bool tile = rule.rfind(kTileRule, 0) == 0;
         if (double at = p.value_or(std::get<4>(key));
-            at <= bound || rule == kGoalRule || aroundGoal(rule)) {
+            at <= bound || rule == kGoalRule || aroundGoal(rule) || (tile && at <= far)) {
             taken.emplace_back(at, std::get<5>(key));
         }
     }

@@ -71,6 +71,24 @@ void addPrimitiveSteps(Phase& phase) {
     addBeside(phase, "gpu.rules", {"workgroups.rules", "stencils.rules"});
 }
 
+// Without macros, for a GPU, a phase that loads algorithmic.rules also loads stencils.rules:
+// its tiles are algorithmic steps, and a 2-D tile of the grid is three of them (the blocks of
+// rows, each block's stencil over its columns, their overlapped tiles) before copy-view and the
+// local copy, more than the lowering phase's iterations hold.
+void addStencilTiles(std::vector<Phase>& phases) {
+    namespace fs = std::filesystem;
+    bool gpu = std::any_of(phases.begin(), phases.end(), [](const Phase& p) {
+        return std::any_of(p.ruleFiles.begin(), p.ruleFiles.end(), [](const std::string& r) {
+            return fs::path(r).filename() == "gpu.rules";
+        });
+    });
+    for (Phase& p : phases) {
+        if (gpu) {
+            addBeside(p, "algorithmic.rules", {"stencils.rules"});
+        }
+    }
+}
+
 // Without macros, for a program with a map of reductions sharing an operand (the pipeline's
 // SaturationHooks::flatteningSteps), a phase that loads algorithmic.rules also loads
 // flattening.rules and equalities.rules beside it:
@@ -96,6 +114,9 @@ std::vector<Phase> resolvePhases(const SaturationOptions& options, bool gpu, boo
         p.limits.iterations = o.iterations.value_or(p.limits.iterations);
         p.limits.nodes = o.nodes.value_or(p.limits.nodes);
         p.limits.memoryBytes = o.memoryBytes.value_or(p.limits.memoryBytes);
+    }
+    if (options.noMacros) {
+        addStencilTiles(phases);
     }
     return phases;
 }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <tuple>
 
 namespace egopt::pipeline {
 
@@ -24,6 +25,9 @@ using egraph::ENodeId;
 using egraph::Op;
 
 constexpr int kMaxSteps = 6; // applications between the copy and the work-group's lambda
+// E-nodes from the work-group up to the root: a 3-D stencil's tile is three maps deep, each with
+// its lambda, application and the views that put its results in place.
+constexpr int kMaxStepsUp = 12;
 
 // The first e-node of class c with operator op (and dimension 0 for a thread map).
 std::optional<ENodeId> nodeOf(const egraph::EGraph& g, EClassId c, Op op) {
@@ -162,13 +166,13 @@ private:
 };
 
 // The e-nodes of a shortest way up from class `from` to class `root` through parents, the lowest
-// first (each after its child on the way), at most kMaxSteps; empty where there is none.
+// first (each after its child on the way), at most kMaxStepsUp; empty where there is none.
 std::vector<ENodeId> wayUp(const egraph::EGraph& g, EClassId from, EClassId root) {
     // class -> the parent e-node that reached it and the class below it
     std::map<EClassId, std::pair<ENodeId, EClassId>> reachedBy;
     std::vector<EClassId> level{from};
     reachedBy.emplace(from, std::pair{ENodeId(0), from});
-    for (int step = 0; step < kMaxSteps && !reachedBy.count(root); ++step) {
+    for (int step = 0; step < kMaxStepsUp && !reachedBy.count(root); ++step) {
         std::vector<EClassId> next;
         for (EClassId c : level) {
             for (ENodeId p : g.eclass(c).parents) {
@@ -217,8 +221,35 @@ std::vector<ENodeId> tileGuide(const egraph::EGraph& g, std::vector<ENodeId> gui
     return guide;
 }
 
-// A guide with its age: its newest e-node up to the work-group.
-using Aged = std::pair<ENodeId, std::vector<ENodeId>>;
+// The number of maps nested in copy function class fn: the dimensions of the tile it copies.
+int copyDepth(const egraph::EGraph& g, EClassId fn) {
+    constexpr int kMaxDepth = 8;
+    int depth = 0;
+    for (bool nested = true; nested && depth < kMaxDepth;) {
+        nested = false;
+        for (ENodeId n : g.eclass(fn).nodes) {
+            Op op = g.node(n).op;
+            if (op == Op::Map || op == Op::MapLcl || op == Op::MapSeq) {
+                fn = g.findConst(g.node(n).children[0]);
+                nested = true;
+                ++depth;
+                break;
+            }
+        }
+    }
+    return depth;
+}
+
+// A guide's order: the copied tile's dimensions, then the most lambdas on its way to the root
+// (the maps of tiles in more dimensions: a grid's rows and columns, a 3-D window's), then its age
+// (its newest e-node up to the work-group).
+using Order = std::tuple<int, int, ENodeId>;
+using Aged = std::pair<Order, std::vector<ENodeId>>;
+
+int lambdasOn(const egraph::EGraph& g, const std::vector<ENodeId>& guide) {
+    return static_cast<int>(std::count_if(guide.begin(), guide.end(),
+                                          [&](ENodeId n) { return g.node(n).op == Op::Lambda; }));
+}
 
 // The guides of the applications of a toLocal copy (`toLocal`, whose function's class holds
 // `lcl`) to a lambda's variable, one class each (`tiles`), added to `found`.
@@ -237,7 +268,8 @@ void addCopies(const egraph::EGraph& g, ENodeId lcl, ENodeId toLocal, EClassId r
             if (!guide.empty()) {
                 ENodeId age =
                     std::max({lcl, toLocal, copy, *std::max_element(way.begin(), way.end())});
-                found.emplace_back(age, std::move(guide));
+                Order order{copyDepth(g, g.findConst(lcl)), -lambdasOn(g, guide), age};
+                found.emplace_back(order, std::move(guide));
             }
         }
     }
@@ -291,7 +323,11 @@ std::vector<std::vector<ENodeId>> localTiles(const egraph::EGraph& g, EClassId r
             addCopies(g, *lcl, *toLocal, root, ways, tiles, found);
         }
     }
-    // The oldest first: the program's own staged tiles, not the forms later rewrites made of them.
+    // The tiles of fewest dimensions first: a copy of a grid's tile holds each element once, a
+    // copy of its rows of neighbourhoods (a tile of a 2-D stencil's outer Slide, the rows slid
+    // already) one more dimension, each element once per neighbourhood that holds it. Then the
+    // tiles cut in the most dimensions, then the oldest: the program's own staged tiles, not the
+    // forms later rewrites made of them.
     std::stable_sort(found.begin(), found.end(),
                      [](const Aged& a, const Aged& b) { return a.first < b.first; });
     std::vector<std::vector<ENodeId>> fresh;

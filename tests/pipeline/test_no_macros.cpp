@@ -74,11 +74,18 @@ TEST_CASE("without macros, saturation uses the primitive rules and reports the r
     }
     // The composites of opencl.rules and gpu.rules left out, workgroups.rules' 2 primitive
     // steps added (the work-group trees of gpu.rules' macros, docs/search.md) and
-    // stencils.rules' 4 (a stencil's local tiles).
-    CHECK(without[1].rules.size() + 10 == with[1].rules.size() + 2 + 4);
+    // stencils.rules' 8 (a stencil's local tiles), also in the algorithmic phase (a 2-D or 3-D
+    // tile is more algorithmic steps than the lowering phase's iterations hold).
+    CHECK(without[1].rules.size() + 10 == with[1].rules.size() + 2 + 8);
     CHECK(loads(without, "reduce-one-chunk"));
     CHECK_FALSE(loads(with, "reduce-chunks-group"));
     CHECK(loads(without, "stencil-tile"));
+    for (const char* step : {"stencil-tile", "stencil-tile-rows", "stencil-column-tiles",
+                             "stencil-planes", "stencil-window-columns"}) {
+        INFO(step);
+        const auto& algorithmic = without[0].rules;
+        CHECK(std::find(algorithmic.begin(), algorithmic.end(), step) != algorithmic.end());
+    }
     CHECK_FALSE(loads(with, "stencil-tile-local"));
     nlohmann::json j = nlohmann::json::parse(withoutReport);
     CHECK(j["rule_phases"][1]["rules_loaded"].size() == without[1].rules.size());

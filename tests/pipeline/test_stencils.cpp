@@ -1,7 +1,7 @@
 // Local tiles of a stencil's neighbourhoods without macros (docs/search.md, "Local tiles of a
-// stencil"): stencils.rules joins the lowering phase, its overlapped tiles are staged in local
-// memory, exploration's local-tile guides replay them (also after copy-elim merged the copy with
-// the tile), and the replayed kernels validate on PoCL.
+// stencil"): stencils.rules joins the algorithmic and lowering phases, its overlapped tiles (1-D,
+// 2-D u x v, 3-D) are staged in local memory, exploration's local-tile guides replay them (also
+// after copy-elim merged the copy with the tile), and the replayed kernels validate on PoCL.
 #include "../../src/pipeline/stages.hpp"
 #include "egopt/extract/extract.hpp"
 #include "egopt/lift/frontend.hpp"
@@ -114,20 +114,44 @@ TEST_CASE("a local tile's guide replays after copy-elim merged the copy with the
     CHECK(anyStagedTile(replays(*s, {guides.front()}, {{"N", 4096}})));
 }
 
-TEST_CASE("without macros the search reaches and validates local tiles of 1-D and 2-D stencils",
+namespace {
+
+// Occurrences of `part` in `text`.
+size_t occurrences(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("without macros the search reaches and validates local tiles of 1-D, 2-D and 3-D "
+          "stencils",
           "[pipeline]") {
     struct Case {
         std::string name;
         arith::Bindings sizes;
-        std::vector<std::string> parts; // of the staged tile's kernel
+        // The staged tile's kernel: parts and how often each occurs at least.
+        std::vector<std::pair<std::string, size_t>> parts;
     };
-    // 1-D: tiles of the padded array; 2-D: strips of each window of 3 rows (stencil-tile-columns).
+    // 1-D: tiles of the padded array, a work-group each. 2-D: u x v tiles of the grid (blocks
+    // of rows cut into tiles of columns, two tile sizes), a work-group each, staged whole. 3-D:
+    // such tiles of each window of 3 planes' grid of columns, a work-group per window and tile.
     for (const Case& c :
-         {Case{
-              "jacobi3", {{"N", 4096}}, {"Join $ (MapWrg(", "toLocal(MapLcl(id, 0))", "Slide(v__"}},
+         {Case{"jacobi3",
+               {{"N", 4096}},
+               {{"Join $ (MapWrg(", 1}, {"toLocal(MapLcl(id, 0))", 1}, {"Slide(v__", 1}}},
           Case{"stencil2d_jacobi",
                {{"M", 512}, {"N", 512}},
-               {"MapWrg(", "toLocal(MapLcl(", "(Transpose $ (Map(Slide(v__"}}}) {
+               {{"MapWrg(", 2}, {"toLocal(MapLcl(MapLcl(id", 1}, {"Slide(v__", 2}}},
+          Case{"stencil2d_ninepoint",
+               {{"M", 512}, {"N", 512}},
+               {{"MapWrg(", 2}, {"toLocal(MapLcl(MapLcl(id", 1}, {"Slide(v__", 2}}},
+          Case{"stencil3d_clamp",
+               {{"M", 64}, {"N", 64}, {"O", 16}},
+               {{"MapWrg(", 3}, {"toLocal(MapLcl(MapLcl(", 1}, {"Slide(v__", 2}}}}) {
         INFO(c.name);
         Options o;
         o.file = stencilFile(c.name);
@@ -143,8 +167,8 @@ TEST_CASE("without macros the search reaches and validates local tiles of 1-D an
         Result r = run(o);
         auto staged = std::find_if(r.candidates.begin(), r.candidates.end(), [&](const auto& k) {
             UNSCOPED_INFO(k.text);
-            return std::all_of(c.parts.begin(), c.parts.end(), [&](const std::string& p) {
-                return k.text.find(p) != std::string::npos;
+            return std::all_of(c.parts.begin(), c.parts.end(), [&](const auto& p) {
+                return occurrences(k.text, p.first) >= p.second;
             });
         });
         REQUIRE(staged != r.candidates.end());

@@ -283,6 +283,17 @@ def _(s, i):
              for c in range(len(m[0]))] for r in range(len(m))]
 
 
+@case("stencil2d_ninepoint", {"M": 6, "N": 5}, lambda s: {"input": mat(5, 6, 29)}, pipeline=True)
+def _(s, i):
+    m = i["input"]
+    p = pad2(m, 1, 1, 1, 1, clamp)
+
+    def at(r, c):
+        return 0.0625 * (p[r][c] + p[r][c + 2] + p[r + 2][c] + p[r + 2][c + 2]) + 0.125 * (
+            p[r][c + 1] + p[r + 1][c] + p[r + 1][c + 2] + p[r + 2][c + 1]) + 0.25 * p[r + 1][c + 1]
+    return [[at(r, c) for c in range(len(m[0]))] for r in range(len(m))]
+
+
 @case("stencil2d_hotspot", {"M": 5, "N": 4},
       lambda s: {"heat": mat(4, 5, 68), "power": mat(4, 5, 69)}, pipeline=True)
 def _(s, i):
