@@ -312,6 +312,20 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
                     planSeconds_ += secondsSince(planStart);
                 }
+                // The in-order part defers its hashcons inserts to parallel batches; the next
+                // window's planners read the whole hashcons again.
+                struct Batched {
+                    EGraph& g;
+                    bool on;
+                    ~Batched() {
+                        if (on) {
+                            g.deferHashconsInserts(false);
+                        }
+                    }
+                } batched{g_, plan};
+                if (plan) {
+                    g_.deferHashconsInserts(true);
+                }
                 for (size_t j = 0; j < n; ++j) {
                     if (deferredAt[j]) {
                         if (!applyDeferred(r, *where[j].first, *deferredAt[j], window[j].eclass,
@@ -322,6 +336,15 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     }
                     if (state_[r].skipsUnchanged && lookAhead) { // later matches' lookups
                         prefetchAhead(*where[j].first, r, where[j].second, st);
+                    }
+                    if (plan) { // the plans ahead, which the planning threads wrote
+                        constexpr size_t kHeaders = 8, kElements = 4;
+                        if (j + kHeaders < n) {
+                            prefetchPlan(plans[j + kHeaders], 0);
+                        }
+                        if (j + kElements < n) {
+                            prefetchPlan(plans[j + kElements], 1);
+                        }
                     }
                     bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);
                     st.current = nullptr;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace egopt::egraph {
@@ -47,8 +48,21 @@ public:
     }
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
     void insert(uint32_t ref, const Nodes& nodes) { insert(ref, hashOf(nodes[ref].node)); }
-    // insert() with the node's hashOf computed already.
+    // insert() with the node's hashOf computed already. While deferring (below) the entry waits
+    // in a small table of its own, which find() reads too.
     void insert(uint32_t ref, uint32_t hash);
+    // Deferred inserts (docs/egraph.md, "Parallel apply"): the in-order part of an apply phase
+    // adds its entries to a small side table, which stays in cache, and they move into the slots
+    // in parallel batches (`flush`). The set of entries, the size and the capacity are at every
+    // moment those of inserting one by one; only where an entry lies in its probe run differs,
+    // which no lookup can tell. Turning deferring off flushes.
+    void deferInserts(bool on);
+    // Moves the deferred entries into the slots (in parallel once there are many).
+    void flush() {
+        if (!pending_.empty()) {
+            flushPending();
+        }
+    }
     // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
     void erase(uint32_t ref, const Nodes& nodes);
     // Every node moved: the one at i is now at moved[i] (its slot stays where its hash puts it).
@@ -66,17 +80,30 @@ public:
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
-    struct Slot {
-        uint32_t id;   // the index in the store
-        uint32_t hash; // hashOf the node
+    struct alignas(8) Slot { // aligned: parallel inserts claim a slot with one 64-bit CAS
+        uint32_t id;         // the index in the store
+        uint32_t hash;       // hashOf the node
     };
+    // Deferred entries: at most kPendingMax, in a table of kPendingSlots (linear probing).
+    static constexpr size_t kPendingMax = 4096;
+    static constexpr size_t kPendingSlots = 2 * kPendingMax;
+    // Below this many entries (or on one thread) placing them in order is faster.
+    static constexpr size_t kParallelPlace = 1024;
     size_t home(uint32_t hash) const;
     size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow();
     void rehash(size_t slots);
+    void flushPending();
+    // Places `entries` (skipping empty ones) in the slots, which have room for them, in
+    // parallel when there are many: each claims the first free slot of its probe run with a CAS.
+    void place(std::span<const Slot> entries);
+    uint32_t findPending(uint32_t hash, auto same, const Nodes& nodes) const;
 
     std::vector<Slot> slots_; // 2^k or 3·2^(k-1) of them (at least 64), id kNone where empty
-    size_t size_ = 0;
+    size_t size_ = 0;         // with the deferred entries
+    bool deferring_ = false;
+    std::vector<Slot> pending_;      // deferred entries, in insertion order
+    std::vector<Slot> pendingSlots_; // kPendingSlots while deferring, their table
 };
 
 } // namespace egopt::egraph
