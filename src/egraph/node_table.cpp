@@ -7,11 +7,7 @@
 // and growing or deleting never reads a node.
 #include "egopt/egraph/node_table.hpp"
 
-#include <atomic>
 #include <bit>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 
 namespace egopt::egraph {
 
@@ -148,38 +144,23 @@ void NodeTable::flushPending() {
 }
 
 void NodeTable::place(std::span<const Slot> entries) {
-    if (entries.size() < kParallelPlace || tbb::this_task_arena::max_concurrency() == 1) {
-        for (const Slot& s : entries) {
-            if (s.id == kNone) {
-                continue;
-            }
-            size_t i = home(s.hash);
-            while (slots_[i].id != kNone) {
-                i = next(i);
-            }
-            slots_[i] = s;
+    // The home slots of the entries ahead are prefetched: the misses of a batch overlap, where
+    // inserting each entry among the other work of adding its node waits for its own miss.
+    constexpr size_t kAhead = 16;
+    for (size_t k = 0; k < entries.size(); ++k) {
+        if (k + kAhead < entries.size() && entries[k + kAhead].id != kNone) {
+            __builtin_prefetch(&slots_[home(entries[k + kAhead].hash)]);
         }
-        return;
+        const Slot& s = entries[k];
+        if (s.id == kNone) {
+            continue;
+        }
+        size_t i = home(s.hash);
+        while (slots_[i].id != kNone) {
+            i = next(i);
+        }
+        slots_[i] = s;
     }
-    constexpr uint64_t kEmpty = std::bit_cast<uint64_t>(Slot{kNone, 0});
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, entries.size(), 512),
-        [&](const tbb::blocked_range<size_t>& r) {
-            for (size_t k = r.begin(); k < r.end(); ++k) {
-                if (entries[k].id == kNone) {
-                    continue;
-                }
-                const auto entry = std::bit_cast<uint64_t>(entries[k]);
-                for (size_t i = home(entries[k].hash);; i = next(i)) {
-                    std::atomic_ref<uint64_t> slot(*reinterpret_cast<uint64_t*>(&slots_[i]));
-                    uint64_t seen = kEmpty;
-                    if (slot.load(std::memory_order_relaxed) == kEmpty &&
-                        slot.compare_exchange_strong(seen, entry, std::memory_order_relaxed)) {
-                        break;
-                    }
-                }
-            }
-        });
 }
 
 void NodeTable::erase(uint32_t id, const Nodes& nodes) {
@@ -236,19 +217,7 @@ void NodeTable::shrink() {
 void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(count, Slot{kNone, 0});
-    if (size_ >= kParallelPlace && tbb::this_task_arena::max_concurrency() > 1) {
-        place(old);
-        return;
-    }
-    for (const Slot& s : old) {
-        if (s.id != kNone) {
-            size_t i = home(s.hash);
-            while (slots_[i].id != kNone) {
-                i = next(i);
-            }
-            slots_[i] = s;
-        }
-    }
+    place(old); // in the old slots' order, as entries are placed one by one
 }
 
 } // namespace egopt::egraph

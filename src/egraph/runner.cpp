@@ -312,8 +312,8 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
                     planSeconds_ += secondsSince(planStart);
                 }
-                // The in-order part defers its hashcons inserts to parallel batches; the next
-                // window's planners read the whole hashcons again.
+                // The in-order part defers its hashcons inserts to batches (their cache misses
+                // overlap); the next window's planners read the whole hashcons again.
                 struct Batched {
                     EGraph& g;
                     bool on;

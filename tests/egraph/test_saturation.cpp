@@ -157,11 +157,10 @@ TEST_CASE("the parallel search and apply build the same e-graph on 2 and 8 threa
         cases.push_back(Case{"mm.lift", all, 20000, 6, 4096});
         // Without backoff (as the 1M-node measurement): windows that leave thousands of classes
         // with unsettled variable types, which are then settled in parallel chunks before the
-        // next window is planned (settleVarTypes). Also 8 threads, more than the cores:
-        // the in-order part of applying defers its hashcons inserts and places them in
-        // parallel batches (NodeTable::deferInserts), the hashcons grows by parallel rehashes,
-        // and the rebuild filters and sorts parent lists of thousands in parallel ranges
-        // (keepCanonicalParents).
+        // next window is planned (settleVarTypes). Also 8 threads, more than the cores: the
+        // in-order part of applying defers its hashcons inserts to batches
+        // (NodeTable::deferInserts), and the rebuild filters and sorts parent lists of
+        // thousands in parallel ranges (keepCanonicalParents).
         cases.push_back(Case{"mm.lift", all, 110000, 6, 4096, false, {1, 2, 8}});
     }
     for (const Case& c : cases) {

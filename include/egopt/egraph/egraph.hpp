@@ -92,8 +92,8 @@ public:
     // on clears the marks.
     void trackDataChanges(bool on);
     // While on, new nodes' hashcons entries wait in a small side table and move into the
-    // hashcons in parallel batches (NodeTable::deferInserts); lookups see them either way.
-    // Turning it off moves the rest: the hashcons must then be read by other threads only.
+    // hashcons in batches (NodeTable::deferInserts); lookups see them either way. Turning it
+    // off moves the rest: other threads may then read the hashcons again.
     void deferHashconsInserts(bool on) { memo_.deferInserts(on); }
     // The class of `c` with its free variables >= cutoff shifted by `by` (which may be negative
     // when no free variable falls below cutoff - by). Uses the smallest member term.

@@ -53,11 +53,11 @@ public:
     void insert(uint32_t ref, uint32_t hash);
     // Deferred inserts (docs/egraph.md, "Parallel apply"): the in-order part of an apply phase
     // adds its entries to a small side table, which stays in cache, and they move into the slots
-    // in parallel batches (`flush`). The set of entries, the size and the capacity are at every
-    // moment those of inserting one by one; only where an entry lies in its probe run differs,
-    // which no lookup can tell. Turning deferring off flushes.
+    // in batches (`flush`) whose cache misses overlap. The entries, the size, the capacity and
+    // where each entry lies are at every moment, or once flushed, those of inserting one by one.
+    // Turning deferring off flushes.
     void deferInserts(bool on);
-    // Moves the deferred entries into the slots (in parallel once there are many).
+    // Moves the deferred entries into the slots, in their order.
     void flush() {
         if (!pending_.empty()) {
             flushPending();
@@ -80,22 +80,19 @@ public:
     size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
-    struct alignas(8) Slot { // aligned: parallel inserts claim a slot with one 64-bit CAS
-        uint32_t id;         // the index in the store
-        uint32_t hash;       // hashOf the node
+    struct Slot {
+        uint32_t id;   // the index in the store
+        uint32_t hash; // hashOf the node
     };
     // Deferred entries: at most kPendingMax, in a table of kPendingSlots (linear probing).
     static constexpr size_t kPendingMax = 4096;
     static constexpr size_t kPendingSlots = 2 * kPendingMax;
-    // Below this many entries (or on one thread) placing them in order is faster.
-    static constexpr size_t kParallelPlace = 1024;
     size_t home(uint32_t hash) const;
     size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow();
     void rehash(size_t slots);
     void flushPending();
-    // Places `entries` (skipping empty ones) in the slots, which have room for them, in
-    // parallel when there are many: each claims the first free slot of its probe run with a CAS.
+    // Places `entries` (skipping empty ones) in the slots, which have room for them, in order.
     void place(std::span<const Slot> entries);
     uint32_t findPending(uint32_t hash, auto same, const Nodes& nodes) const;
 
