@@ -64,34 +64,6 @@ bool detail::mergeRhs(EGraph& g, const Rule& rule, RewriteContext& ctx, const Ma
     }
 }
 
-void prefetchPlan(const PlannedMatch& p, int stage) {
-    constexpr size_t kLine = 64;
-    if (stage == 0) {
-        const char* at = reinterpret_cast<const char*>(&p);
-        for (size_t b = 0; b < sizeof(PlannedMatch); b += kLine) {
-            __builtin_prefetch(at + b);
-        }
-        return;
-    }
-    if (!p.ok) {
-        return; // built in place: the plan is not read
-    }
-    auto elements = [](const auto& v) {
-        const char* at = reinterpret_cast<const char*>(v.data());
-        size_t bytes = v.size() * sizeof(v[0]);
-        for (size_t b = 0; b < bytes; b += kLine) {
-            __builtin_prefetch(at + b);
-        }
-    };
-    elements(p.classes);
-    elements(p.rootArgTypes);
-    elements(p.plan.steps);
-    elements(p.plan.types);
-    elements(p.plan.roots);
-    elements(p.plan.settled);
-    elements(p.plan.hashes);
-}
-
 bool plannable(const Rule& rule) {
     return rule.rhs && !rule.applier && rule.computed.empty();
 }

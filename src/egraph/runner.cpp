@@ -337,15 +337,6 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     if (state_[r].skipsUnchanged && lookAhead) { // later matches' lookups
                         prefetchAhead(*where[j].first, r, where[j].second, st);
                     }
-                    if (plan) { // the plans ahead, which the planning threads wrote
-                        constexpr size_t kHeaders = 8, kElements = 4;
-                        if (j + kHeaders < n) {
-                            prefetchPlan(plans[j + kHeaders], 0);
-                        }
-                        if (j + kElements < n) {
-                            prefetchPlan(plans[j + kElements], 1);
-                        }
-                    }
                     bool go = applyOne(r, window[j], plan ? &plans[j] : nullptr, st);
                     st.current = nullptr;
                     if (!go) {

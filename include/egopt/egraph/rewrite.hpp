@@ -192,10 +192,6 @@ struct PlannedMatch {
     std::vector<TypeId> rootArgTypes;
     TermPlan plan;
 };
-// Prefetches (a hint, no effect on results) what applyPlanned reads of a plan, which a planning
-// thread wrote, so another core holds it: stage 0 the PlannedMatch itself (its vectors'
-// headers), stage 1, once those are in cache, the vectors' elements.
-void prefetchPlan(const PlannedMatch& p, int stage);
 // Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
 bool plannable(const Rule& rule);
 // Plans a match of a plannable rule while `g` is frozen (nobody writes, `g.types` frozen).
