@@ -2,6 +2,7 @@
 #include "egopt/egraph/egraph.hpp"
 
 #include <algorithm>
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
 
 namespace egopt::egraph {
@@ -316,6 +317,9 @@ void EGraph::repairParents(EClassId c) {
     repairingOld_ = &old;
     dropped_.erase(c); // the list is rebuilt without any duplicate
     std::span<const ENodeId> parents = parentPool_.view(old);
+    if (dirty_.capacity() < dirty_.size() + parents.size()) { // most parents go there
+        dirty_.reserve(std::max(2 * dirty_.capacity(), dirty_.size() + parents.size()));
+    }
     for (ENodeId p : parents) {
         if (hinted(p)) { // canonical, as when the round began
             dirty_.push_back(p);
@@ -349,18 +353,46 @@ void EGraph::repairParents(EClassId c) {
         }
     }
     repairingOld_ = nullptr;
-    c = find(c);
-    // Keep one parent per canonical form: the one the hashcons points at.
-    IdList& out = cls(c).parents;
-    for (ENodeId p : parents) {
-        if (hinted(p) || !isDuplicate(p)) {
-            parentPool_.push_back(out, p);
-        }
-    }
+    keepCanonicalParents(find(c), parents);
     parentPool_.clear(old);
-    std::span<ENodeId> kept = parentPool_.view(out);
-    std::sort(kept.begin(), kept.end());
-    parentPool_.truncate(out, std::unique(kept.begin(), kept.end()) - kept.begin());
+}
+
+// Keeps one parent per canonical form, the one the hashcons points at, in ascending order. A
+// long list (the largest hold over a million parents on mm) is filtered in fixed ranges read
+// back in order and sorted in parallel: the same list, in the same pool blocks, for any thread
+// count.
+void EGraph::keepCanonicalParents(EClassId c, std::span<const ENodeId> parents) {
+    constexpr size_t kRange = 4096; // parents a range; lists up to this are filtered in order
+    IdList& out = cls(c).parents;
+    auto keep = [this](ENodeId p) { return hinted(p) || !isDuplicate(p); };
+    if (parents.size() <= kRange) {
+        for (ENodeId p : parents) {
+            if (keep(p)) {
+                parentPool_.push_back(out, p);
+            }
+        }
+    } else {
+        std::vector<std::vector<ENodeId>> ranges((parents.size() + kRange - 1) / kRange);
+        tbb::parallel_for(size_t(0), ranges.size(), [&](size_t r) {
+            std::span<const ENodeId> part =
+                parents.subspan(r * kRange, std::min(kRange, parents.size() - r * kRange));
+            std::copy_if(part.begin(), part.end(), std::back_inserter(ranges[r]), keep);
+        });
+        std::vector<ENodeId> kept;
+        kept.reserve(parents.size());
+        for (const std::vector<ENodeId>& part : ranges) {
+            kept.insert(kept.end(), part.begin(), part.end());
+        }
+        parentPool_.append(out, kept);
+    }
+    std::span<ENodeId> list = parentPool_.view(out);
+    constexpr size_t kParallelSort = size_t(1) << 14;
+    if (list.size() < kParallelSort) {
+        std::sort(list.begin(), list.end());
+    } else {
+        tbb::parallel_sort(list.begin(), list.end());
+    }
+    parentPool_.truncate(out, std::unique(list.begin(), list.end()) - list.begin());
 }
 
 void EGraph::rebuild() {

@@ -18,7 +18,22 @@ size_t NodeTable::home(uint32_t hash) const {
     return static_cast<size_t>((h * slots_.size()) >> 32);
 }
 
+uint32_t NodeTable::findPending(uint32_t hash, auto same, const Nodes& nodes) const {
+    for (size_t i = hash & (kPendingSlots - 1);; i = (i + 1) & (kPendingSlots - 1)) {
+        const Slot& s = pendingSlots_[i];
+        if (s.id == kNone || (s.hash == hash && same(nodes[s.id].node))) {
+            return s.id;
+        }
+    }
+}
+
 uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) const {
+    if (!pending_.empty()) {
+        auto same = [&](const ENode& n) { return n == key; };
+        if (uint32_t ref = findPending(hash, same, nodes); ref != kNone) {
+            return ref;
+        }
+    }
     if (slots_.empty()) {
         return kNone;
     }
@@ -32,9 +47,6 @@ uint32_t NodeTable::find(const ENode& key, uint32_t hash, const Nodes& nodes) co
 
 uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kids, uint32_t hash,
                               const Nodes& nodes) const {
-    if (slots_.empty()) {
-        return kNone;
-    }
     auto same = [&](const ENode& n) {
         if (n.op != op || n.ival != ival || n.attr != 0 || n.children.size() != kids.size()) {
             return false;
@@ -46,6 +58,14 @@ uint32_t NodeTable::findParts(Op op, int32_t ival, std::span<const EClassId> kid
         }
         return true;
     };
+    if (!pending_.empty()) {
+        if (uint32_t ref = findPending(hash, same, nodes); ref != kNone) {
+            return ref;
+        }
+    }
+    if (slots_.empty()) {
+        return kNone;
+    }
     for (size_t i = home(hash);; i = next(i)) {
         const Slot& s = slots_[i];
         if (s.id == kNone || (s.hash == hash && same(nodes[s.id].node))) {
@@ -77,7 +97,21 @@ void NodeTable::prefetch(uint32_t hash, const Nodes& nodes, int stage) const {
 
 void NodeTable::insert(uint32_t id, uint32_t hash) {
     if (16 * (size_ + 1) > 13 * slots_.size()) {
+        flush(); // the capacity grows when inserting one by one would grow it
         grow();
+    }
+    if (deferring_) {
+        if (pending_.size() == kPendingMax) {
+            flush();
+        }
+        pending_.push_back({id, hash});
+        size_t i = hash & (kPendingSlots - 1);
+        while (pendingSlots_[i].id != kNone) {
+            i = (i + 1) & (kPendingSlots - 1);
+        }
+        pendingSlots_[i] = {id, hash};
+        ++size_;
+        return;
     }
     size_t i = home(hash);
     while (slots_[i].id != kNone) {
@@ -87,7 +121,50 @@ void NodeTable::insert(uint32_t id, uint32_t hash) {
     ++size_;
 }
 
+void NodeTable::deferInserts(bool on) {
+    if (!on) {
+        flush();
+        pendingSlots_ = {};
+    } else if (pendingSlots_.empty()) {
+        pendingSlots_.assign(kPendingSlots, Slot{kNone, 0});
+    }
+    deferring_ = on;
+}
+
+void NodeTable::flushPending() {
+    place(pending_);
+    for (const Slot& s : pending_) { // the side table is cleared where it holds entries
+        size_t i = s.hash & (kPendingSlots - 1);
+        while (pendingSlots_[i].id != kNone) {
+            pendingSlots_[i] = {kNone, 0};
+            i = (i + 1) & (kPendingSlots - 1);
+        }
+    }
+    pending_.clear();
+}
+
+void NodeTable::place(std::span<const Slot> entries) {
+    // The home slots of the entries ahead are prefetched: the misses of a batch overlap, where
+    // inserting each entry among the other work of adding its node waits for its own miss.
+    constexpr size_t kAhead = 16;
+    for (size_t k = 0; k < entries.size(); ++k) {
+        if (k + kAhead < entries.size() && entries[k + kAhead].id != kNone) {
+            __builtin_prefetch(&slots_[home(entries[k + kAhead].hash)]);
+        }
+        const Slot& s = entries[k];
+        if (s.id == kNone) {
+            continue;
+        }
+        size_t i = home(s.hash);
+        while (slots_[i].id != kNone) {
+            i = next(i);
+        }
+        slots_[i] = s;
+    }
+}
+
 void NodeTable::erase(uint32_t id, const Nodes& nodes) {
+    flush();
     size_t i = home(hashOf(nodes[id].node));
     while (slots_[i].id != id) {
         i = next(i);
@@ -106,6 +183,7 @@ void NodeTable::erase(uint32_t id, const Nodes& nodes) {
 }
 
 void NodeTable::remap(const std::vector<uint32_t>& moved) {
+    flush();
     for (Slot& s : slots_) {
         if (s.id != kNone) {
             s.id = moved[s.id];
@@ -122,6 +200,7 @@ void NodeTable::grow() {
 }
 
 void NodeTable::shrink() {
+    flush();
     // The size before this one in grow's sequence.
     auto smaller = [](size_t n) { return std::has_single_bit(n) ? n / 4 * 3 : n / 3 * 2; };
     size_t slots = slots_.size();
@@ -138,15 +217,7 @@ void NodeTable::shrink() {
 void NodeTable::rehash(size_t count) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(count, Slot{kNone, 0});
-    for (const Slot& s : old) {
-        if (s.id != kNone) {
-            size_t i = home(s.hash);
-            while (slots_[i].id != kNone) {
-                i = next(i);
-            }
-            slots_[i] = s;
-        }
-    }
+    place(old); // in the old slots' order, as entries are placed one by one
 }
 
 } // namespace egopt::egraph

@@ -312,6 +312,20 @@ bool Runner::apply(std::vector<RuleMatches>& matches, RunReport& report, size_t&
                     planWindow(rules_[r], std::span(window).first(n), std::span(plans).first(n));
                     planSeconds_ += secondsSince(planStart);
                 }
+                // The in-order part defers its hashcons inserts to batches (their cache misses
+                // overlap); the next window's planners read the whole hashcons again.
+                struct Batched {
+                    EGraph& g;
+                    bool on;
+                    ~Batched() {
+                        if (on) {
+                            g.deferHashconsInserts(false);
+                        }
+                    }
+                } batched{g_, plan};
+                if (plan) {
+                    g_.deferHashconsInserts(true);
+                }
                 for (size_t j = 0; j < n; ++j) {
                     if (deferredAt[j]) {
                         if (!applyDeferred(r, *where[j].first, *deferredAt[j], window[j].eclass,

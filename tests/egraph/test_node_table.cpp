@@ -1,5 +1,5 @@
-// The hashcons table (NodeTable): lookups after growing, erasing (backward shifts) and
-// remapping; and the interning of variable-type lists (VarTypeTable), looked up without
+// The hashcons table (NodeTable): lookups after growing, erasing (backward shifts), remapping
+// and deferred inserts; and the interning of variable-type lists (VarTypeTable), looked up without
 // interning.
 #include "egopt/egraph/node_table.hpp"
 #include "egopt/egraph/var_types.hpp"
@@ -113,5 +113,42 @@ TEST_CASE("the hashcons grows through sizes of 2^k and 3·2^(k-1) slots, and shr
     CHECK(table.bytes() == 128 * 8);
     for (uint32_t i = 0; i < 1100; ++i) {
         REQUIRE(table.find(nodes[i].node, nodes) == (i < 100 ? i : NodeTable::kNone));
+    }
+}
+
+TEST_CASE("deferred inserts are found at once and keep the table's size and capacity", "[egraph]") {
+    // At every step the deferring table must hold what the one inserting one by one holds, with
+    // the same size and bytes (the memory limit reads them), and find every node, deferred or
+    // placed by a batch.
+    constexpr uint32_t kCount = 30'000;
+    NodeTable::Nodes nodes;
+    NodeTable deferring, reference;
+    deferring.deferInserts(true);
+    for (uint32_t i = 0; i < kCount; ++i) {
+        nodes.push_back({literal(static_cast<int32_t>(i)), i});
+        deferring.insert(i, nodes);
+        reference.insert(i, nodes);
+        REQUIRE(deferring.size() == reference.size());
+        REQUIRE(deferring.bytes() == reference.bytes());
+        // The node just inserted and one inserted a while ago (placed by a batch by then).
+        REQUIRE(deferring.find(nodes[i].node, nodes) == i);
+        REQUIRE(deferring.find(nodes[i / 2].node, nodes) == i / 2);
+        if (i == kCount / 2) {
+            deferring.deferInserts(false); // flushes; inserts go straight in again
+            deferring.deferInserts(true);
+        }
+    }
+    deferring.deferInserts(false);
+    for (uint32_t i = 0; i < kCount; ++i) {
+        REQUIRE(deferring.find(nodes[i].node, nodes) == i);
+    }
+    CHECK(deferring.find(literal(-1), nodes) == NodeTable::kNone);
+    // Erasing (backward shifts) and shrinking keep the rest findable.
+    for (uint32_t i = 0; i < kCount; i += 2) {
+        deferring.erase(i, nodes);
+    }
+    deferring.shrink();
+    for (uint32_t i = 0; i < kCount; ++i) {
+        REQUIRE(deferring.find(nodes[i].node, nodes) == (i % 2 == 0 ? NodeTable::kNone : i));
     }
 }

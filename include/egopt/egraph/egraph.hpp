@@ -91,6 +91,10 @@ public:
     // While on, a merge that changes the surviving class's analysis data marks it; turning it
     // on clears the marks.
     void trackDataChanges(bool on);
+    // While on, new nodes' hashcons entries wait in a small side table and move into the
+    // hashcons in batches (NodeTable::deferInserts); lookups see them either way. Turning it
+    // off moves the rest: other threads may then read the hashcons again.
+    void deferHashconsInserts(bool on) { memo_.deferInserts(on); }
     // The class of `c` with its free variables >= cutoff shifted by `by` (which may be negative
     // when no free variable falls below cutoff - by). Uses the smallest member term.
     EClassId shift(EClassId c, int32_t by, int32_t cutoff = 0);
@@ -300,6 +304,7 @@ private:
     bool wouldChange(EClassId into, const ClassFacts& from) const;
     void checkCompatible(EClassId a, EClassId b) const;
     void repairParents(EClassId c);
+    void keepCanonicalParents(EClassId c, std::span<const ENodeId> parents);
     void dedupMembers(); // the member lists of the classes in dirty_
     ClassSlot& cls(EClassId root) { return classes_[parent_[root] & ~kRoot]; }
     const ClassSlot& cls(EClassId root) const { return classes_[parent_[root] & ~kRoot]; }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace egopt::egraph {
@@ -47,8 +48,21 @@ public:
     }
     // Adds `ref` (whose node `nodes[ref]` must not be present yet).
     void insert(uint32_t ref, const Nodes& nodes) { insert(ref, hashOf(nodes[ref].node)); }
-    // insert() with the node's hashOf computed already.
+    // insert() with the node's hashOf computed already. While deferring (below) the entry waits
+    // in a small table of its own, which find() reads too.
     void insert(uint32_t ref, uint32_t hash);
+    // Deferred inserts (docs/egraph.md, "Parallel apply"): the in-order part of an apply phase
+    // adds its entries to a small side table, which stays in cache, and they move into the slots
+    // in batches (`flush`) whose cache misses overlap. The entries, the size, the capacity and
+    // where each entry lies are at every moment, or once flushed, those of inserting one by one.
+    // Turning deferring off flushes.
+    void deferInserts(bool on);
+    // Moves the deferred entries into the slots, in their order.
+    void flush() {
+        if (!pending_.empty()) {
+            flushPending();
+        }
+    }
     // Removes `ref`, found by its node `nodes[ref]` as it was when inserted.
     void erase(uint32_t ref, const Nodes& nodes);
     // Every node moved: the one at i is now at moved[i] (its slot stays where its hash puts it).
@@ -70,13 +84,23 @@ private:
         uint32_t id;   // the index in the store
         uint32_t hash; // hashOf the node
     };
+    // Deferred entries: at most kPendingMax, in a table of kPendingSlots (linear probing).
+    static constexpr size_t kPendingMax = 4096;
+    static constexpr size_t kPendingSlots = 2 * kPendingMax;
     size_t home(uint32_t hash) const;
     size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow();
     void rehash(size_t slots);
+    void flushPending();
+    // Places `entries` (skipping empty ones) in the slots, which have room for them, in order.
+    void place(std::span<const Slot> entries);
+    uint32_t findPending(uint32_t hash, auto same, const Nodes& nodes) const;
 
     std::vector<Slot> slots_; // 2^k or 3·2^(k-1) of them (at least 64), id kNone where empty
-    size_t size_ = 0;
+    size_t size_ = 0;         // with the deferred entries
+    bool deferring_ = false;
+    std::vector<Slot> pending_;      // deferred entries, in insertion order
+    std::vector<Slot> pendingSlots_; // kPendingSlots while deferring, their table
 };
 
 } // namespace egopt::egraph
