@@ -21,6 +21,19 @@ Features naiveMm(double cacheBytes) {
     return featuresOfFile(mmFile("naive_glb10"), kMm, p);
 }
 
+// A GPU kernel of 2^20 work-items in groups of 256 that reads `bytes` coalesced, on a profile of
+// 1 TB/s whose bandwidth needs one work-item per compute unit in flight.
+KernelFeatures streamingKernel(DeviceProfile& p, double bytes) {
+    p.globalBandwidth = 1e12;
+    p.saturationItems = 1;
+    KernelFeatures k;
+    k.workItems = 1 << 20;
+    k.workGroupSize = 256;
+    k.workGroups = k.workItems / 256;
+    k.globalReadCoalesced = bytes;
+    return k;
+}
+
 Record record(const std::string& label, const std::string& program, double predicted,
               double measured) {
     Record r;
@@ -78,13 +91,7 @@ TEST_CASE("warp-uniform reads count once per warp, loop-invariant reads once per
 
 TEST_CASE("analytic GPU model: cached re-reads move at the cache's bandwidth", "[models]") {
     DeviceProfile p = testGpuProfile();
-    p.globalBandwidth = 1e12;
-    p.saturationItems = 1;
-    KernelFeatures k;
-    k.workItems = 1 << 20;
-    k.workGroupSize = 256;
-    k.workGroups = k.workItems / 256;
-    k.globalReadCoalesced = 1e9;
+    KernelFeatures k = streamingKernel(p, 1e9);
     k.cachedReadCoalesced = 0.9e9;
     AnalyticModel m({});
     double dram = m.kernelSeconds(k, p); // no cache bandwidth: every byte from DRAM
@@ -161,15 +168,9 @@ TEST_CASE("analytic GPU model: the cache's bandwidth needs its own work-items in
 
 TEST_CASE("analytic GPU model: load/store transactions bound memory time", "[models]") {
     DeviceProfile p = testGpuProfile();
-    p.globalBandwidth = 1e12;
-    p.saturationItems = 1;
     p.clockHz = 1e9;
-    KernelFeatures k;
-    k.workItems = 1 << 20;
-    k.workGroupSize = 256;
-    k.workGroups = k.workItems / 256;
-    k.globalReadCoalesced = 1e6; // 1 us from DRAM
-    k.globalTransactions = 1e6;  // 500 us at one transaction per cycle on 2 compute units
+    KernelFeatures k = streamingKernel(p, 1e6); // 1 us from DRAM
+    k.globalTransactions = 1e6; // 500 us at one transaction per cycle on 2 compute units
     AnalyticModel m({});
     double bytes = m.kernelSeconds(k, p);
     p.transactionsPerCuPerCycle = 1;
