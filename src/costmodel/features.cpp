@@ -347,26 +347,6 @@ void collectWritten(const std::vector<KernelNode>& nodes, std::set<std::string>&
     }
 }
 
-// The work-group size a driver picks for dimension 0: the largest divisor of the global size
-// that is at most the profile's preference.
-int64_t driverLocal(int64_t global, double preferred) {
-    for (int64_t l = std::max<int64_t>(1, static_cast<int64_t>(preferred)); l > 1; --l) {
-        if (global % l == 0) {
-            return l;
-        }
-    }
-    return 1;
-}
-
-// PoCL (3.1, probed on the 2-core EPYC) does not split an NDRange into work-groups of fewer than
-// kMinSplitItems work-items: 48 work-items, or [1,1,2], run as one work-group on one core, 64 as
-// two groups of 32 (in any dimension).
-constexpr int64_t kMinSplitItems = 32;
-bool smallRange(const std::array<int64_t, 3>& global, const DeviceProfile& profile) {
-    int64_t items = global[0] * global[1] * global[2];
-    return items < 2 * kMinSplitItems && static_cast<double>(items) <= profile.maxWorkGroupSize;
-}
-
 // The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
 // list of them); a size that cannot be evaluated is left out.
 std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
@@ -425,8 +405,8 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
             preferred = std::min(preferred, std::max(1.0, static_cast<double>(wk.global[0]) /
                                                               std::max(1.0, profile.computeUnits)));
         }
-        wk.local[0] = driverLocal(wk.global[0], preferred);
-        if (!profile.gpu && smallRange(wk.global, profile)) {
+        wk.local[0] = detail::driverLocal(wk.global[0], preferred);
+        if (!profile.gpu && detail::smallRange(wk.global, profile)) {
             wk.local = wk.global; // one work-group: one core
         }
     }
