@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
@@ -184,23 +183,16 @@ std::optional<GrowthGoal> nextGoal(const egraph::EGraph& g) {
 
 std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
                                           const egraph::Library& lib, GrowthGoal goal) {
-    std::vector<std::string> files;
+    Phase all; // every phase's files, in load order
     for (const Phase& phase : phases) {
-        files.insert(files.end(), phase.ruleFiles.begin(), phase.ruleFiles.end());
+        all.ruleFiles.insert(all.ruleFiles.end(), phase.ruleFiles.begin(), phase.ruleFiles.end());
     }
     if (goal == GrowthGoal::Local) {
-        for (const std::string& file : std::vector<std::string>(files)) {
-            std::filesystem::path at(file);
-            if (at.filename() == "opencl.rules" &&
-                std::filesystem::exists(at.parent_path() / kStagingFile)) {
-                files.push_back((at.parent_path() / kStagingFile).string());
-                break;
-            }
-        }
+        addBeside(all, "opencl.rules", {kStagingFile});
     }
     std::vector<egraph::Rule> loaded;
     std::vector<rules::RuleGroup> groups;
-    for (const std::string& file : files) {
+    for (const std::string& file : all.ruleFiles) {
         rules::RuleFile f = rules::loadRuleFile(file, lib);
         for (egraph::Rule& r : rules::primitiveRules(std::move(f.rules))) {
             loaded.push_back(std::move(r));

@@ -4,6 +4,7 @@
 #include "egopt/pipeline/pipeline.hpp"
 #include "egopt/rules/composite.hpp"
 #include "egopt/rules/loader.hpp"
+#include "stages.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -40,10 +41,6 @@ Phase phaseOf(std::vector<std::string> ruleFiles, size_t position) {
     return {std::to_string(position + 1), std::move(ruleFiles), egraph::Limits{}};
 }
 
-namespace {
-
-// Adds the rule files `extra` from `anchor`'s directory to a phase that loads `anchor` (each
-// once, where it exists).
 void addBeside(Phase& phase, const char* anchor, std::initializer_list<const char*> extra) {
     namespace fs = std::filesystem;
     auto loaded = [&](const char* name) {
@@ -61,6 +58,8 @@ void addBeside(Phase& phase, const char* anchor, std::initializer_list<const cha
         }
     }
 }
+
+namespace {
 
 // Without macros, a phase that loads gpu.rules also loads workgroups.rules and stencils.rules
 // beside it: the primitive steps that build the work-group trees gpu.rules' macros write in one

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -143,6 +144,9 @@ std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
 // shared reductions and their initial values), or the blocks the maps above them share staged
 // in local memory (`goal-local-steps`, staging.rules, on the classes above all of them).
 enum class GrowthGoal { Vector, Bounded, Fused, Parallel, Local };
+// Adds the rule files `extra` from `anchor`'s directory to a phase that loads `anchor` (each
+// once, where it exists; saturation.cpp).
+void addBeside(Phase& phase, const char* anchor, std::initializer_list<const char*> extra);
 // The rules of `phases` that `goal`'s group names (flattening.rules; Local's staging.rules, which
 // no phase loads, from beside the phases' opencl.rules), in the order the phases load them
 // (members the phases do not load are left out).
