@@ -76,6 +76,7 @@ struct Walker {
     double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
     double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
     double transactionBytes = 0;   // DeviceProfile::transactionBytes (0: not counted)
+    bool registersRename = false;  // GPU: private moves are register renames (registerMove)
     std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
     struct LoopVar {
         std::string var;
@@ -148,10 +149,30 @@ struct Walker {
             return true; // one access by one work-item
         }
         // The offset is the same in both: the byte addresses differ by whole elements. Along a
-        // loop the access must be contiguous; between work-items a GPU's sectors allow a span.
-        double span = alongLoop ? a.bytes : std::max<double>(a.bytes, coalescedSpanBytes);
-        return x && y &&
-               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <= span;
+        // loop the access must be contiguous; between work-items a GPU's sectors allow a span,
+        // but only where each work-item goes on to read the bytes up to its neighbour's start
+        // in its own next iterations (from the L1): otherwise each lane's sector is fetched
+        // for one element and the rest of it is fetched again, later, for another.
+        if (!x || !y) {
+            return false;
+        }
+        double apart = std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes);
+        if (alongLoop || apart <= a.bytes) {
+            return apart <= a.bytes;
+        }
+        return apart <= coalescedSpanBytes && readsOnward(a, *x);
+    }
+
+    // Whether the innermost enclosing loop's next iteration reads the bytes right after this
+    // one's (the work-item walks through its sector).
+    bool readsOnward(const MemoryAccess& a, int64_t at) {
+        if (loops.empty()) {
+            return false;
+        }
+        Env e = base;
+        e[loops.back().var] += loops.back().step;
+        auto z = eval(a.index, e);
+        return z && std::abs(static_cast<double>(*z - at)) * a.elementBytes <= a.bytes;
     }
 
     // A read of a buffer the kernel does not store to at the same address in every iteration of
@@ -217,7 +238,8 @@ struct Walker {
             return; // registers: counted as statements
         }
         if (a.space == MemorySpace::Local) {
-            avg.localBytes += w * a.bytes;
+            // The lanes of a warp reading one local address get it in one broadcast.
+            avg.localBytes += w * a.bytes / (warpUniform(a) ? warpLanes : 1.0);
             return;
         }
         bool c = coalesced(a);
@@ -248,11 +270,23 @@ struct Walker {
         b ? void(next[var] = *b) : void(next.erase(var));
     }
 
+    // On a GPU, a statement that only moves private values (a copy between private arrays, a
+    // tuple of values, a constant) is no instruction: private data lives in registers (larger
+    // kernels are ruled out, analytic.cpp) and the compiler renames them.
+    bool registerMove(const KernelNode& n) const {
+        if (!registersRename || !n.calls.empty() || !n.intVar.empty() || n.barrier) {
+            return false;
+        }
+        return std::all_of(n.accesses.begin(), n.accesses.end(), [](const MemoryAccess& a) {
+            return a.space == MemorySpace::Private;
+        });
+    }
+
     void stmt(const KernelNode& n, double w, double wmax) {
         if (!n.intVar.empty()) {
             assign(n.intVar, n.intValue);
         }
-        double work = n.threadIndexRead ? 0.0 : static_cast<double>(n.statements);
+        double work = n.threadIndexRead || registerMove(n) ? 0.0 : static_cast<double>(n.statements);
         avg.privateAccesses += w * work;
         maxStmts += wmax * work;
         maxBarriers += n.barrier ? wmax : 0;
@@ -415,6 +449,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
     wk.transactionBytes = profile.gpu ? profile.transactionBytes : 0;
+    wk.registersRename = profile.gpu;
     // A warp is `lanes` consecutive work-items of dimension 0, within one work-group.
     wk.warpLanes =
         profile.gpu ? static_cast<double>(std::min<int64_t>(
