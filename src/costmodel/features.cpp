@@ -77,6 +77,8 @@ struct Walker {
     double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
     double transactionBytes = 0;   // DeviceProfile::transactionBytes (0: not counted)
     bool registersRename = false;  // GPU: private moves are register renames (registerMove)
+    double sectorBytes = 0;        // DeviceProfile::sectorBytes (0: sectors not counted)
+    std::vector<Env> lanes;        // the representative warp's work-items (sectors counted)
     std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
     struct LoopVar {
         std::string var;
@@ -233,6 +235,30 @@ struct Walker {
         return pieces * std::min(warpLanes, std::ceil(span / transactionBytes)) / warpLanes;
     }
 
+    // The bytes the representative warp's sectors move per byte its lanes ask for (at least 1),
+    // where every lane's address evaluates: memory moves whole sectors, so a warp whose lanes
+    // read 4 bytes 32 bytes apart moves 8 times what it uses.
+    std::optional<double> sectorFactor(const MemoryAccess& a) {
+        if (sectorBytes <= 0 || lanes.size() < 2 || throughIndexFunction(a) ||
+            (maxCoalescedBytes > 0 && a.bytes > maxCoalescedBytes)) {
+            return std::nullopt; // wider accesses are split into interleaved pieces
+        }
+        auto sb = static_cast<int64_t>(sectorBytes);
+        std::set<int64_t> sectors;
+        for (Env& lane : lanes) {
+            auto x = eval(a.index, lane);
+            if (!x || *x < 0) {
+                return std::nullopt;
+            }
+            int64_t start = *x * a.elementBytes + a.offset;
+            for (int64_t s = start / sb; s <= (start + a.bytes - 1) / sb; ++s) {
+                sectors.insert(s);
+            }
+        }
+        double asked = static_cast<double>(lanes.size()) * a.bytes;
+        return std::max(1.0, static_cast<double>(sectors.size()) * sectorBytes / asked);
+    }
+
     void access(const MemoryAccess& a, double w) {
         if (a.space == MemorySpace::Private) {
             return; // registers: counted as statements
@@ -253,6 +279,9 @@ struct Walker {
         avg.globalTransactions += tx;
         if (warpUniform(a)) {
             bytes /= warpLanes; // the bytes the warp moves, shared by its lanes
+        } else if (auto sectors = c ? std::nullopt : sectorFactor(a)) {
+            bytes *= *sectors; // the sectors' bytes, moved like a coalesced access's
+            c = true;
         }
         double& slot = a.write ? (c ? avg.globalWriteCoalesced : avg.globalWriteStrided)
                                : (c ? avg.globalReadCoalesced : avg.globalReadStrided);
@@ -268,6 +297,10 @@ struct Walker {
         auto b = eval(value, next);
         a ? void(base[var] = *a) : void(base.erase(var));
         b ? void(next[var] = *b) : void(next.erase(var));
+        for (Env& lane : lanes) {
+            auto v = eval(value, lane);
+            v ? void(lane[var] = *v) : void(lane.erase(var));
+        }
     }
 
     // On a GPU, a statement that only moves private values (a copy between private arrays, a
@@ -277,16 +310,16 @@ struct Walker {
         if (!registersRename || !n.calls.empty() || !n.intVar.empty() || n.barrier) {
             return false;
         }
-        return std::all_of(n.accesses.begin(), n.accesses.end(), [](const MemoryAccess& a) {
-            return a.space == MemorySpace::Private;
-        });
+        return std::all_of(n.accesses.begin(), n.accesses.end(),
+                           [](const MemoryAccess& a) { return a.space == MemorySpace::Private; });
     }
 
     void stmt(const KernelNode& n, double w, double wmax) {
         if (!n.intVar.empty()) {
             assign(n.intVar, n.intValue);
         }
-        double work = n.threadIndexRead || registerMove(n) ? 0.0 : static_cast<double>(n.statements);
+        double work =
+            n.threadIndexRead || registerMove(n) ? 0.0 : static_cast<double>(n.statements);
         avg.privateAccesses += w * work;
         maxStmts += wmax * work;
         maxBarriers += n.barrier ? wmax : 0;
@@ -337,22 +370,34 @@ struct Walker {
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
         loops.push_back({n.var, step, trips});
+        std::vector<int64_t> laneInit;
+        for (Env& lane : lanes) {
+            laneInit.push_back(eval(n.init, lane).value_or(0));
+        }
+        auto at = [&](int64_t i) {
+            base[n.var] = a.value_or(0) + i * step;
+            next[n.var] = an.value_or(0) + i * step;
+            for (size_t l = 0; l < lanes.size(); ++l) {
+                lanes[l][n.var] = laneInit[l] + i * step;
+            }
+        };
         if (trips <= kExpandTrips && budget >= trips) {
             budget -= trips;
             for (int64_t i = 0; i < trips; ++i) {
-                base[n.var] = a.value_or(0) + i * step;
-                next[n.var] = an.value_or(0) + i * step;
+                at(i);
                 walk(n.body, w, wmax);
             }
         } else if (trips > 0) {
-            base[n.var] = a.value_or(0);
-            next[n.var] = an.value_or(0);
+            at(0);
             double t = static_cast<double>(trips);
             walk(n.body, w * t, wmax * t);
         }
         loops.pop_back();
         base.erase(n.var);
         next.erase(n.var);
+        for (Env& lane : lanes) {
+            lane.erase(n.var);
+        }
     }
 
     void walk(const std::vector<KernelNode>& nodes, double w, double wmax) {
@@ -462,6 +507,15 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.setThreads(wk.base, 0);
     wk.next = wk.base;
     wk.setThreads(wk.next, wk.global[0] > 1 ? 1 : 0);
+    if (profile.gpu && profile.sectorBytes > 0 && !wk.singleItem) {
+        wk.sectorBytes = profile.sectorBytes;
+        for (int64_t l = 0; l < std::min<int64_t>(static_cast<int64_t>(wk.warpLanes), wk.global[0]);
+             ++l) {
+            Env e = wk.base;
+            wk.setThreads(e, l);
+            wk.lanes.push_back(std::move(e));
+        }
+    }
     wk.walk(info.facts.body, 1, 1);
 
     double items = static_cast<double>(wk.global[0] * wk.global[1] * wk.global[2]);
