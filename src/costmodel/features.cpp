@@ -28,27 +28,6 @@ constexpr int64_t kExpandTrips = 16;
 constexpr int64_t kExpandBudget = 20000;
 constexpr int64_t kIfSamples = 4096;
 
-// The value of an index function (codegen::IndexFunction) at an index already evaluated.
-std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t i, int64_t n) {
-    using Kind = codegen::IndexFunction::Kind;
-    if (n <= 0) {
-        return std::nullopt;
-    }
-    switch (kind) {
-    case Kind::Clamp:
-        return std::clamp<int64_t>(i, 0, n - 1);
-    case Kind::Wrap:
-        return ((i % n) + n) % n;
-    case Kind::Mirror: {
-        int64_t p = 2 * n, m = ((i % p) + p) % p;
-        return m < n ? m : p - 1 - m;
-    }
-    case Kind::Loaded:
-        return std::nullopt; // data-dependent
-    }
-    return std::nullopt;
-}
-
 // The thread-index variables (codegen::threadIndexVar) of dimension d: global, local, group.
 const std::array<std::string, 3>& threadVars(int d) {
     static const auto vars = [] {
@@ -90,7 +69,7 @@ struct Walker {
     KernelFeatures avg;
     double maxStmts = 0, maxTrips = 0, maxBarriers = 0;
     // Expected global bytes read per work-item by buffer: coalesced, strided.
-    std::map<std::string, std::pair<double, double>> readsByBuffer;
+    detail::ReadsByBuffer readsByBuffer;
 
     void setThreads(Env& env, int64_t gid0) const {
         for (int d = 0; d < 3; ++d) {
@@ -117,7 +96,7 @@ struct Walker {
             }
             auto i = eval(f->second.index, env);
             auto n = eval(f->second.length, env);
-            auto value = i && n ? indexFunction(f->second.kind, *i, *n) : std::nullopt;
+            auto value = i && n ? detail::indexFunction(f->second.kind, *i, *n) : std::nullopt;
             if (value) {
                 env[v] = *value;
                 bound.push_back(v);
@@ -414,59 +393,6 @@ struct Walker {
     }
 };
 
-// The buffers a kernel's statements store to.
-void collectWritten(const std::vector<KernelNode>& nodes, std::set<std::string>& out) {
-    for (const auto& n : nodes) {
-        for (const auto& a : n.accesses) {
-            if (a.write) {
-                out.insert(a.buffer);
-            }
-        }
-        collectWritten(n.body, out);
-    }
-}
-
-// The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
-// list of them); a size that cannot be evaluated is left out.
-std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
-                                          const codegen::GeneratedCode& code,
-                                          const arith::Bindings& sizes) {
-    std::map<std::string, double> out;
-    for (const auto& a : info.args) {
-        if (!a.isBuffer) {
-            continue;
-        }
-        bool inter =
-            a.intermediate >= 0 && static_cast<size_t>(a.intermediate) < code.intermediates.size();
-        const arith::Size& size =
-            inter ? code.intermediates[static_cast<size_t>(a.intermediate)].byteSize : a.byteSize;
-        try {
-            out[a.name] = static_cast<double>(codegen::evaluateSize(size, sizes));
-        } catch (const Error&) {
-        }
-    }
-    return out;
-}
-
-// Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
-// than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
-// buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
-// (split between coalesced and strided as its reads are).
-void cachedReads(KernelFeatures& k, const Walker& wk, const std::map<std::string, double>& bytes,
-                 double items, double cacheBytes) {
-    for (const auto& [buffer, reads] : wk.readsByBuffer) {
-        auto size = bytes.find(buffer);
-        double total = (reads.first + reads.second) * items;
-        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
-            continue;
-        }
-        double held = std::min(1.0, cacheBytes / size->second);
-        double reused = held * (1.0 - size->second / total);
-        k.cachedReadCoalesced += reused * reads.first * items;
-        k.cachedReadStrided += reused * reads.second * items;
-    }
-}
-
 KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
                               const std::map<std::string, double>& userFunOps,
                               const std::map<std::string, double>& bytes,
@@ -500,7 +426,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
         profile.gpu ? static_cast<double>(std::min<int64_t>(
                           std::max<int64_t>(1, static_cast<int64_t>(profile.lanes)), wk.local[0]))
                     : 1;
-    collectWritten(info.facts.body, wk.written);
+    detail::collectWritten(info.facts.body, wk.written);
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }
@@ -537,7 +463,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.privateBytes = static_cast<double>(info.privateBytes);
     k.cachedReadCoalesced = k.cachedReadStrided = 0;
     if (profile.cacheBytes > 0) {
-        cachedReads(k, wk, bytes, items, profile.cacheBytes);
+        detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes);
     }
     return k;
 }
@@ -554,8 +480,8 @@ Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindin
     f.total.name = "total";
     f.total.launches = 0;
     for (const auto& info : code.kernels) {
-        KernelFeatures k =
-            kernelFeatures(info, userFunOps, bufferBytes(info, code, sizes), sizes, profile);
+        KernelFeatures k = kernelFeatures(info, userFunOps, detail::bufferBytes(info, code, sizes),
+                                          sizes, profile);
         std::vector<double> sum = f.total.values(), add = k.values();
         for (size_t i = 0; i < sum.size(); ++i) {
             sum[i] += add[i];
