@@ -47,10 +47,10 @@ TEST_CASE("the recorded H200 runs rank as the shipped model ranks them", "[model
         const char* run;
         double tau, gap;
     };
-    const Expect expect[] = {{"A asum", 0.73, 1.07}, {"A dot", 0.73, 1.01},  {"A gemv", 0.12, 1.05},
-                             {"A mm", 0.74, 1.12},   {"C asum", 0.71, 1.01}, {"C dot", 0.68, 1.04},
-                             {"D gemv", 0.19, 1.05}, {"D mm", 0.88, 1.01},   {"E mm", 0.91, 1.01},
-                             {"F asum", 0.83, 1.02}, {"F gemv", 0.33, 1.01}, {"F mm", 0.90, 1.01}};
+    const Expect expect[] = {{"A asum", 0.69, 1.07}, {"A dot", 0.73, 1.01},  {"A gemv", 0.12, 1.05},
+                             {"A mm", 0.75, 1.12},   {"C asum", 0.69, 1.01}, {"C dot", 0.66, 1.04},
+                             {"D gemv", 0.19, 1.05}, {"D mm", 0.94, 1.01},   {"E mm", 0.91, 1.01},
+                             {"F asum", 0.80, 1.02}, {"F gemv", 0.33, 1.01}, {"F mm", 0.90, 1.01}};
     REQUIRE(ranked.size() == std::size(expect));
     for (size_t i = 0; i < ranked.size(); ++i) {
         INFO("run " << expect[i].run << ": tau " << ranked[i].tauPredicted << ", gap "
@@ -75,17 +75,15 @@ TEST_CASE("run E ranks by the load/store transactions, not by the bytes alone", 
 }
 
 // Run F's asum candidates read through chains of ReorderWithStride gathers. Where a warp's lanes
-// read scattered words that the lanes of neighbouring warps complete (sectors), it moves twice or
-// eight times the bytes it uses, not what a fully strided read moves; where each work-item reads
-// on through its own line (consecutive chunks 8 KB apart) the L1 keeps the line and only the
-// load/store path pays. Without the two rules (sector_bytes 0, a coalesced span of 32 bytes) tau
-// falls from 0.84 to 0.78.
+// read scattered words that the lanes of neighbouring warps complete, the warp moves its sectors
+// (twice the bytes it uses for groups of four consecutive words), not what a fully strided read
+// moves. Without the rule (sector_bytes 0) tau falls from 0.80 to 0.78; main's model (769dfbe)
+// gave 0.69.
 TEST_CASE("run F's asum ranks by the sectors its warps move", "[models]") {
     auto model = loadModel(sourceDir() + "/costmodel/analytic.json");
     DeviceProfile profile = recordedProfile(*model, "nvidia-gpu");
     DeviceProfile wordsOnly = profile;
     wordsOnly.sectorBytes = 0;
-    wordsOnly.coalescedSpanBytes = 32;
     auto asumF = [&](const DeviceProfile& p) {
         auto records = readRecords(sourceDir() + "/costmodel/data/nvidia-h200.jsonl");
         for (Record& r : records) {
@@ -100,6 +98,6 @@ TEST_CASE("run F's asum ranks by the sectors its warps move", "[models]") {
     };
     RunRanking with = asumF(profile), without = asumF(wordsOnly);
     INFO("tau " << with.tauPredicted << " without " << without.tauPredicted);
-    CHECK(with.tauPredicted >= 0.83);
-    CHECK(without.tauPredicted <= with.tauPredicted - 0.05);
+    CHECK(with.tauPredicted >= 0.80);
+    CHECK(without.tauPredicted <= with.tauPredicted - 0.02);
 }
