@@ -113,13 +113,12 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         cacheTime = cached / (p.cacheBandwidth * cacheShare * laneUse);
     }
     // Every global access passes through the compute unit's load/store path, one transaction
-    // (line) per cycle at best; with few work-items in flight it waits like DRAM streaming does,
-    // though never below one compute unit's rate. DRAM and cache traffic overlap with it as
-    // memory and computation do.
+    // (line) per cycle: an issue rate, which needs no more work-items in flight than issue the
+    // loads (waiting for DRAM is the DRAM term's, whose saturation models it). DRAM and cache
+    // traffic overlap with it as memory and computation do.
     double fabric = globalBytes / (p.globalBandwidth * memShare) + cacheTime;
     if (p.transactionsPerCuPerCycle > 0) {
-        double lsu = k.globalTransactions / (std::max(usedCus * saturation, 1.0) * p.clockHz *
-                                             p.transactionsPerCuPerCycle);
+        double lsu = k.globalTransactions / (usedCus * p.clockHz * p.transactionsPerCuPerCycle);
         fabric = std::max(fabric, lsu) + kOverlap * std::min(fabric, lsu);
     }
     double memory = fabric + k.localBytes / (p.localBandwidth * usedCus / cus);

@@ -5,7 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 
 namespace egopt::costmodel::detail {
 
@@ -30,5 +33,25 @@ int64_t driverLocal(int64_t global, double preferred);
 
 // Whether a CPU driver (PoCL) runs the whole NDRange `global` as one work-group.
 bool smallRange(const std::array<int64_t, 3>& global, const DeviceProfile& profile);
+
+// The value of an index function (codegen::IndexFunction) at an index already evaluated
+// (feature_buffers.cpp; none for an index read from memory).
+std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t i, int64_t n);
+
+// The buffers a kernel's statements store to.
+void collectWritten(const std::vector<codegen::KernelNode>& nodes, std::set<std::string>& out);
+
+// The size in bytes of each global buffer a kernel reads; a size that cannot be evaluated is
+// left out.
+std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
+                                          const codegen::GeneratedCode& code,
+                                          const arith::Bindings& sizes);
+
+// Expected global bytes read per work-item, by buffer: coalesced, strided.
+using ReadsByBuffer = std::map<std::string, std::pair<double, double>>;
+
+// Adds to `k` the re-reads the cache serves (docs/cost-models.md, cached_read_*).
+void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
+                 const std::map<std::string, double>& bytes, double items, double cacheBytes);
 
 } // namespace egopt::costmodel::detail

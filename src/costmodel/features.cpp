@@ -28,27 +28,6 @@ constexpr int64_t kExpandTrips = 16;
 constexpr int64_t kExpandBudget = 20000;
 constexpr int64_t kIfSamples = 4096;
 
-// The value of an index function (codegen::IndexFunction) at an index already evaluated.
-std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t i, int64_t n) {
-    using Kind = codegen::IndexFunction::Kind;
-    if (n <= 0) {
-        return std::nullopt;
-    }
-    switch (kind) {
-    case Kind::Clamp:
-        return std::clamp<int64_t>(i, 0, n - 1);
-    case Kind::Wrap:
-        return ((i % n) + n) % n;
-    case Kind::Mirror: {
-        int64_t p = 2 * n, m = ((i % p) + p) % p;
-        return m < n ? m : p - 1 - m;
-    }
-    case Kind::Loaded:
-        return std::nullopt; // data-dependent
-    }
-    return std::nullopt;
-}
-
 // The thread-index variables (codegen::threadIndexVar) of dimension d: global, local, group.
 const std::array<std::string, 3>& threadVars(int d) {
     static const auto vars = [] {
@@ -76,6 +55,9 @@ struct Walker {
     double coalescedSpanBytes = 0; // DeviceProfile::coalescedSpanBytes
     double warpLanes = 1;          // GPU: work-items that share one warp-uniform read
     double transactionBytes = 0;   // DeviceProfile::transactionBytes (0: not counted)
+    bool registersRename = false;  // GPU: private moves are register renames (registerMove)
+    double sectorBytes = 0;        // DeviceProfile::sectorBytes (0: sectors not counted)
+    std::vector<Env> lanes;        // the representative warp's work-items (sectors counted)
     std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
     struct LoopVar {
         std::string var;
@@ -87,7 +69,7 @@ struct Walker {
     KernelFeatures avg;
     double maxStmts = 0, maxTrips = 0, maxBarriers = 0;
     // Expected global bytes read per work-item by buffer: coalesced, strided.
-    std::map<std::string, std::pair<double, double>> readsByBuffer;
+    detail::ReadsByBuffer readsByBuffer;
 
     void setThreads(Env& env, int64_t gid0) const {
         for (int d = 0; d < 3; ++d) {
@@ -114,7 +96,7 @@ struct Walker {
             }
             auto i = eval(f->second.index, env);
             auto n = eval(f->second.length, env);
-            auto value = i && n ? indexFunction(f->second.kind, *i, *n) : std::nullopt;
+            auto value = i && n ? detail::indexFunction(f->second.kind, *i, *n) : std::nullopt;
             if (value) {
                 env[v] = *value;
                 bound.push_back(v);
@@ -148,10 +130,30 @@ struct Walker {
             return true; // one access by one work-item
         }
         // The offset is the same in both: the byte addresses differ by whole elements. Along a
-        // loop the access must be contiguous; between work-items a GPU's sectors allow a span.
-        double span = alongLoop ? a.bytes : std::max<double>(a.bytes, coalescedSpanBytes);
-        return x && y &&
-               std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes) <= span;
+        // loop the access must be contiguous; between work-items a GPU's sectors allow a span,
+        // but only where each work-item goes on to read the bytes up to its neighbour's start
+        // in its own next iterations (from the L1): otherwise each lane's sector is fetched
+        // for one element and the rest of it is fetched again, later, for another.
+        if (!x || !y) {
+            return false;
+        }
+        double apart = std::abs(static_cast<double>(*y - *x)) * static_cast<double>(a.elementBytes);
+        if (alongLoop || apart <= a.bytes) {
+            return apart <= a.bytes;
+        }
+        return apart <= coalescedSpanBytes && readsOnward(a, *x);
+    }
+
+    // Whether the innermost enclosing loop's next iteration reads the bytes right after this
+    // one's (the work-item walks through its sector).
+    bool readsOnward(const MemoryAccess& a, int64_t at) {
+        if (loops.empty()) {
+            return false;
+        }
+        Env e = base;
+        e[loops.back().var] += loops.back().step;
+        auto z = eval(a.index, e);
+        return z && std::abs(static_cast<double>(*z - at)) * a.elementBytes <= a.bytes;
     }
 
     // A read of a buffer the kernel does not store to at the same address in every iteration of
@@ -212,12 +214,37 @@ struct Walker {
         return pieces * std::min(warpLanes, std::ceil(span / transactionBytes)) / warpLanes;
     }
 
+    // The bytes the representative warp's sectors move per byte its lanes ask for (at least 1),
+    // where every lane's address evaluates: memory moves whole sectors, so a warp whose lanes
+    // read 4 bytes 32 bytes apart moves 8 times what it uses.
+    std::optional<double> sectorFactor(const MemoryAccess& a) {
+        if (sectorBytes <= 0 || lanes.size() < 2 || throughIndexFunction(a) ||
+            (maxCoalescedBytes > 0 && a.bytes > maxCoalescedBytes)) {
+            return std::nullopt; // wider accesses are split into interleaved pieces
+        }
+        auto sb = static_cast<int64_t>(sectorBytes);
+        std::set<int64_t> sectors;
+        for (Env& lane : lanes) {
+            auto x = eval(a.index, lane);
+            if (!x || *x < 0) {
+                return std::nullopt;
+            }
+            int64_t start = *x * a.elementBytes + a.offset;
+            for (int64_t s = start / sb; s <= (start + a.bytes - 1) / sb; ++s) {
+                sectors.insert(s);
+            }
+        }
+        double asked = static_cast<double>(lanes.size()) * a.bytes;
+        return std::max(1.0, static_cast<double>(sectors.size()) * sectorBytes / asked);
+    }
+
     void access(const MemoryAccess& a, double w) {
         if (a.space == MemorySpace::Private) {
             return; // registers: counted as statements
         }
         if (a.space == MemorySpace::Local) {
-            avg.localBytes += w * a.bytes;
+            // The lanes of a warp reading one local address get it in one broadcast.
+            avg.localBytes += w * a.bytes / (warpUniform(a) ? warpLanes : 1.0);
             return;
         }
         bool c = coalesced(a);
@@ -231,6 +258,9 @@ struct Walker {
         avg.globalTransactions += tx;
         if (warpUniform(a)) {
             bytes /= warpLanes; // the bytes the warp moves, shared by its lanes
+        } else if (auto sectors = c ? std::nullopt : sectorFactor(a)) {
+            bytes *= *sectors; // the sectors' bytes, moved like a coalesced access's
+            c = true;
         }
         double& slot = a.write ? (c ? avg.globalWriteCoalesced : avg.globalWriteStrided)
                                : (c ? avg.globalReadCoalesced : avg.globalReadStrided);
@@ -246,13 +276,29 @@ struct Walker {
         auto b = eval(value, next);
         a ? void(base[var] = *a) : void(base.erase(var));
         b ? void(next[var] = *b) : void(next.erase(var));
+        for (Env& lane : lanes) {
+            auto v = eval(value, lane);
+            v ? void(lane[var] = *v) : void(lane.erase(var));
+        }
+    }
+
+    // On a GPU, a statement that only moves private values (a copy between private arrays, a
+    // tuple of values, a constant) is no instruction: private data lives in registers (larger
+    // kernels are ruled out, analytic.cpp) and the compiler renames them.
+    bool registerMove(const KernelNode& n) const {
+        if (!registersRename || !n.calls.empty() || !n.intVar.empty() || n.barrier) {
+            return false;
+        }
+        return std::all_of(n.accesses.begin(), n.accesses.end(),
+                           [](const MemoryAccess& a) { return a.space == MemorySpace::Private; });
     }
 
     void stmt(const KernelNode& n, double w, double wmax) {
         if (!n.intVar.empty()) {
             assign(n.intVar, n.intValue);
         }
-        double work = n.threadIndexRead ? 0.0 : static_cast<double>(n.statements);
+        double work =
+            n.threadIndexRead || registerMove(n) ? 0.0 : static_cast<double>(n.statements);
         avg.privateAccesses += w * work;
         maxStmts += wmax * work;
         maxBarriers += n.barrier ? wmax : 0;
@@ -303,22 +349,34 @@ struct Walker {
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
         loops.push_back({n.var, step, trips});
+        std::vector<int64_t> laneInit;
+        for (Env& lane : lanes) {
+            laneInit.push_back(eval(n.init, lane).value_or(0));
+        }
+        auto at = [&](int64_t i) {
+            base[n.var] = a.value_or(0) + i * step;
+            next[n.var] = an.value_or(0) + i * step;
+            for (size_t l = 0; l < lanes.size(); ++l) {
+                lanes[l][n.var] = laneInit[l] + i * step;
+            }
+        };
         if (trips <= kExpandTrips && budget >= trips) {
             budget -= trips;
             for (int64_t i = 0; i < trips; ++i) {
-                base[n.var] = a.value_or(0) + i * step;
-                next[n.var] = an.value_or(0) + i * step;
+                at(i);
                 walk(n.body, w, wmax);
             }
         } else if (trips > 0) {
-            base[n.var] = a.value_or(0);
-            next[n.var] = an.value_or(0);
+            at(0);
             double t = static_cast<double>(trips);
             walk(n.body, w * t, wmax * t);
         }
         loops.pop_back();
         base.erase(n.var);
         next.erase(n.var);
+        for (Env& lane : lanes) {
+            lane.erase(n.var);
+        }
     }
 
     void walk(const std::vector<KernelNode>& nodes, double w, double wmax) {
@@ -334,59 +392,6 @@ struct Walker {
         }
     }
 };
-
-// The buffers a kernel's statements store to.
-void collectWritten(const std::vector<KernelNode>& nodes, std::set<std::string>& out) {
-    for (const auto& n : nodes) {
-        for (const auto& a : n.accesses) {
-            if (a.write) {
-                out.insert(a.buffer);
-            }
-        }
-        collectWritten(n.body, out);
-    }
-}
-
-// The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
-// list of them); a size that cannot be evaluated is left out.
-std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
-                                          const codegen::GeneratedCode& code,
-                                          const arith::Bindings& sizes) {
-    std::map<std::string, double> out;
-    for (const auto& a : info.args) {
-        if (!a.isBuffer) {
-            continue;
-        }
-        bool inter =
-            a.intermediate >= 0 && static_cast<size_t>(a.intermediate) < code.intermediates.size();
-        const arith::Size& size =
-            inter ? code.intermediates[static_cast<size_t>(a.intermediate)].byteSize : a.byteSize;
-        try {
-            out[a.name] = static_cast<double>(codegen::evaluateSize(size, sizes));
-        } catch (const Error&) {
-        }
-    }
-    return out;
-}
-
-// Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
-// than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
-// buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
-// (split between coalesced and strided as its reads are).
-void cachedReads(KernelFeatures& k, const Walker& wk, const std::map<std::string, double>& bytes,
-                 double items, double cacheBytes) {
-    for (const auto& [buffer, reads] : wk.readsByBuffer) {
-        auto size = bytes.find(buffer);
-        double total = (reads.first + reads.second) * items;
-        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
-            continue;
-        }
-        double held = std::min(1.0, cacheBytes / size->second);
-        double reused = held * (1.0 - size->second / total);
-        k.cachedReadCoalesced += reused * reads.first * items;
-        k.cachedReadStrided += reused * reads.second * items;
-    }
-}
 
 KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
                               const std::map<std::string, double>& userFunOps,
@@ -415,18 +420,28 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.maxCoalescedBytes = profile.maxCoalescedBytes;
     wk.coalescedSpanBytes = profile.gpu ? profile.coalescedSpanBytes : 0;
     wk.transactionBytes = profile.gpu ? profile.transactionBytes : 0;
+    wk.registersRename = profile.gpu;
     // A warp is `lanes` consecutive work-items of dimension 0, within one work-group.
     wk.warpLanes =
         profile.gpu ? static_cast<double>(std::min<int64_t>(
                           std::max<int64_t>(1, static_cast<int64_t>(profile.lanes)), wk.local[0]))
                     : 1;
-    collectWritten(info.facts.body, wk.written);
+    detail::collectWritten(info.facts.body, wk.written);
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
     }
     wk.setThreads(wk.base, 0);
     wk.next = wk.base;
     wk.setThreads(wk.next, wk.global[0] > 1 ? 1 : 0);
+    if (profile.gpu && profile.sectorBytes > 0 && !wk.singleItem) {
+        wk.sectorBytes = profile.sectorBytes;
+        for (int64_t l = 0; l < std::min<int64_t>(static_cast<int64_t>(wk.warpLanes), wk.global[0]);
+             ++l) {
+            Env e = wk.base;
+            wk.setThreads(e, l);
+            wk.lanes.push_back(std::move(e));
+        }
+    }
     wk.walk(info.facts.body, 1, 1);
 
     double items = static_cast<double>(wk.global[0] * wk.global[1] * wk.global[2]);
@@ -448,7 +463,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.privateBytes = static_cast<double>(info.privateBytes);
     k.cachedReadCoalesced = k.cachedReadStrided = 0;
     if (profile.cacheBytes > 0) {
-        cachedReads(k, wk, bytes, items, profile.cacheBytes);
+        detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes);
     }
     return k;
 }
@@ -465,8 +480,8 @@ Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindin
     f.total.name = "total";
     f.total.launches = 0;
     for (const auto& info : code.kernels) {
-        KernelFeatures k =
-            kernelFeatures(info, userFunOps, bufferBytes(info, code, sizes), sizes, profile);
+        KernelFeatures k = kernelFeatures(info, userFunOps, detail::bufferBytes(info, code, sizes),
+                                          sizes, profile);
         std::vector<double> sum = f.total.values(), add = k.values();
         for (size_t i = 0; i < sum.size(); ++i) {
             sum[i] += add[i];

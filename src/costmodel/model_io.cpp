@@ -32,6 +32,7 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
             {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes},
             {"coalesced_span_bytes", &DeviceProfile::coalescedSpanBytes},
+            {"sector_bytes", &DeviceProfile::sectorBytes},
             {"cache_bytes", &DeviceProfile::cacheBytes},
             {"cache_bandwidth", &DeviceProfile::cacheBandwidth},
             {"cache_saturation_items", &DeviceProfile::cacheSaturationItems},

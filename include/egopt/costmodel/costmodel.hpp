@@ -111,6 +111,9 @@ struct DeviceProfile {
     // (GPUs; 0: as far as one access moves): a warp's scalar loads 8 to 32 bytes apart fill the
     // same 32-byte sectors, whose other bytes the work-items' next loads read from the L1.
     double coalescedSpanBytes = 0;
+    // The unit DRAM and the L2 move (GPUs; 0: not counted): a strided access whose lanes'
+    // addresses evaluate counts the bytes of the sectors its warp touches, as coalesced bytes.
+    double sectorBytes = 0;
     // The cache that serves re-reads (GPUs; 0 = not modelled): a buffer of at most cacheBytes
     // read more than once is fetched from DRAM once, its other reads come from the caches at
     // cacheBandwidth (bytes/s, per full warp: a partly filled one moves fewer bytes per access).

@@ -1,0 +1,86 @@
+// Helpers of the feature walk (features.cpp) that need no walker: index functions, the buffers a
+// kernel stores to, buffer sizes, and the re-reads a cache serves.
+#include "detail.hpp"
+#include "egopt/support/diagnostic.hpp"
+
+#include <algorithm>
+
+namespace egopt::costmodel::detail {
+
+using codegen::KernelNode;
+
+// The value of an index function (codegen::IndexFunction) at an index already evaluated.
+std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t i, int64_t n) {
+    using Kind = codegen::IndexFunction::Kind;
+    if (n <= 0) {
+        return std::nullopt;
+    }
+    switch (kind) {
+    case Kind::Clamp:
+        return std::clamp<int64_t>(i, 0, n - 1);
+    case Kind::Wrap:
+        return ((i % n) + n) % n;
+    case Kind::Mirror: {
+        int64_t p = 2 * n, m = ((i % p) + p) % p;
+        return m < n ? m : p - 1 - m;
+    }
+    case Kind::Loaded:
+        return std::nullopt; // data-dependent
+    }
+    return std::nullopt;
+}
+
+// The buffers a kernel's statements store to.
+void collectWritten(const std::vector<codegen::KernelNode>& nodes, std::set<std::string>& out) {
+    for (const auto& n : nodes) {
+        for (const auto& a : n.accesses) {
+            if (a.write) {
+                out.insert(a.buffer);
+            }
+        }
+        collectWritten(n.body, out);
+    }
+}
+
+// The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
+// list of them); a size that cannot be evaluated is left out.
+std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
+                                          const codegen::GeneratedCode& code,
+                                          const arith::Bindings& sizes) {
+    std::map<std::string, double> out;
+    for (const auto& a : info.args) {
+        if (!a.isBuffer) {
+            continue;
+        }
+        bool inter =
+            a.intermediate >= 0 && static_cast<size_t>(a.intermediate) < code.intermediates.size();
+        const arith::Size& size =
+            inter ? code.intermediates[static_cast<size_t>(a.intermediate)].byteSize : a.byteSize;
+        try {
+            out[a.name] = static_cast<double>(codegen::evaluateSize(size, sizes));
+        } catch (const Error&) {
+        }
+    }
+    return out;
+}
+
+// Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
+// than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
+// buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
+// (split between coalesced and strided as its reads are).
+void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
+                 const std::map<std::string, double>& bytes, double items, double cacheBytes) {
+    for (const auto& [buffer, reads] : readsByBuffer) {
+        auto size = bytes.find(buffer);
+        double total = (reads.first + reads.second) * items;
+        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
+            continue;
+        }
+        double held = std::min(1.0, cacheBytes / size->second);
+        double reused = held * (1.0 - size->second / total);
+        k.cachedReadCoalesced += reused * reads.first * items;
+        k.cachedReadStrided += reused * reads.second * items;
+    }
+}
+
+} // namespace egopt::costmodel::detail
