@@ -373,6 +373,9 @@ def parse_args():
     ap.add_argument("--repeat", type=int, default=5,
                     help="runs per workload and system, interleaved; the median run's row")
     ap.add_argument("--egopt-only", action="store_true", help="skip egglog (no venv needed)")
+    ap.add_argument("--sizes", metavar="FILE",
+                    help="write each workload's (e-nodes, e-classes) after every iteration, "
+                         "per system, as JSON")
     ap.add_argument("--egglog-worker", metavar="FILE")
     return ap.parse_args()
 
@@ -456,11 +459,14 @@ def main():
     else:
         print(ROW_FORMAT % (tuple(cols) + ("stop",)), flush=True)
     systems = ("egopt",) if args.egopt_only else ("egopt", "egglog")
-    differ = []
+    differ, all_sizes = [], {}
     for workload in chosen:
-        sizes = run_workload(args, workload, systems)
+        sizes = all_sizes[workload.name] = run_workload(args, workload, systems)
         if len(sizes) == 2 and not same_egraphs(workload.name, sizes):
             differ.append(workload.name)
+    if args.sizes:
+        with open(args.sizes, "w") as f:
+            json.dump(all_sizes, f, indent=1)
     if differ:
         print(f"bench-egraph: egopt and egglog differ on {', '.join(differ)}", file=sys.stderr)
         sys.exit(1)

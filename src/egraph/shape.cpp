@@ -46,7 +46,9 @@ ShapeId ShapeTable::intern(const Shape& shape) {
     shapes_.push_back(shape);
     heapBytes_ += shapes_[id].fun.params.heapBytes() + shapes_[id].freeVars.heapBytes();
     slots_[i] = id;
-    if (2 * shapes_.size() > slots_.size()) {
+    // Three quarters full at most: where classes have types of their own (a split-join's
+    // chains of splits), there is a shape per class, and half full would cost 8-16 bytes each.
+    if (4 * shapes_.size() > 3 * slots_.size()) {
         rehash(2 * slots_.size());
     }
     return id;

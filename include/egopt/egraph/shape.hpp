@@ -47,7 +47,7 @@ private:
     void rehash(size_t slots);
     static constexpr uint32_t kNone = UINT32_MAX;
     Chunked<Shape, 8> shapes_;
-    std::vector<uint32_t> slots_; // open addressing over the ids, a power of two, half full at most
+    std::vector<uint32_t> slots_; // open addressing over the ids, a power of two, 3/4 full at most
     size_t heapBytes_ = 0;        // the shapes' lists beyond their inline values
 };
 
