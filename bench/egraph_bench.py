@@ -343,7 +343,8 @@ def workloads(args):
         for name, path in LIFT_PROGRAMS:
             with open(os.path.join(ROOT, path)) as f:
                 text = f.read()
-            yield Workload(f"lift-{name}-{limit // 1000}k", limit, LIFT_ITERATIONS[name, limit],
+            label = f"{limit // 1000}k" if limit < 1_000_000 else f"{limit // 1_000_000}M"
+            yield Workload(f"lift-{name}-{label}", limit, LIFT_ITERATIONS[name, limit],
                            (text, LIFT_RULES), lambda path=path: egglog_lift_program(
                                initial_dump(args.egopt, os.path.join(ROOT, path))), True)
     if args.quick:
