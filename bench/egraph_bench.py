@@ -6,22 +6,24 @@ Each (workload, system) pair runs in its own process, so peak RSS is that run's 
           since egglog's default schedule has none; the saturated e-graph is the same either way)
   egglog  this script with --egglog-worker, in the venv that scripts/bench-egraph sets up
 
-Workloads (docs/egraph.md, "Throughput: egopt next to egglog"):
+Workloads (docs/egraph-performance.md, "Throughput: egopt next to egglog"):
   arith-n         commutativity, associativity and distributivity over an n-term sum
   rules-P-100k    egopt alone: core, algorithmic and OpenCL rules on P (mm, asum, nbody) up to
                   100k e-nodes (not with --quick)
-  lift-P-L        the Lift rules of bench/egraph/structural.rules on program P (mm, asum, nbody
-                  from examples/, mm_tiled_8x4 from bench/programs/) with node limit L; egglog
-                  gets the same initial e-graph (egopt's --dump-egraph before any iteration,
-                  De Bruijn variables and all) over a datatype with one constructor per Lift
-                  operator, and the same rules
+  lift-P-L        the Lift rules of bench/egraph/split-join.rules (structural.rules and split-join
+                  with split sizes 2 and 4) on program P (mm, asum, nbody from examples/), whole
+                  iterations until the e-graph holds L e-nodes (100k, 1M; LIFT_ITERATIONS);
+                  egglog gets the same initial e-graph (egopt's --dump-egraph before any
+                  iteration, De Bruijn variables and all) over a datatype with one constructor
+                  per Lift operator, and the same rules
 
-After each workload both sides ran, a line on stderr says whether they reached the same e-graph
-(the same iterations, e-nodes and e-classes; on arith egopt's two user-function e-nodes more);
-the exit code is 1 if any differs.
+After each workload both sides ran, a line on stderr says whether they had the same e-graph
+after every iteration (the same e-nodes and e-classes; on arith egopt's two user-function
+e-nodes more); the exit code is 1 if any differs.
 
 Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_enode,peak_rss_mb
-  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts
+  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts,
+                  or until the row's iteration count
   seconds         the saturation loop only (egopt: the sum of its iteration times; egglog: the
                   `run` commands), not parsing or start-up; with --repeat N (default 5) each
                   system runs N times, the systems taking turns, and the row is its median run
