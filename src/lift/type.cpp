@@ -116,12 +116,18 @@ TypeId TypeArena::intern(const Key& key) {
     if (key.length) {
         n.length = *key.length;
     }
+    heapBytes_ += n.elems.capacity() * sizeof(TypeId);
     hashes_.push_back(h);
     slots_[i] = id;
     if (2 * nodes_.size() > slots_.size()) {
         rehash(2 * slots_.size());
     }
     return id;
+}
+
+size_t TypeArena::bytes() const {
+    return nodes_.size() * sizeof(TypeNode) + heapBytes_ + hashes_.capacity() * sizeof(uint32_t) +
+           slots_.capacity() * sizeof(TypeId);
 }
 
 TypeId TypeArena::scalar(ScalarKind k) {

@@ -70,6 +70,9 @@ public:
     size_t byteSize(TypeId id) const;
 
     size_t size() const { return nodes_.size(); }
+    // Bytes held: the type nodes, their element lists, the hashes and the index (the lengths'
+    // arith nodes, shared with the rest of the program, are not counted).
+    size_t bytes() const;
 
 private:
     // A type to look up, by its parts: interning a type that exists already builds no TypeNode
@@ -94,6 +97,7 @@ private:
     // hashes (a lookup reads the slot and the hash, and the type once).
     std::vector<TypeId> slots_;
     std::vector<uint32_t> hashes_;
+    size_t heapBytes_ = 0; // the element lists' capacities
     bool frozen_ = false;
 };
 
