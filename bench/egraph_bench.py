@@ -6,22 +6,24 @@ Each (workload, system) pair runs in its own process, so peak RSS is that run's 
           since egglog's default schedule has none; the saturated e-graph is the same either way)
   egglog  this script with --egglog-worker, in the venv that scripts/bench-egraph sets up
 
-Workloads (docs/egraph.md, "Throughput: egopt next to egglog"):
+Workloads (docs/egraph-performance.md, "Throughput: egopt next to egglog"):
   arith-n         commutativity, associativity and distributivity over an n-term sum
   rules-P-100k    egopt alone: core, algorithmic and OpenCL rules on P (mm, asum, nbody) up to
                   100k e-nodes (not with --quick)
-  lift-P-L        the Lift rules of bench/egraph/structural.rules on program P (mm, asum, nbody
-                  from examples/, mm_tiled_8x4 from bench/programs/) with node limit L; egglog
-                  gets the same initial e-graph (egopt's --dump-egraph before any iteration,
-                  De Bruijn variables and all) over a datatype with one constructor per Lift
-                  operator, and the same rules
+  lift-P-L        the Lift rules of bench/egraph/split-join.rules (structural.rules and split-join
+                  with split sizes 2 and 4) on program P (mm, asum, nbody from examples/), whole
+                  iterations until the e-graph holds L e-nodes (100k, 1M; LIFT_ITERATIONS);
+                  egglog gets the same initial e-graph (egopt's --dump-egraph before any
+                  iteration, De Bruijn variables and all) over a datatype with one constructor
+                  per Lift operator, and the same rules
 
-After each workload both sides ran, a line on stderr says whether they reached the same e-graph
-(the same iterations, e-nodes and e-classes; on arith egopt's two user-function e-nodes more);
-the exit code is 1 if any differs.
+After each workload both sides ran, a line on stderr says whether they had the same e-graph
+after every iteration (the same e-nodes and e-classes; on arith egopt's two user-function
+e-nodes more); the exit code is 1 if any differs.
 
 Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_enode,peak_rss_mb
-  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts
+  iterations      egglog runs `(run 1)` until an iteration changes nothing, as egopt counts,
+                  or until the row's iteration count
   seconds         the saturation loop only (egopt: the sum of its iteration times; egglog: the
                   `run` commands), not parsing or start-up; with --repeat N (default 5) each
                   system runs N times, the systems taking turns, and the row is its median run
@@ -30,6 +32,7 @@ Rows: workload,system,iterations,enodes,eclasses,seconds,enodes_per_s,bytes_per_
                   process's peak RSS over saturation / e-nodes (it exposes no byte count)
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -75,11 +78,18 @@ def arith_egglog(n):
     return EGGLOG_ARITH_RULES + f"(let $e {term})\n"
 
 
-# --- workload (b): Lift programs under the structural subset of the Lift rules
+# --- workload (b): Lift programs under structural rules and split-join with constant sizes
 
 LIFT_PROGRAMS = [("mm", "examples/mm.lift"), ("asum", "examples/asum.lift"),
-                 ("nbody", "examples/nbody.lift"), ("mm_tiled_8x4", "bench/programs/mm_tiled_8x4.lift")]
-STRUCTURAL_RULES = os.path.join(ROOT, "bench", "egraph", "structural.rules")
+                 ("nbody", "examples/nbody.lift")]
+# The e-graphs double in size every iteration. A row with node limit L runs whole iterations
+# until the e-graph holds at least L e-nodes, as egglog checks a limit (between iterations);
+# egopt would stop inside the iteration that crosses it (between applications) and go on while
+# rebuilding leaves it below, so both run this many iterations with no node limit instead
+# (check_limit_iterations says if a count no longer fits its limit).
+LIFT_ITERATIONS = {("mm", 100_000): 12, ("asum", 100_000): 14, ("nbody", 100_000): 13,
+                   ("mm", 1_000_000): 15, ("asum", 1_000_000): 17, ("nbody", 1_000_000): 16}
+LIFT_RULES = os.path.join(ROOT, "bench", "egraph", "split-join.rules")
 
 # The operator names of e-node labels (lift::opName), as --dump-egraph writes them.
 LIFT_OPS = set("""Map MapSeq MapGlb MapWrg MapLcl MapVec Reduce ReduceSeq PartRed Iterate toGlobal
@@ -87,11 +97,12 @@ LIFT_OPS = set("""Map MapSeq MapGlb MapWrg MapLcl MapVec Reduce ReduceSeq PartRe
     Transpose TransposeW Zip Unzip Tuple Get asVector asScalar Slide Pad At Filter id Reorder
     ArrayFromUserFunGenerator""".split())
 
-# bench/egraph/structural.rules for egglog, rule for rule. A Lift e-node (operator, integer,
-# attribute, children) is the constructor o<operator> with the label's arguments as one String
-# (the sizes and the integer as --dump-egraph prints them: Split "N", MapGlb "0", Get "1") and
-# its child e-classes; an application with k arguments is oAppk.
-EGGLOG_STRUCTURAL_RULES = """\
+# bench/egraph/split-join.rules (structural.rules and the two split-joins) for egglog, rule for
+# rule. A Lift e-node (operator, integer, attribute, children) is the constructor o<operator>
+# with the label's arguments as one String (the sizes and the integer as --dump-egraph prints
+# them: Split "N", MapGlb "0", Get "1") and its child e-classes; an application with k
+# arguments is oAppk.
+EGGLOG_LIFT_RULES = """\
 (rewrite (oApp1 (oJoin) (oApp1 (oSplit n) x)) x)
 (rewrite (oApp1 (oid) x) x)
 (rewrite (oApp1 (oMap (oid)) x) x)
@@ -125,6 +136,8 @@ EGGLOG_STRUCTURAL_RULES = """\
 (rewrite (oApp1 (otoGlobal f) x) (oApp1 f x))
 (rewrite (oApp1 (otoLocal f) x) (oApp1 f x))
 (rewrite (oApp1 (otoPrivate f) x) (oApp1 f x))
+(rewrite (oApp1 (oMap f) x) (oApp1 (oJoin) (oApp1 (oMap (oMap f)) (oApp1 (oSplit "2") x))))
+(rewrite (oApp1 (oMap f) x) (oApp1 (oJoin) (oApp1 (oMap (oMap f)) (oApp1 (oSplit "4") x))))
 """
 
 # Constructors the rules use: name -> (String arguments, children).
@@ -175,13 +188,13 @@ def egglog_lift_program(dump):
         lets.append(f"(let $c{cls} ({' '.join([name] + args)}))")
     sorts = " ".join(f"({name}{' String' * s}{' Expr' * c})"
                      for name, (s, c) in sorted(constructors.items()))
-    return "\n".join([f"(datatype Expr {sorts})", EGGLOG_STRUCTURAL_RULES] + lets) + "\n"
+    return "\n".join([f"(datatype Expr {sorts})", EGGLOG_LIFT_RULES] + lets) + "\n"
 
 
 def initial_dump(egopt, program):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "initial.json")
-        run_child([egopt, "saturate", program, "--rules", STRUCTURAL_RULES, "--iterations", "0",
+        run_child([egopt, "saturate", program, "--rules", LIFT_RULES, "--iterations", "0",
                    "--dump-egraph", path], 120)
         with open(path) as f:
             return json.load(f)
@@ -223,13 +236,17 @@ def run_measured(cmd, timeout):
     return r["out"], r["rss"]
 
 
-def run_egopt(egopt, lift_text, rules_path, node_limit, threads, timeout):
+# A node limit that never binds: the Lift rows stop after a number of whole iterations.
+NO_LIMIT = 1_000_000_000
+
+
+def run_egopt(egopt, lift_text, rules_path, node_limit, iterations, threads, timeout):
     """Saturates in egopt; its own statistics give the sizes, times and bytes."""
     with tempfile.TemporaryDirectory() as d:
         lift = os.path.join(d, "w.lift")
         with open(lift, "w") as f:
             f.write(lift_text)
-        cmd = [egopt, "saturate", lift, "--rules", rules_path, "--iterations", "10000",
+        cmd = [egopt, "saturate", lift, "--rules", rules_path, "--iterations", str(iterations),
                "--node-limit", str(node_limit), "--time-limit", str(timeout),
                "--memory-limit", "100G", "--match-limit", "0", "--threads", str(threads)]
         out, rss = run_measured(cmd, timeout + 60)
@@ -241,12 +258,14 @@ def run_egopt(egopt, lift_text, rules_path, node_limit, threads, timeout):
     nodes, classes = int(final.group(1)), int(final.group(2))
     return {"iterations": len(iters), "enodes": nodes, "eclasses": classes,
             "seconds": seconds, "bytes_per_enode": int(iters[-1][3]) / nodes if iters else 0,
-            "peak_rss_mb": rss, "stop": stop}
+            "peak_rss_mb": rss, "stop": stop,
+            "per_iteration": [(int(i[1]), int(i[2])) for i in iters]}
 
 
-def egglog_worker(program, node_limit):
+def egglog_worker(program, node_limit, max_iterations):
     """In the venv: runs one egglog saturation, one iteration at a time as egopt counts them
-    (the last one finds nothing new), and prints its numbers as JSON."""
+    (the last one finds nothing new), and prints its numbers as JSON, with the e-nodes and
+    e-classes after each iteration (counted outside the timed `run` commands)."""
     import egglog.bindings as eb
 
     g = eb.EGraph()
@@ -254,76 +273,96 @@ def egglog_worker(program, node_limit):
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     seconds, iterations, stop = 0.0, 0, "iteration limit"
 
-    def size():
-        sizes = g.run_program(*g.parse_program("(print-size)"))[0].sizes
-        return sum(n for name, n in sizes if not name.startswith("$"))
+    def sizes():
+        # E-nodes: the constructors' rows without the let globals; e-classes: the distinct
+        # output values of those rows (each row is an e-node, its output its e-class).
+        nodes, classes = 0, set()
+        for name, fn in g.freeze().functions.items():
+            if name.startswith("$"):
+                continue
+            nodes += len(fn.rows)
+            classes.update(row.output for row in fn.rows)
+        return nodes, len(classes)
 
-    while iterations < 10000:
+    per_iteration = []
+    while iterations < max_iterations:
         start = time.perf_counter()
         out = g.run_program(*g.parse_program("(run 1)"))
         seconds += time.perf_counter() - start
         iterations += 1
+        per_iteration.append(sizes())
         if not out[0].report.updated:
             stop = "saturated"
             break
-        if size() >= node_limit:
+        if per_iteration[-1][0] >= node_limit:
             stop = "node limit"
             break
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # E-classes: the distinct output values of the constructors' rows (each row is an e-node;
-    # its output is its e-class).
-    classes = set()
-    for name, fn in g.freeze().functions.items():
-        if name.startswith("$"):
-            continue
-        for row in fn.rows:
-            classes.add(row.output)
-    print(json.dumps({"iterations": iterations, "enodes": size(), "eclasses": len(classes),
-                      "seconds": seconds, "grown_mb": rss1 - rss0, "stop": stop}))
+    nodes, classes = per_iteration[-1] if per_iteration else sizes()
+    print(json.dumps({"iterations": iterations, "enodes": nodes, "eclasses": classes,
+                      "seconds": seconds, "grown_mb": rss1 - rss0, "stop": stop,
+                      "per_iteration": per_iteration}))
 
 
-def run_egglog(python, program, node_limit, timeout):
+def run_egglog(python, program, node_limit, iterations, timeout):
     with tempfile.NamedTemporaryFile("w", suffix=".egg", delete=False) as f:
         f.write(program)
         path = f.name
     try:
         out, rss = run_measured([python, os.path.abspath(__file__), "--egglog-worker", path,
-                                 "--node-limit", str(node_limit)], timeout)
+                                 "--node-limit", str(node_limit), "--iterations",
+                                 str(iterations)], timeout)
     finally:
         os.unlink(path)
     r = json.loads(out)
     r["bytes_per_enode"] = r.pop("grown_mb") * 1024 * 1024 / max(1, r["enodes"])
     r["peak_rss_mb"] = rss
+    r["per_iteration"] = [tuple(x) for x in r["per_iteration"]]
     return r
 
 
+def check_limit_iterations(name, limit, per_iteration):
+    """A Lift row's iteration count is the first whole iteration that reaches its limit."""
+    nodes = [n for n, _ in per_iteration]
+    if not (len(nodes) >= 2 and nodes[-2] < limit <= nodes[-1]):
+        first = next((i + 1 for i, n in enumerate(nodes) if n >= limit), "more")
+        print(f"bench-egraph: {name}: e-nodes per iteration {nodes}: {first} iterations reach "
+              f"{limit} first, not {len(nodes)} (LIFT_ITERATIONS)", file=sys.stderr)
+        sys.exit(1)
+
+
+# A workload: egopt's (lift text, rules files); egglog's program (a function giving it), or
+# None where egopt runs alone; whole: the row runs `iterations` whole iterations, which must be
+# the first to reach `limit` e-nodes (LIFT_ITERATIONS), instead of stopping at the limit.
+Workload = collections.namedtuple("Workload", "name limit iterations egopt egglog whole")
+
+
 def workloads(args):
-    """(name, node limit, egopt: (lift text, rules files), egglog: a function giving its
-    program, or None where egopt runs alone)."""
     for n in [8] if args.quick else [8, 10, 12]:
-        yield (f"arith-{n}", args.node_limit, (arith_lift(n), EGOPT_ARITH_RULES),
-               lambda n=n: arith_egglog(n))
+        yield Workload(f"arith-{n}", args.node_limit, 10000, (arith_lift(n), EGOPT_ARITH_RULES),
+                       lambda n=n: arith_egglog(n), False)
     for limit in [100_000] if args.quick else [100_000, 1_000_000]:
         for name, path in LIFT_PROGRAMS:
             with open(os.path.join(ROOT, path)) as f:
                 text = f.read()
-            yield (f"lift-{name}-{limit // 1000}k", limit, (text, STRUCTURAL_RULES),
-                   lambda path=path: egglog_lift_program(
-                       initial_dump(args.egopt, os.path.join(ROOT, path))))
+            label = f"{limit // 1000}k" if limit < 1_000_000 else f"{limit // 1_000_000}M"
+            yield Workload(f"lift-{name}-{label}", limit, LIFT_ITERATIONS[name, limit],
+                           (text, LIFT_RULES), lambda path=path: egglog_lift_program(
+                               initial_dump(args.egopt, os.path.join(ROOT, path))), True)
     if args.quick:
         return
     # egopt alone: the pipeline's rules, which grow without bound (no egglog encoding: docs)
     full = ",".join(os.path.join(ROOT, "rules", f) for f in
                     ("core.rules", "algorithmic.rules", "opencl.rules"))
-    for name, path in LIFT_PROGRAMS[:3]:
+    for name, path in LIFT_PROGRAMS:
         with open(os.path.join(ROOT, path)) as f:
-            yield f"rules-{name}-100k", 100_000, (f.read(), full), None
+            yield Workload(f"rules-{name}-100k", 100_000, 10000, (f.read(), full), None, False)
 
 
 ROW_FORMAT = "%-20s %-7s %6s %9s %9s %8s %12s %10s %8s  %s"
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--egopt")
     ap.add_argument("--egglog-python", help="python of the venv that has egglog")
@@ -331,20 +370,88 @@ def main():
     ap.add_argument("--csv", action="store_true")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--node-limit", type=int, default=5_000_000)
+    ap.add_argument("--iterations", type=int, default=10000, help="(egglog worker)")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--only", default="", help="comma-separated workload names")
     ap.add_argument("--repeat", type=int, default=5,
                     help="runs per workload and system, interleaved; the median run's row")
     ap.add_argument("--egopt-only", action="store_true", help="skip egglog (no venv needed)")
+    ap.add_argument("--sizes", metavar="FILE",
+                    help="write each workload's (e-nodes, e-classes) after every iteration, "
+                         "per system, as JSON")
     ap.add_argument("--egglog-worker", metavar="FILE")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def print_row(args, name, system, r):
+    rate = r["enodes"] / r["seconds"] if r["seconds"] > 0 else 0
+    row = [name, system, r["iterations"], r["enodes"], r["eclasses"], f"{r['seconds']:.3f}",
+           f"{rate:.0f}", f"{r['bytes_per_enode']:.0f}", f"{r['peak_rss_mb']:.0f}"]
+    if args.csv:
+        print(",".join(map(str, row)), flush=True)
+    else:
+        print(ROW_FORMAT % (tuple(row) + (r["stop"],)), flush=True)
+
+
+def run_workload(args, workload, systems):
+    """Runs one workload on its systems, --repeat times each, taking turns; prints each
+    system's median row; returns {system: per-iteration (e-nodes, e-classes)}."""
+    name, limit, iterations, (lift, rules), egg, whole = workload
+    node_limit = NO_LIMIT if whole else limit
+    program = egg() if egg and "egglog" in systems else None
+    # The systems take turns, so that a change in the machine's load (other processes on a
+    # shared machine) falls on both; each system's row is its median run by seconds.
+    runs = {system: [] for system in (systems if egg else ("egopt",))}
+    for k in range(max(1, args.repeat)):
+        for system in runs:
+            print(f"bench-egraph: {name} on {system} (run {k + 1} of {args.repeat})...",
+                  file=sys.stderr, flush=True)
+            if system == "egopt":
+                r = run_egopt(args.egopt, lift, rules, node_limit, iterations, args.threads,
+                              args.timeout)
+            else:
+                r = run_egglog(args.egglog_python, program, node_limit, iterations,
+                               args.timeout)
+            runs[system].append(r)
+    sizes = {}
+    for system, rs in runs.items():
+        if len({tuple(r["per_iteration"]) for r in rs}) != 1:
+            print(f"bench-egraph: {name} on {system}: sizes differ between runs",
+                  file=sys.stderr)
+            sys.exit(1)
+        print_row(args, name, system, sorted(rs, key=lambda r: r["seconds"])[(len(rs) - 1) // 2])
+        sizes[system] = rs[0]["per_iteration"]
+        if whole:
+            check_limit_iterations(name, limit, sizes[system])
+    return sizes
+
+
+def same_egraphs(name, sizes):
+    """Whether egopt and egglog had the same e-nodes and e-classes after every iteration (on
+    arith egopt's two user-function e-nodes, add and mult, more); says so on stderr."""
+    extra = 2 if name.startswith("arith-") else 0
+    egopt = sizes["egopt"]
+    egglog = [(n + extra, c + extra) for n, c in sizes["egglog"]]
+    same = egopt == egglog
+    first = next((i for i, (a, b) in enumerate(zip(egopt, egglog)) if a != b),
+                 min(len(egopt), len(egglog)))
+    print(f"bench-egraph: {name}: {len(egopt)} iterations, (e-nodes, e-classes) after the last "
+          f"egopt {egopt[-1:]}, egglog {sizes['egglog'][-1:]}: "
+          + ("the same e-graph after every iteration" if same else
+             f"DIFFERENT from iteration {first + 1} (egopt {egopt[first:first + 1]}, "
+             f"egglog {sizes['egglog'][first:first + 1]})"), file=sys.stderr, flush=True)
+    return same
+
+
+def main():
+    args = parse_args()
     if args.egglog_worker:
         with open(args.egglog_worker) as f:
-            egglog_worker(f.read(), args.node_limit)
+            egglog_worker(f.read(), args.node_limit, args.iterations)
         return
     only = set(filter(None, args.only.split(",")))
-    chosen = [w for w in workloads(args) if not only or w[0] in only]
-    if unknown := only - {w[0] for w in chosen}:
+    chosen = [w for w in workloads(args) if not only or w.name in only]
+    if unknown := only - {w.name for w in chosen}:
         print(f"bench-egraph: unknown workload(s) {', '.join(sorted(unknown))}"
               f"{' (or not in --quick)' if args.quick else ''}", file=sys.stderr)
         sys.exit(2)
@@ -355,46 +462,14 @@ def main():
     else:
         print(ROW_FORMAT % (tuple(cols) + ("stop",)), flush=True)
     systems = ("egopt",) if args.egopt_only else ("egopt", "egglog")
-    differ = []
-    for name, limit, (lift, rules), egg in chosen:
-        sizes = {}
-        # The systems take turns, so that a change in the machine's load (other processes on
-        # a shared machine) falls on both; each system's row is its median run by seconds.
-        runs = {system: [] for system in (systems if egg else ("egopt",))}
-        for k in range(max(1, args.repeat)):
-            for system in runs:
-                print(f"bench-egraph: {name} on {system} (run {k + 1} of {args.repeat})...",
-                      file=sys.stderr, flush=True)
-                if system == "egopt":
-                    r = run_egopt(args.egopt, lift, rules, limit, args.threads, args.timeout)
-                else:
-                    r = run_egglog(args.egglog_python, egg(), limit, args.timeout)
-                runs[system].append(r)
-        for system, rs in runs.items():
-            if len({(r["iterations"], r["enodes"], r["eclasses"]) for r in rs}) != 1:
-                print(f"bench-egraph: {name} on {system}: sizes differ between runs",
-                      file=sys.stderr)
-                sys.exit(1)
-            r = sorted(rs, key=lambda r: r["seconds"])[(len(rs) - 1) // 2]
-            sizes[system] = (r["iterations"], r["enodes"], r["eclasses"])
-            rate = r["enodes"] / r["seconds"] if r["seconds"] > 0 else 0
-            row = [name, system, r["iterations"], r["enodes"], r["eclasses"],
-                   f"{r['seconds']:.3f}", f"{rate:.0f}", f"{r['bytes_per_enode']:.0f}",
-                   f"{r['peak_rss_mb']:.0f}"]
-            if args.csv:
-                print(",".join(map(str, row)), flush=True)
-            else:
-                print(ROW_FORMAT % (tuple(row) + (r["stop"],)), flush=True)
-        if len(sizes) == 2:
-            # arith: egopt's user functions add and mult are e-nodes (and classes) of their own
-            extra = (0, 2, 2) if name.startswith("arith-") else (0, 0, 0)
-            want = tuple(a + b for a, b in zip(sizes["egglog"], extra))
-            same = sizes["egopt"] == want
-            print(f"bench-egraph: {name}: (iterations, e-nodes, e-classes) egopt {sizes['egopt']},"
-                  f" egglog {sizes['egglog']}: {'the same e-graph' if same else 'DIFFERENT'}",
-                  file=sys.stderr, flush=True)
-            if not same:
-                differ.append(name)
+    differ, all_sizes = [], {}
+    for workload in chosen:
+        sizes = all_sizes[workload.name] = run_workload(args, workload, systems)
+        if len(sizes) == 2 and not same_egraphs(workload.name, sizes):
+            differ.append(workload.name)
+    if args.sizes:
+        with open(args.sizes, "w") as f:
+            json.dump(all_sizes, f, indent=1)
     if differ:
         print(f"bench-egraph: egopt and egglog differ on {', '.join(differ)}", file=sys.stderr)
         sys.exit(1)

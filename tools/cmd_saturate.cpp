@@ -71,6 +71,10 @@ void printMemory(const egraph::EGraph& g, const std::vector<pipeline::PhaseResul
         "memory: %zu bytes, %.1f per e-node (nodes %zu, ids %zu, classes %zu, hashcons %zu, "
         "members %zu, parents %zu, other %zu)\n",
         m.total(), perNode, m.nodes, m.ids, m.classes, m.hashcons, m.members, m.parents, m.other);
+    // The type arena is the program's as well as the e-graph's, and not in memoryBytes; where
+    // classes have types of their own it is the size of a part.
+    std::printf("types: %zu types, %zu bytes (not in memoryBytes)\n", g.types.size(),
+                g.types.bytes());
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     std::printf("peak RSS: %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);

@@ -1,5 +1,6 @@
 #include "egopt/lift/type.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace egopt::lift {
@@ -57,64 +58,93 @@ size_t scalarBytes(ScalarKind k) {
 
 } // namespace
 
-size_t TypeArena::KeyHash::operator()(const TypeNode& n) const {
-    size_t h =
-        static_cast<size_t>(n.kind) * 1000003u + static_cast<size_t>(n.scalar) * 10007u + n.width;
-    for (TypeId e : n.elems) {
-        h = h * 31u + e;
+uint32_t TypeArena::hashOf(const Key& k) {
+    uint64_t h =
+        (static_cast<uint64_t>(k.kind) << 40) ^ (static_cast<uint64_t>(k.scalar) << 32) ^ k.width;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ULL; };
+    mix(k.elems.size());
+    for (TypeId e : k.elems) {
+        mix(e);
     }
-    return h * 17u + n.length.hash();
+    if (k.length) {
+        mix(k.length->hash());
+    }
+    return static_cast<uint32_t>(h ^ (h >> 29));
 }
 
-bool TypeArena::KeyEq::operator()(const TypeNode& a, const TypeNode& b) const {
-    return a.kind == b.kind && a.scalar == b.scalar && a.width == b.width && a.elems == b.elems &&
-           a.length == b.length;
+bool TypeArena::matches(const Key& k, const TypeNode& n) {
+    return n.kind == k.kind && n.scalar == k.scalar && n.width == k.width &&
+           std::equal(n.elems.begin(), n.elems.end(), k.elems.begin(), k.elems.end()) &&
+           (!k.length || n.length == *k.length); // other kinds' lengths are all 0
 }
 
-TypeArena::TypeArena() = default;
+TypeArena::TypeArena() {
+    rehash(64);
+}
 
-TypeId TypeArena::intern(TypeNode node) {
-    auto it = index_.find(node);
-    if (it != index_.end()) {
-        return it->second;
+void TypeArena::rehash(size_t count) {
+    slots_.assign(count, kEmpty);
+    size_t mask = count - 1;
+    for (TypeId id = 0; id < nodes_.size(); ++id) {
+        size_t i = hashes_[id] & mask;
+        while (slots_[i] != kEmpty) {
+            i = (i + 1) & mask;
+        }
+        slots_[i] = id;
+    }
+}
+
+TypeId TypeArena::intern(const Key& key) {
+    uint32_t h = hashOf(key);
+    size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    for (; slots_[i] != kEmpty; i = (i + 1) & mask) {
+        TypeId id = slots_[i];
+        if (hashes_[id] == h && matches(key, nodes_[id])) {
+            return id;
+        }
     }
     if (frozen_) {
         throw Frozen();
     }
     auto id = static_cast<TypeId>(nodes_.size());
-    nodes_.push_back(node);
-    index_.emplace(std::move(node), id);
+    TypeNode& n = nodes_.emplace_back();
+    n.kind = key.kind;
+    n.scalar = key.scalar;
+    n.width = key.width;
+    n.elems.assign(key.elems.begin(), key.elems.end());
+    if (key.length) {
+        n.length = *key.length;
+    }
+    heapBytes_ += n.elems.capacity() * sizeof(TypeId);
+    hashes_.push_back(h);
+    slots_[i] = id;
+    if (2 * nodes_.size() > slots_.size()) {
+        rehash(2 * slots_.size());
+    }
     return id;
 }
 
+size_t TypeArena::bytes() const {
+    return nodes_.size() * sizeof(TypeNode) + heapBytes_ + hashes_.capacity() * sizeof(uint32_t) +
+           slots_.capacity() * sizeof(TypeId);
+}
+
 TypeId TypeArena::scalar(ScalarKind k) {
-    TypeNode n;
-    n.kind = TypeKind::Scalar;
-    n.scalar = k;
-    return intern(std::move(n));
+    return intern(Key{TypeKind::Scalar, k, 0, {}, nullptr});
 }
 
 TypeId TypeArena::vector(ScalarKind k, uint32_t width) {
-    TypeNode n;
-    n.kind = TypeKind::Vector;
-    n.scalar = k;
-    n.width = width;
-    return intern(std::move(n));
+    return intern(Key{TypeKind::Vector, k, width, {}, nullptr});
 }
 
 TypeId TypeArena::tuple(std::span<const TypeId> fields) {
-    TypeNode n;
-    n.kind = TypeKind::Tuple;
-    n.elems.assign(fields.begin(), fields.end());
-    return intern(std::move(n));
+    return intern(Key{TypeKind::Tuple, ScalarKind::Float, 0, fields, nullptr});
 }
 
 TypeId TypeArena::array(TypeId elem, const arith::Size& length) {
-    TypeNode n;
-    n.kind = TypeKind::Array;
-    n.elems = {elem};
-    n.length = length;
-    return intern(std::move(n));
+    return intern(
+        Key{TypeKind::Array, ScalarKind::Float, 0, std::span<const TypeId>(&elem, 1), &length});
 }
 
 TypeId TypeArena::elemOf(TypeId arrayType) const {

@@ -47,8 +47,9 @@ private:
     void rehash(size_t slots);
     static constexpr uint32_t kNone = UINT32_MAX;
     Chunked<Shape, 8> shapes_;
-    std::vector<uint32_t> slots_; // open addressing over the ids, a power of two, half full at most
-    size_t heapBytes_ = 0;        // the shapes' lists beyond their inline values
+    // Open addressing over the ids: 2^k or 3·2^(k-1) slots, at most 3/4 full.
+    std::vector<uint32_t> slots_;
+    size_t heapBytes_ = 0; // the shapes' lists beyond their inline values
 };
 
 } // namespace egopt::egraph

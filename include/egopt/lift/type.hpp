@@ -70,19 +70,34 @@ public:
     size_t byteSize(TypeId id) const;
 
     size_t size() const { return nodes_.size(); }
+    // Bytes held: the type nodes, their element lists, the hashes and the index (the lengths'
+    // arith nodes, shared with the rest of the program, are not counted).
+    size_t bytes() const;
 
 private:
-    TypeId intern(TypeNode node);
-    struct KeyHash {
-        size_t operator()(const TypeNode& n) const;
+    // A type to look up, by its parts: interning a type that exists already builds no TypeNode
+    // (no element list allocated, no length copied).
+    struct Key {
+        TypeKind kind;
+        ScalarKind scalar;
+        uint32_t width;
+        std::span<const TypeId> elems;
+        const arith::Size* length; // arrays only
     };
-    struct KeyEq {
-        bool operator()(const TypeNode& a, const TypeNode& b) const;
-    };
+    static uint32_t hashOf(const Key& k);
+    static bool matches(const Key& k, const TypeNode& n);
+    TypeId intern(const Key& key);
+    void rehash(size_t slots);
+    static constexpr TypeId kEmpty = UINT32_MAX;
     // A deque: references returned by at(), elemOf() and lengthOf() stay valid while new
     // types are interned (callers routinely hold one while building another).
     std::deque<TypeNode> nodes_;
-    std::unordered_map<TypeNode, TypeId, KeyHash, KeyEq> index_;
+    // The index: open addressing over the ids (linear probing, a power of two, half full at
+    // most), each id's hash kept beside it so that a probe compares a type only on a match of
+    // hashes (a lookup reads the slot and the hash, and the type once).
+    std::vector<TypeId> slots_;
+    std::vector<uint32_t> hashes_;
+    size_t heapBytes_ = 0; // the element lists' capacities
     bool frozen_ = false;
 };
 
