@@ -39,21 +39,17 @@ TEST_CASE("on a GPU, a strided access counts the bytes of the sectors its warp m
     // Work-items summing S consecutive floats: a warp's lanes read words 4S bytes apart. With
     // neither a span nor sectors such reads are strided; with 32-byte sectors S = 2 moves twice
     // the bytes it uses (lanes share sectors), S = 8 or more eight times (a sector per lane).
-    auto chunks = [](int s) {
-        return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Join() o MapGlb(0)(fun(c "
-               "=> toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) $ c)) o Split(" +
-               std::to_string(s) + ") $ xs)";
-    };
     arith::Bindings sizes{{"N", 4096}};
     DeviceProfile gpu = testGpuProfile();
     gpu.driverLocalSize = 256;
     gpu.sectorBytes = 32;
     for (auto [s, factor] : {std::pair{2, 2.0}, {8, 8.0}, {16, 8.0}}) {
         INFO("chunks of " << s);
-        Features f = computeFeatures(generateText(chunks(s), sizes), sizes, gpu);
+        Features f = computeFeatures(generateText(chunkSums(s), sizes), sizes, gpu);
         CHECK(f.total.globalReadStrided == 0);
         CHECK(f.total.globalReadCoalesced == Approx(4096 * 4 * factor));
-        Features words = computeFeatures(generateText(chunks(s), sizes), sizes, testGpuProfile());
+        Features words =
+            computeFeatures(generateText(chunkSums(s), sizes), sizes, testGpuProfile());
         CHECK(words.total.globalReadStrided == 4096 * 4);
     }
 }

@@ -163,17 +163,12 @@ TEST_CASE("a GPU coalesces a work-item's access up to its limit: float4, not flo
 // no span only neighbours one element apart do. Along a CPU work-item's own loop the span plays
 // no part.
 TEST_CASE("a GPU coalesces scalar loads of neighbours within its span", "[features]") {
-    auto chunks = [](int s) {
-        return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Join() o MapGlb(0)(fun(c "
-               "=> toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) $ c)) o Split(" +
-               std::to_string(s) + ") $ xs)";
-    };
     arith::Bindings sizes{{"N", 4096}};
     DeviceProfile gpu = testGpuProfile();
     gpu.coalescedSpanBytes = 32;
     for (int s : {2, 4, 8, 16}) {
         INFO("chunks of " << s);
-        codegen::GeneratedCode code = generateText(chunks(s), sizes);
+        codegen::GeneratedCode code = generateText(chunkSums(s), sizes);
         Features f = computeFeatures(code, sizes, gpu);
         bool within = s * 4 <= 32;
         CHECK(f.total.globalReadCoalesced == (within ? 4096 * 4 : 0));

@@ -51,6 +51,14 @@ inline Features featuresOfFile(const std::string& path, const arith::Bindings& s
     return computeFeatures(codegen::generate(p, info, sizes), sizes, profile);
 }
 
+// Work-items summing S consecutive floats with scalar loads: a warp's neighbouring lanes read
+// words 4S bytes apart (the coalescing span's and the sectors' tests).
+inline std::string chunkSums(int s) {
+    return "val N = SizeVar(\"N\")\nfun(ArrayType(Float, N), xs => Join() o MapGlb(0)(fun(c "
+           "=> toGlobal(MapSeq(id)) o ReduceSeq(add, 0.0f) $ c)) o Split(" +
+           std::to_string(s) + ") $ xs)";
+}
+
 // testProfile() as a GPU: accesses are classified across neighbouring work-items.
 inline DeviceProfile testGpuProfile() {
     DeviceProfile p = testProfile();
