@@ -7,15 +7,15 @@
 // and growing or deleting never reads a node.
 #include "egopt/egraph/node_table.hpp"
 
-#include <bit>
+#include "table_sizes.hpp"
 
 namespace egopt::egraph {
 
 size_t NodeTable::home(uint32_t hash) const {
     // Fibonacci hashing, then the top 32 bits of the product scaled to the table's size (which
     // need not be a power of two): the top bits of the product mix every bit of the hash.
-    uint64_t h = (static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL) >> 32;
-    return static_cast<size_t>((h * slots_.size()) >> 32);
+    auto h = static_cast<uint32_t>((static_cast<uint64_t>(hash) * 0x9e3779b97f4a7c15ULL) >> 32);
+    return detail::scaledSlot(h, slots_.size());
 }
 
 uint32_t NodeTable::findPending(uint32_t hash, auto same, const Nodes& nodes) const {
@@ -191,23 +191,20 @@ void NodeTable::remap(const std::vector<uint32_t>& moved) {
     }
 }
 
-// The sizes are 2^k and 3·2^(k-1), growing by 3/2 and 4/3 in turn: a table just grown is at
-// least 13/24 used (13/32 with doubling), so a count just above a power of two does not hold
-// twice the slots it needs.
+// The sizes of table_sizes.hpp: a table just grown is at least 13/24 used (13/32 with
+// doubling).
 void NodeTable::grow() {
     size_t n = slots_.size();
-    rehash(n == 0 ? 64 : std::has_single_bit(n) ? n + n / 2 : n / 3 * 4);
+    rehash(n == 0 ? 64 : detail::grownSlots(n));
 }
 
 void NodeTable::shrink() {
     flush();
-    // The size before this one in grow's sequence.
-    auto smaller = [](size_t n) { return std::has_single_bit(n) ? n / 4 * 3 : n / 3 * 2; };
     size_t slots = slots_.size();
     // While the smaller size would be at most 25/32 used, under the 13/16 that grows it (so a
     // table that just grew is not shrunk back).
-    while (slots > 64 && 32 * size_ <= 25 * smaller(slots)) {
-        slots = smaller(slots);
+    while (slots > 64 && 32 * size_ <= 25 * detail::shrunkSlots(slots)) {
+        slots = detail::shrunkSlots(slots);
     }
     if (slots != slots_.size()) {
         rehash(slots);

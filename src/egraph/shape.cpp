@@ -1,7 +1,7 @@
 // The shape table (shape.hpp): linear probing over shape ids, compared by value.
 #include "egopt/egraph/shape.hpp"
 
-#include <bit>
+#include "table_sizes.hpp"
 
 namespace egopt::egraph {
 
@@ -24,20 +24,10 @@ uint32_t ShapeTable::hashOf(const Shape& s) {
     return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
-namespace {
-
-// The slot a hash starts at: its high bits scaled to the table (any size, not only powers of
-// two).
-size_t shapeHomeSlot(uint32_t hash, size_t slots) {
-    return static_cast<size_t>((static_cast<uint64_t>(hash) * slots) >> 32);
-}
-
-} // namespace
-
 void ShapeTable::rehash(size_t count) {
     slots_.assign(count, kNone);
     for (ShapeId id = 0; id < shapes_.size(); ++id) {
-        size_t i = shapeHomeSlot(hashOf(shapes_[id]), count);
+        size_t i = detail::scaledSlot(hashOf(shapes_[id]), count);
         while (slots_[i] != kNone) {
             i = i + 1 == count ? 0 : i + 1;
         }
@@ -47,7 +37,7 @@ void ShapeTable::rehash(size_t count) {
 
 ShapeId ShapeTable::intern(const Shape& shape) {
     size_t count = slots_.size();
-    size_t i = shapeHomeSlot(hashOf(shape), count);
+    size_t i = detail::scaledSlot(hashOf(shape), count);
     for (; slots_[i] != kNone; i = i + 1 == count ? 0 : i + 1) {
         if (shapes_[slots_[i]] == shape) {
             return slots_[i];
@@ -57,12 +47,11 @@ ShapeId ShapeTable::intern(const Shape& shape) {
     shapes_.push_back(shape);
     heapBytes_ += shapes_[id].fun.params.heapBytes() + shapes_[id].freeVars.heapBytes();
     slots_[i] = id;
-    // Three quarters full at most, in 2^k or 3·2^(k-1) slots (growing by 3/2 and 4/3 in turn,
-    // as the hashcons): where classes have types of their own (a split-join's chains of
-    // splits) there is a shape per class, and a power-of-two table at most half full would
-    // cost 8-16 bytes each.
+    // Three quarters full at most, in the sizes of table_sizes.hpp (as the hashcons): where classes
+    // have types of their own (a split-join's chains of splits) there is a shape per class, and a
+    // power-of-two table at most half full would cost 8-16 bytes each.
     if (4 * shapes_.size() > 3 * count) {
-        rehash(std::has_single_bit(count) ? count / 2 * 3 : count / 3 * 4);
+        rehash(detail::grownSlots(count));
     }
     return id;
 }
