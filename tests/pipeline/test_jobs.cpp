@@ -10,10 +10,13 @@
 #include "egopt/pipeline/remote.hpp"
 #include "test_common.hpp"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -131,7 +134,10 @@ public:
         CHECK(job == "job " + std::to_string(id));
         inFlight_.push_back(id);
         ++sent_[id];
+        ++sends_;
     }
+    // Jobs sent so far (read by the local workers' threads).
+    size_t sends() const { return sends_.load(); }
     std::vector<Event> poll(std::chrono::milliseconds) override {
         std::vector<Event> out;
         for (uint64_t id : inFlight_) {
@@ -148,6 +154,7 @@ public:
 
 private:
     size_t slots_, lose_, lost_ = 0;
+    std::atomic<size_t> sends_{0};
     std::deque<uint64_t> inFlight_;
 };
 
@@ -169,8 +176,22 @@ TEST_CASE("lost jobs are handed out again and a job lost twice is abandoned", "[
                          ++replied[k];
                      },
                      [&](size_t k, const std::string&) { ++abandoned[k]; }};
+        // The local thread starts before the dispatcher sends anything: it waits until the
+        // workers have been sent the jobs they lose (else it could take every job first and
+        // none would be lost; a second at most, so a broken dispatcher fails the checks below).
+        auto waitForSends = [&] {
+            auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+            while (remote.sends() < lose && std::chrono::steady_clock::now() < until) {
+                std::this_thread::sleep_for(std::chrono::microseconds(100));
+            }
+        };
         forEachJob(
-            kJobs, 1, [&](size_t k, size_t) { ++ranLocally[k]; }, &r);
+            kJobs, 1,
+            [&](size_t k, size_t) {
+                waitForSends();
+                ++ranLocally[k];
+            },
+            &r);
         size_t lostTwice = 0;
         for (size_t k = 0; k < kJobs; ++k) {
             // Every job ends exactly once: here, with a reply, or abandoned.
