@@ -99,8 +99,10 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
     }
     double saturation = saturationOf(inFlight, p.saturationItems);
     double memShare = std::max(usedCus / cus * saturation, 1.0 / cus);
-    double globalBytes = k.globalReadCoalesced + k.globalWriteCoalesced +
-                         p.stridedPenalty * (k.globalReadStrided + k.globalWriteStrided);
+    double strided = k.globalReadStrided + k.globalWriteStrided;
+    double coalesced = k.globalReadCoalesced + k.globalWriteCoalesced;
+    double globalBytes = coalesced + p.stridedPenalty * strided;
+    double requestBytes = coalesced + strided;
     // Re-reads the cache serves move at its bandwidth instead of DRAM's, reached with its own
     // number of work-items in flight; a cache access moves a warp's bytes, so a partly filled
     // warp gets that share of it.
@@ -110,29 +112,45 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         double items = p.cacheSaturationItems > 0 ? p.cacheSaturationItems : p.saturationItems;
         double cacheShare = std::max(usedCus / cus * saturationOf(inFlight, items), 1.0 / cus);
         globalBytes -= cached;
+        requestBytes -= k.cachedReadCoalesced + k.cachedReadStrided;
         cacheTime = cached / (p.cacheBandwidth * cacheShare * laneUse);
     }
+    // The strided penalty is bandwidth: the unused bytes of a strided access's sectors occupy
+    // DRAM. A launch with too few work-items in flight to fill its share of the bandwidth waits
+    // on each access's latency instead, the same for a strided word as for a coalesced one: it
+    // pays the bytes it uses at its unsaturated share, and the sectors only at the full share.
+    double dram = std::max(globalBytes / (p.globalBandwidth * usedCus / cus),
+                           requestBytes / (p.globalBandwidth * memShare));
     // Every global access passes through the compute unit's load/store path, one transaction
     // (line) per cycle: an issue rate, which needs no more work-items in flight than issue the
     // loads (waiting for DRAM is the DRAM term's, whose saturation models it). DRAM and cache
     // traffic overlap with it as memory and computation do.
-    double fabric = globalBytes / (p.globalBandwidth * memShare) + cacheTime;
+    double fabric = dram + cacheTime;
     if (p.transactionsPerCuPerCycle > 0) {
         double lsu = k.globalTransactions / (usedCus * p.clockHz * p.transactionsPerCuPerCycle);
         fabric = std::max(fabric, lsu) + kOverlap * std::min(fabric, lsu);
     }
     double memory = fabric + k.localBytes / (p.localBandwidth * usedCus / cus);
-    // Instructions issue at full rate only with enough warps to hide their operands' latency.
+    // Instructions issue at full rate only with enough warps to hide their operands' latency. A
+    // group smaller than a warp still occupies a whole warp's issue slots and registers, so the
+    // lanes in flight, idle ones included, count (laneUse already charges the idle lanes' work).
     double issueItems = p.computeSaturationItems > 0 ? p.computeSaturationItems : p.saturationItems;
-    double rate = usedCus * p.clockHz * laneUse * saturationOf(inFlight, issueItems);
+    double issueLanes = k.workItems / usedCus / laneUse;
+    if (p.gpu && p.registerFileBytes > 0) {
+        issueLanes =
+            std::min(issueLanes, p.registerFileBytes / (k.privateBytes + kBaseRegisterBytes));
+    }
+    double rate = usedCus * p.clockHz * laneUse * saturationOf(issueLanes, issueItems);
     double compute = k.arithOps / (rate * p.flopsPerCuPerCycle) +
                      k.privateAccesses / (rate * p.stmtsPerCuPerCycle);
     double waves = std::ceil(k.workGroups / cus);
     double overhead =
         waves * (p.groupOverhead + k.barriers * p.barrierCost) + k.launches * p.launchOverhead;
     // Memory and computation overlap imperfectly: the larger dominates, a quarter of the smaller
-    // adds (which also keeps the prediction strictly increasing in both).
-    return std::max(memory, compute) + kOverlap * std::min(memory, compute) + overhead;
+    // adds (which also keeps the prediction strictly increasing in both). No launch ends before
+    // its busiest work-item has waited for its global reads in sequence.
+    double work = std::max(memory, compute) + kOverlap * std::min(memory, compute);
+    return std::max(work, k.readsPerItem * p.readLatency) + overhead;
 }
 
 double AnalyticModel::predictSeconds(const Features& f, const DeviceProfile& p) const {

@@ -50,8 +50,13 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
 // Expected global bytes read per work-item, by buffer: coalesced, strided.
 using ReadsByBuffer = std::map<std::string, std::pair<double, double>>;
 
-// Adds to `k` the re-reads the cache serves (docs/cost-models.md, cached_read_*).
+// The intermediates a kernel reads that an earlier kernel of the program produced.
+std::set<std::string> producedEarlier(const codegen::KernelInfo& info);
+
+// Adds to `k` the re-reads the cache serves and the reads of `produced` buffers, which the cache
+// holds since an earlier kernel wrote them (docs/cost-models.md, cached_read_*).
 void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
-                 const std::map<std::string, double>& bytes, double items, double cacheBytes);
+                 const std::map<std::string, double>& bytes, double items, double cacheBytes,
+                 const std::set<std::string>& produced);
 
 } // namespace egopt::costmodel::detail

@@ -64,20 +64,33 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
     return out;
 }
 
+std::set<std::string> producedEarlier(const codegen::KernelInfo& info) {
+    std::set<std::string> out;
+    for (const auto& a : info.args) {
+        if (a.kind == codegen::KernelArg::Kind::Intermediate && !a.writes) {
+            out.insert(a.name);
+        }
+    }
+    return out;
+}
+
 // Re-reads served by the cache: a buffer of F bytes that the kernel reads R bytes of in all, more
 // than F, is fetched from DRAM once; of the other R - F bytes, the share the cache holds of the
 // buffer (all of it when F is at most `cacheBytes`, else cacheBytes / F) come from the caches
-// (split between coalesced and strided as its reads are).
+// (split between coalesced and strided as its reads are). A buffer an earlier kernel produced
+// is in the cache already (the L2 keeps what was written last): that share of all R bytes.
 void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
-                 const std::map<std::string, double>& bytes, double items, double cacheBytes) {
+                 const std::map<std::string, double>& bytes, double items, double cacheBytes,
+                 const std::set<std::string>& produced) {
     for (const auto& [buffer, reads] : readsByBuffer) {
         auto size = bytes.find(buffer);
         double total = (reads.first + reads.second) * items;
-        if (size == bytes.end() || size->second <= 0 || total <= size->second) {
+        bool resident = produced.contains(buffer);
+        if (size == bytes.end() || size->second <= 0 || (total <= size->second && !resident)) {
             continue;
         }
         double held = std::min(1.0, cacheBytes / size->second);
-        double reused = held * (1.0 - size->second / total);
+        double reused = held * (resident ? 1.0 : 1.0 - size->second / total);
         k.cachedReadCoalesced += reused * reads.first * items;
         k.cachedReadStrided += reused * reads.second * items;
     }

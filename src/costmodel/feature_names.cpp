@@ -24,7 +24,8 @@ const std::vector<std::string>& featureNames() {
                                                 "launches",
                                                 "cached_read_coalesced",
                                                 "cached_read_strided",
-                                                "global_transactions"};
+                                                "global_transactions",
+                                                "reads_per_item"};
     return names;
 }
 
@@ -46,7 +47,8 @@ std::vector<double> KernelFeatures::values() const {
             launches,
             cachedReadCoalesced,
             cachedReadStrided,
-            globalTransactions};
+            globalTransactions,
+            readsPerItem};
 }
 
 void KernelFeatures::setValues(const std::vector<double>& v) {
@@ -67,7 +69,8 @@ void KernelFeatures::setValues(const std::vector<double>& v) {
                         &launches,
                         &cachedReadCoalesced,
                         &cachedReadStrided,
-                        &globalTransactions};
+                        &globalTransactions,
+                        &readsPerItem};
     for (size_t i = 0; i < std::size(fields) && i < v.size(); ++i) {
         *fields[i] = v[i];
     }

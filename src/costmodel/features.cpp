@@ -65,9 +65,10 @@ struct Walker {
     };
     std::vector<LoopVar> loops; // enclosing loops, innermost last
     int64_t budget = kExpandBudget;
-    // Per work-item: expected counts; the busiest work-item's statements, trips, barriers.
+    // Per work-item: expected counts; the busiest work-item's statements, trips, barriers and
+    // global reads.
     KernelFeatures avg;
-    double maxStmts = 0, maxTrips = 0, maxBarriers = 0;
+    double maxStmts = 0, maxTrips = 0, maxBarriers = 0, maxReads = 0;
     // Expected global bytes read per work-item by buffer: coalesced, strided.
     detail::ReadsByBuffer readsByBuffer;
 
@@ -309,6 +310,12 @@ struct Walker {
         }
         for (const auto& a : n.accesses) {
             access(a, w);
+            if (a.space == MemorySpace::Global && !a.write) {
+                maxReads +=
+                    loopInvariant(a)
+                        ? wmax / static_cast<double>(std::max<int64_t>(1, loops.back().trips))
+                        : wmax;
+            }
         }
     }
 
@@ -458,12 +465,18 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.workGroups = std::ceil(items / groupSize);
     k.workPerItem = wk.maxStmts;
     k.loopTrips = wk.maxTrips;
+    k.readsPerItem = wk.maxReads;
     k.barriers = wk.maxBarriers;
     k.launches = 1;
     k.privateBytes = static_cast<double>(info.privateBytes);
     k.cachedReadCoalesced = k.cachedReadStrided = 0;
     if (profile.cacheBytes > 0) {
-        detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes);
+        // Groups narrower than a warp wait on each read's latency wherever the data is: the
+        // DRAM term's per-work-item rate, measured on such groups reading partial sums an
+        // earlier kernel wrote, is theirs.
+        bool fullWarps = groupSize >= profile.lanes;
+        detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes,
+                            fullWarps ? detail::producedEarlier(info) : std::set<std::string>{});
     }
     return k;
 }

@@ -38,7 +38,8 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"cache_saturation_items", &DeviceProfile::cacheSaturationItems},
             {"transaction_bytes", &DeviceProfile::transactionBytes},
             {"transactions_per_cu_per_cycle", &DeviceProfile::transactionsPerCuPerCycle},
-            {"compute_saturation_items", &DeviceProfile::computeSaturationItems}};
+            {"compute_saturation_items", &DeviceProfile::computeSaturationItems},
+            {"read_latency", &DeviceProfile::readLatency}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

@@ -55,6 +55,10 @@ struct KernelFeatures {
     // warp-uniform access takes one per piece. Counted per work-item (a warp's transactions
     // shared by its lanes); 0 where the profile's transactionBytes is 0.
     double globalTransactions = 0;
+    // Global reads the busiest work-item executes (a loop-invariant read once per entry of its
+    // loop): what it waits on in sequence, each for its latency over the reads the compiled loop
+    // keeps in flight (DeviceProfile::readLatency).
+    double readsPerItem = 0;
     // Private memory per work-item (KernelInfo::privateBytes): the registers a GPU work-item
     // holds, which bound how many work-items a compute unit keeps in flight. A property of the
     // launch the analytic model reads, not one of the features above (the learned model's
@@ -129,6 +133,10 @@ struct DeviceProfile {
     // Work-items per compute unit that arithmetic and statements need in flight to issue at full
     // rate (like saturationItems; 0: saturationItems).
     double computeSaturationItems = 0;
+    // The least time a work-item takes per global read in sequence, whatever runs beside it (the
+    // read's latency over the reads its compiled loop keeps in flight; 0: not modelled): a launch
+    // takes at least its busiest work-item's reads (KernelFeatures::readsPerItem) times this.
+    double readLatency = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
