@@ -50,8 +50,11 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
 // Expected global bytes read per work-item, by buffer: coalesced, strided.
 using ReadsByBuffer = std::map<std::string, std::pair<double, double>>;
 
-// The intermediates a kernel reads that an earlier kernel of the program produced.
-std::set<std::string> producedEarlier(const codegen::KernelInfo& info);
+// The intermediates a kernel reads that an earlier kernel of the program produced, where its
+// work-groups fill whole warps (`fullWarps`; else none): narrower groups wait on each read's
+// latency wherever the data is, and the DRAM term's per-work-item rate, measured on such groups
+// reading partial sums an earlier kernel wrote, is theirs.
+std::set<std::string> producedEarlier(const codegen::KernelInfo& info, bool fullWarps);
 
 // Adds to `k` the re-reads the cache serves and the reads of `produced` buffers, which the cache
 // holds since an earlier kernel wrote them (docs/cost-models.md, cached_read_*).

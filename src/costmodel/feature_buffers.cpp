@@ -64,10 +64,10 @@ std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,
     return out;
 }
 
-std::set<std::string> producedEarlier(const codegen::KernelInfo& info) {
+std::set<std::string> producedEarlier(const codegen::KernelInfo& info, bool fullWarps) {
     std::set<std::string> out;
     for (const auto& a : info.args) {
-        if (a.kind == codegen::KernelArg::Kind::Intermediate && !a.writes) {
+        if (fullWarps && a.kind == codegen::KernelArg::Kind::Intermediate && !a.writes) {
             out.insert(a.name);
         }
     }

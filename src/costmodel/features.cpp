@@ -471,12 +471,8 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.privateBytes = static_cast<double>(info.privateBytes);
     k.cachedReadCoalesced = k.cachedReadStrided = 0;
     if (profile.cacheBytes > 0) {
-        // Groups narrower than a warp wait on each read's latency wherever the data is: the
-        // DRAM term's per-work-item rate, measured on such groups reading partial sums an
-        // earlier kernel wrote, is theirs.
-        bool fullWarps = groupSize >= profile.lanes;
         detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes,
-                            fullWarps ? detail::producedEarlier(info) : std::set<std::string>{});
+                            detail::producedEarlier(info, groupSize >= profile.lanes));
     }
     return k;
 }
