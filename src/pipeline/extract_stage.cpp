@@ -16,6 +16,13 @@ constexpr size_t kGuidedPredictions = 64; // the model's descent per guided repl
 constexpr size_t kGoalGuides = 4;         // the newest shared reductions replayed (--no-macros)
 constexpr size_t kGoalGuidedDraws = 16;   // guided draws per goal guide (--no-macros)
 const std::string kGoalRule = "goal: shared reduction";
+// The growth's 2-D blocks of vector accumulators (growVectorBlocks): their own guides and
+// guided slots, so that they join the candidates besides the scalar blocks, not instead.
+constexpr size_t kBlockGuides = 2;
+const std::string kBlockRule = "goal: block of vectors";
+bool isGoalRule(const std::string& rule) {
+    return rule == kGoalRule || rule == kBlockRule;
+}
 constexpr size_t kTileGuides = 8; // the oldest local tiles replayed (--no-macros)
 const std::string kTileRule = "local tile";
 const std::string kAroundGoal = " around the goal"; // a tile guide with a goal guide below
@@ -100,7 +107,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             keyed.emplace_back(*p, i);
         }
         if (const auto& c = r.explored[i]; c.guided && c.guide < guideRule.size()) {
-            bool goal = guideRule[c.guide] == kGoalRule;
+            bool goal = isGoalRule(guideRule[c.guide]);
             bool partial = goal && c.guide < guideSize.size() && c.guideHits < guideSize[c.guide];
             size_t rank = goal ? c.guide : 0;
             // Then the most thread maps around the replay (with threadMapsAbove; the model
@@ -113,7 +120,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::vector<std::pair<std::string, ReplayKey>> bestReplay;
     for (auto& [rule, keys] : bestReplays) {
         std::sort(keys.begin(), keys.end());
-        size_t n = rule == kGoalRule ? w.options.search.keepGuided : 1;
+        size_t n = isGoalRule(rule) ? w.options.search.keepGuided : 1;
         for (size_t k = 0; k < keys.size() && k < n; ++k) {
             bestReplay.emplace_back(rule, keys[k]);
         }
@@ -124,7 +131,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     std::map<size_t, std::pair<size_t, size_t>> perGuide;
     for (const extract::Candidate& c : r.explored) {
         if (c.guided && c.guide < guideRule.size() &&
-            (guideRule[c.guide] == kGoalRule || aroundGoal(guideRule[c.guide]))) {
+            (isGoalRule(guideRule[c.guide]) || aroundGoal(guideRule[c.guide]))) {
             auto& [n, most] = perGuide[c.guide];
             ++n;
             most = std::max(most, c.guideHits);
@@ -132,8 +139,10 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     }
     for (const auto& [guide, counts] : perGuide) {
         w.progress(fmt("explore: %s guide %zu: %zu replays, at most %zu of its e-nodes",
-                       guideRule[guide] == kGoalRule ? "goal" : "local tile", guide, counts.first,
-                       counts.second));
+                       guideRule[guide] == kGoalRule    ? "goal"
+                       : guideRule[guide] == kBlockRule ? "block of vectors"
+                                                        : "local tile",
+                       guide, counts.first, counts.second));
     }
     std::vector<std::pair<double, size_t>> taken;
     std::vector<size_t> replays;
@@ -157,7 +166,7 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
                          : 1e30;
         bool tile = rule.rfind(kTileRule, 0) == 0;
         if (double at = p.value_or(std::get<4>(key));
-            at <= bound || rule == kGoalRule || aroundGoal(rule) || (tile && at <= far)) {
+            at <= bound || isGoalRule(rule) || aroundGoal(rule) || (tile && at <= far)) {
             taken.emplace_back(at, std::get<5>(key));
         }
     }
@@ -166,19 +175,23 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     // tiles) as many: without macros a local tile staged above the goal's loops is predicted
     // faster than the goal's replays, which are then still measured (the v x 1 register
     // blocks that are the fastest kernels on the H200 without local memory).
+    // The 2-D blocks' replays have `keepGuided` slots of their own too.
     std::vector<std::pair<double, size_t>> goalSlots;
+    std::vector<std::pair<double, size_t>> blockSlots;
     std::vector<std::pair<double, size_t>> otherSlots;
     // Of the others, the tiles around the goal's loops first (predicted as slowly as the goal's
     // replays, which run fastest without local memory on the H200).
     std::stable_partition(taken.begin(), taken.end(),
                           [&](const auto& t) { return aroundGoal(replayRule.at(t.second)); });
     for (const auto& t : taken) {
-        auto& slots = replayRule.at(t.second) == kGoalRule ? goalSlots : otherSlots;
+        const std::string& rule = replayRule.at(t.second);
+        auto& slots = rule == kGoalRule ? goalSlots : rule == kBlockRule ? blockSlots : otherSlots;
         if (slots.size() < w.options.search.keepGuided) {
             slots.push_back(t);
         }
     }
     taken = std::move(goalSlots);
+    taken.insert(taken.end(), blockSlots.begin(), blockSlots.end());
     taken.insert(taken.end(), otherSlots.begin(), otherSlots.end());
     std::stable_sort(taken.begin(), taken.end());
     size_t guided = taken.size();
@@ -276,7 +289,8 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
     std::vector<std::vector<egraph::ENodeId>> goalGuides; // sharedReductions' order
     if (w.shapeGoal) {
         // Without macros the guides are the shape goal's (docs/search-goal.md, "A shape goal").
-        for (auto& goal : sharedReductions(g, kGoalGuides, true)) {
+        // The shared reductions from before the 2-D blocks' runs, then those blocks' own.
+        for (auto& goal : sharedReductions(g, kGoalGuides, true, {0, w.vectorBlocksFrom})) {
             w.progress(fmt("explore: goal guide %zu: %zu e-nodes, %s, %s, %s", guides.nodes.size(),
                            goal.size(), boundedReduction(g, goal.back()) ? "bounded" : "unbounded",
                            fusedReduction(g, goal.back()) ? "fused" : "not fused",
@@ -285,6 +299,16 @@ std::vector<extract::Candidate> extractStage(const egraph::EGraph& g,
             goalGuides.push_back(goal);
             guides.nodes.push_back(std::move(goal));
             guides.rule.push_back(kGoalRule);
+        }
+        if (w.vectorBlocksFrom < g.numNodeIds()) {
+            for (auto& block : vectorBlocks(g, kBlockGuides, w.vectorBlocksFrom)) {
+                w.progress(fmt("explore: block of vectors guide %zu: %zu e-nodes, %s, %s",
+                               guides.nodes.size(), block.size(),
+                               boundedReduction(g, block.back()) ? "bounded" : "unbounded",
+                               fusedReduction(g, block.back()) ? "fused" : "not fused"));
+                guides.nodes.push_back(std::move(block));
+                guides.rule.push_back(kBlockRule);
+            }
         }
     }
     if (w.options.saturation.noMacros) {

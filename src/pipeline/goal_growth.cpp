@@ -29,11 +29,15 @@ struct GrowthRunNames {
     const char* name;
 };
 constexpr GrowthRunNames kGrowthRunNames[] = {
-    {"goal-vector-steps", "vector"},     // GrowthGoal::Vector
-    {"goal-blocking-steps", "blocking"}, // GrowthGoal::Bounded
-    {"goal-fusion-steps", "fusion"},     // GrowthGoal::Fused
-    {"goal-parallel-steps", "parallel"}, // GrowthGoal::Parallel
-    {"goal-local-steps", "local"},       // GrowthGoal::Local
+    {"goal-vector-steps", "vector"},                // GrowthGoal::Vector
+    {"goal-blocking-steps", "blocking"},            // GrowthGoal::Bounded
+    {"goal-fusion-steps", "fusion"},                // GrowthGoal::Fused
+    {"goal-parallel-steps", "parallel"},            // GrowthGoal::Parallel
+    {"goal-local-steps", "local"},                  // GrowthGoal::Local
+    {"goal-interchange-steps", "interchange"},      // GrowthGoal::Interchange
+    {"goal-blocking-steps", "blocking of vectors"}, // GrowthGoal::VectorBlocking
+    {"goal-fusion-steps", "fusion of vectors"},     // GrowthGoal::VectorFusion
+    {"goal-parallel-steps", "parallel of vectors"}, // GrowthGoal::VectorParallel
 };
 
 // The file of the local run's own step (stage-local), which no phase loads: beside the phases'
@@ -44,12 +48,13 @@ const GrowthRunNames& runOf(GrowthGoal goal) {
     return kGrowthRunNames[static_cast<size_t>(goal)];
 }
 
+} // namespace
+
 // The classes above `roots` (those with a member that has one of them as a child, and so on up
 // to the program's root, breadth first), at most `maxClasses`, into `out`: where the maps
 // around a shared reduction are.
 void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
-                  size_t maxClasses, std::set<egraph::EClassId>& out,
-                  egraph::EClassId below = std::numeric_limits<egraph::EClassId>::max()) {
+                  size_t maxClasses, std::set<egraph::EClassId>& out, egraph::EClassId below) {
     std::deque<egraph::EClassId> queue(roots.begin(), roots.end());
     while (!queue.empty() && out.size() < maxClasses) {
         egraph::EClassId c = g.findConst(queue.front());
@@ -100,6 +105,8 @@ void termClasses(const egraph::EGraph& g, std::vector<egraph::EClassId> stack, s
         }
     }
 }
+
+namespace {
 
 // Where a run towards `goal` rewrites. Fused: the first shared reductions' terms (the
 // application's class, then its children's smallest terms), the bounded ones first
@@ -157,7 +164,7 @@ std::set<egraph::EClassId> growthRegion(const egraph::EGraph& g, GrowthGoal goal
     // The newest first; of those the vector run made, only the sharing maps of vector
     // reductions (limits.scalarMapsBelow).
     for (size_t i = classes.size(); i-- > 0 && maps.size() < limits.reductions;) {
-        if (isSharingMap(g, classes[i]) &&
+        if (classes[i] < limits.mapsBelow && isSharingMap(g, classes[i]) &&
             (classes[i] < limits.scalarMapsBelow || isVectorSharingMap(g, classes[i]))) {
             termClasses(g, {classes[i]}, limits.classes, region);
             maps.push_back(classes[i]);
@@ -221,9 +228,14 @@ std::vector<egraph::Rule> goalGrowthRules(const std::vector<Phase>& phases,
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
                        size_t threads, GrowthGoal goal) {
+    return growRegion(g, ctx, rules, limits, threads, growthRegion(g, goal, limits));
+}
+
+GrowthResult growRegion(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
+                        size_t threads, const std::set<egraph::EClassId>& region) {
     GrowthResult out;
     auto start = std::chrono::steady_clock::now();
-    std::set<egraph::EClassId> region = growthRegion(g, goal, limits);
     if (region.empty()) {
         return out;
     }
@@ -241,7 +253,7 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     out.run = runner.run();
     out.regionClasses = focus.classes.size();
     out.added = g.numNodes() > before ? g.numNodes() - before : 0; // merges remove e-nodes
-    for (const auto& found : sharedReductions(g, limits.reductions, true)) {
+    for (const auto& found : sharedReductions(g, limits.reductions, true, limits.counted)) {
         out.fused += fusedReduction(g, found.back());
         out.bounded += boundedReduction(g, found.back());
         out.vector += vectorReduction(g, found.back());
@@ -250,8 +262,9 @@ GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
     return out;
 }
 
-void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
-                     const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran) {
+egraph::ENodeId growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                const std::vector<Phase>& phases, size_t threads,
+                                const GrowthRun& ran) {
     egraph::Library lib = egraph::Library::standard();
     GrowthLimits limits;
     auto run = [&](GrowthGoal goal) {
@@ -271,9 +284,11 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
     // e-nodes and focus.
     auto beforeVector = static_cast<egraph::EClassId>(g.numNodeIds());
     run(GrowthGoal::Vector);
-    std::vector<egraph::EClassId> classes = g.classIds();
-    if (std::any_of(classes.begin(), classes.end(),
-                    [&](egraph::EClassId c) { return isVectorSharingMap(g, c); })) {
+    std::vector<egraph::EClassId> vectorMaps = g.classIds();
+    std::erase_if(vectorMaps, [&](egraph::EClassId c) { return !isVectorSharingMap(g, c); });
+    // The 2-D blocks' interchange (goal_vectors.cpp), whose maps the other runs leave out.
+    limits.mapsBelow = interchangeVectorMaps(g, ctx, phases, threads, ran, vectorMaps);
+    if (!vectorMaps.empty()) {
         run(GrowthGoal::Bounded);
         run(GrowthGoal::Fused);
     }
@@ -291,10 +306,12 @@ void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
     run(GrowthGoal::Parallel);
     // Then the blocks those maps share, staged in local memory once per work-group.
     run(GrowthGoal::Local);
+    return growVectorBlocks(g, ctx, phases, threads, ran);
 }
 
-void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
-                   Result& result, const Progress& progress) {
+egraph::ENodeId growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                              const Options& options, bool gpu, Result& result,
+                              const Progress& progress) {
     auto ran = [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
         PhaseResult pr{fmt("stage %zu goal growth (%s)", result.searchStages + 1, runOf(goal).name),
                        {},
@@ -313,8 +330,8 @@ void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
                      grown.bounded, grown.vector, grown.fused, grown.seconds));
         result.phases.push_back(std::move(pr));
     };
-    growTowardsGoal(g, ctx, resolvePhases(options.saturation, gpu, true),
-                    options.saturation.threads, ran);
+    return growTowardsGoal(g, ctx, resolvePhases(options.saturation, gpu, true),
+                           options.saturation.threads, ran);
 }
 
 } // namespace egopt::pipeline

@@ -211,7 +211,7 @@ bool hasSharingMap(const egraph::EGraph& g) {
 }
 
 std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
-                                                   bool bestMember) {
+                                                   bool bestMember, NodeRange range) {
     // Candidates by goal properties met (bounded, then fused), newest first among equals: the
     // latest rewrites of a shared reduction are the furthest along.
     std::vector<std::pair<int, std::vector<ENodeId>>> found;
@@ -234,7 +234,8 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
                            [&](ENodeId p) { return isSharingMap(g, g.findConst(p)); });
     };
     std::set<EClassId> notSharing;
-    for (size_t id = g.numNodeIds(); id-- > 0 && complete < limit;) {
+    for (size_t id = std::min<size_t>(g.numNodeIds(), range.below);
+         id-- > range.from && complete < limit;) {
         auto n = static_cast<ENodeId>(id);
         const egraph::ENode& node = g.node(n);
         if (node.op != Op::Apply || node.children.size() != 3 ||
@@ -243,6 +244,9 @@ std::vector<std::vector<ENodeId>> sharedReductions(const egraph::EGraph& g, size
         }
         egraph::ClassData init = g.data(node.children[1]);
         if (!init.isData() || !g.types.isArray(init.type)) {
+            continue;
+        }
+        if (range.accept && !range.accept(g, n)) {
             continue;
         }
         EClassId c = g.findConst(n);

@@ -192,10 +192,10 @@ std::string confirmSummary(const Result& r) {
 
 } // namespace
 
-void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
-                   double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications, const egraph::Focus* focus,
-                   bool flatteningSteps, bool growGoal) {
+egraph::ENodeId saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                              const Options& options, bool gpu, double secondsLeft, Result& result,
+                              const Progress& progress, egraph::Applications& applications,
+                              const egraph::Focus* focus, bool flatteningSteps, bool growGoal) {
     SaturationHooks hooks;
     hooks.flatteningSteps = flatteningSteps;
     hooks.iteration = [&](const Phase& phase, const egraph::IterationReport& it) {
@@ -216,12 +216,14 @@ void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options
                      pr.seconds));
         result.phases.push_back(std::move(pr));
     }
+    egraph::ENodeId vectorBlocksFrom = std::numeric_limits<egraph::ENodeId>::max();
     if (options.saturation.noMacros && flatteningSteps && growGoal) {
-        growGoalStage(g, ctx, options, gpu, result, progress);
+        vectorBlocksFrom = growGoalStage(g, ctx, options, gpu, result, progress);
     }
     if (options.stop && options.stop->requested()) {
         result.notes.push_back("interrupted during saturation");
     }
+    return vectorBlocksFrom;
 }
 
 namespace {
@@ -252,9 +254,9 @@ nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egra
     {
         auto inSaturate = w.clock.enter(Stage::Saturate);
         double started = w.elapsed();
-        saturateStage(g, rewriting, w.options, targetsGpu(w),
-                      w.budget.leftUntil(Stage::Extract) / 2, result, w.progress, applications,
-                      &focus, w.shapeGoal, last);
+        w.vectorBlocksFrom = saturateStage(g, rewriting, w.options, targetsGpu(w),
+                                           w.budget.leftUntil(Stage::Extract) / 2, result,
+                                           w.progress, applications, &focus, w.shapeGoal, last);
         ++result.searchStages;
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
@@ -345,9 +347,9 @@ Result run(const Options& options) {
         double started = w.elapsed();
         // The shape goal, for a program written with a map of reductions sharing an operand.
         w.shapeGoal = options.saturation.noMacros && hasSharingMap(g);
-        saturateStage(g, rewriting, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate),
-                      result, progress, applications, nullptr, w.shapeGoal,
-                      searchStages(options) == 1);
+        w.vectorBlocksFrom = saturateStage(
+            g, rewriting, options, targetsGpu(w), w.budget.leftUntil(Stage::Saturate), result,
+            progress, applications, nullptr, w.shapeGoal, searchStages(options) == 1);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
         w.stageDone("saturate", w.elapsed() - started,

@@ -29,11 +29,14 @@ inline constexpr int64_t kDefaultTuningValue = 64; // Space::initial's target (p
 
 // pipeline.cpp: saturation.hpp's saturate() with progress lines (gpu: the target is a GPU, see
 // targetsGpu; the phases share `secondsLeft`, the time budget's share for saturation)
-// Records the applications of composite rules (stated compositions) in `applications`.
-void saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
-                   double secondsLeft, Result& result, const Progress& progress,
-                   egraph::Applications& applications, const egraph::Focus* focus = nullptr,
-                   bool flatteningSteps = false, bool growGoal = false);
+// Records the applications of composite rules (stated compositions) in `applications`. Returns
+// the goal growth's first e-node id of its 2-D block runs (growGoalStage; the largest id where
+// none ran).
+egraph::ENodeId saturateStage(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                              const Options& options, bool gpu, double secondsLeft, Result& result,
+                              const Progress& progress, egraph::Applications& applications,
+                              const egraph::Focus* focus = nullptr, bool flatteningSteps = false,
+                              bool growGoal = false);
 
 struct Work;
 
@@ -83,8 +86,16 @@ bool hasSharingMap(const egraph::EGraph& g);
 // the member with the most goal properties, then private accumulators, then one computing map in
 // its step: a class holds a shared reduction's forms before and after fusion, and the newest need
 // not be the fused one.
+// With `range`, only the e-nodes of ids in [from, below) (those from before a growth run), and
+// only applications `accept` takes (if set).
+struct NodeRange {
+    egraph::ENodeId from = 0;
+    egraph::ENodeId below = std::numeric_limits<egraph::ENodeId>::max();
+    bool (*accept)(const egraph::EGraph&, egraph::ENodeId) = nullptr;
+};
 std::vector<std::vector<egraph::ENodeId>> sharedReductions(const egraph::EGraph& g, size_t limit,
-                                                           bool bestMember = false);
+                                                           bool bestMember = false,
+                                                           NodeRange range = {});
 // tile_guides.cpp (docs/search.md, "Local tiles of a stencil"): at most `limit` work-groups that
 // stage their element whole in local memory, oldest first, one per copied tile: `MapWrg(0,
 // fun(t => ... $ (toLocal(MapLcl(0, copy)) $ t))) $ tiles`, each as a guide for exploration's
@@ -143,7 +154,20 @@ std::vector<egraph::EClassId> goalRegion(const egraph::EGraph& g,
 // its accumulators in private memory (`goal-parallel-steps`, on the classes above the first
 // shared reductions and their initial values), or the blocks the maps above them share staged
 // in local memory (`goal-local-steps`, staging.rules, on the classes above all of them).
-enum class GrowthGoal { Vector, Bounded, Fused, Parallel, Local };
+// The 2-D blocks' own runs (goal_vectors.cpp) follow: the interchange that puts the map over
+// the rows inside the map over the vector columns (`goal-interchange-steps`), then the blocking,
+// fusion and parallel groups on those blocks only.
+enum class GrowthGoal {
+    Vector,
+    Bounded,
+    Fused,
+    Parallel,
+    Local,
+    Interchange,
+    VectorBlocking,
+    VectorFusion,
+    VectorParallel
+};
 // Adds the rule files `extra` from `anchor`'s directory to a phase that loads `anchor` (each
 // once, where it exists; saturation.cpp).
 void addBeside(Phase& phase, const char* anchor, std::initializer_list<const char*> extra);
@@ -164,6 +188,11 @@ struct GrowthLimits {
     // columns, not blocks to grow (without vector columns they would take the blocking run's
     // whole focus).
     egraph::EClassId scalarMapsBelow = std::numeric_limits<egraph::EClassId>::max();
+    // Blocking runs take sharing maps from classes below this id only: the 2-D blocks'
+    // interchange run's maps (interchangeVectorMaps) are those blocks' own runs'.
+    egraph::EClassId mapsBelow = std::numeric_limits<egraph::EClassId>::max();
+    // The e-nodes whose shared reductions a run's result counts (a 2-D block run's own).
+    NodeRange counted{};
 };
 struct GrowthResult {
     egraph::RunReport run;
@@ -178,23 +207,65 @@ struct GrowthResult {
 GrowthResult growGoals(egraph::EGraph& g, egraph::RewriteContext& ctx,
                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
                        size_t threads, GrowthGoal goal = GrowthGoal::Fused);
+// One focused run of `rules` on the classes `region` (growGoals' run, on a region of its own).
+GrowthResult growRegion(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                        const std::vector<egraph::Rule>& rules, const GrowthLimits& limits,
+                        size_t threads, const std::set<egraph::EClassId>& region);
+// The classes of a term: `root`s', and below them those of each class's smallest term, at most
+// `maxClasses`, into `out` (goal_growth.cpp).
+void termClasses(const egraph::EGraph& g, std::vector<egraph::EClassId> stack, size_t maxClasses,
+                 std::set<egraph::EClassId>& out);
+// The classes up to `levels` parents above `roots` (theirs included), at most `maxClasses`.
+void parentsWithin(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
+                   size_t levels, size_t maxClasses, std::set<egraph::EClassId>& out);
+// The classes above `roots` up to the program's root (breadth first through the parents), at
+// most `maxClasses`, only those of ids below `below`.
+void classesAbove(const egraph::EGraph& g, const std::vector<egraph::EClassId>& roots,
+                  size_t maxClasses, std::set<egraph::EClassId>& out,
+                  egraph::EClassId below = std::numeric_limits<egraph::EClassId>::max());
 // growGoals runs with the groups' rules of `phases`: one towards Vector and, if it wrote a
 // sharing map of vector reductions, one each towards Bounded and Fused (a block of vector
 // accumulators); then up to four, each towards the property the first shared reduction lacks
 // (bounded, then fused; none once it has both); then one towards Parallel and one towards
 // Local. `ran` (if set)
 // hears of each run.
+// The 2-D blocks' interchange run follows the vector run, their other runs the local run
+// (interchangeVectorMaps, growVectorBlocks). Returns the first e-node id of those other runs.
 using GrowthRun = std::function<void(GrowthGoal, const std::vector<egraph::Rule>&, GrowthResult&)>;
-void growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
-                     const std::vector<Phase>& phases, size_t threads, const GrowthRun& ran = {});
+egraph::ENodeId growTowardsGoal(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                const std::vector<Phase>& phases, size_t threads,
+                                const GrowthRun& ran = {});
+// goal_vectors.cpp (docs/search-goal.md, "Vector accumulators: 2-D register blocks"): R x 4
+// blocks of vector accumulators. Right after the vector run, an interchange run on `vectorMaps`
+// (the sharing maps of vector reductions the vector run wrote: maps over a matrix's vector
+// columns inside the program's map over the other operand's rows) puts the rows inside; it
+// returns the first class id of that run (the other runs leave its maps out, GrowthLimits::
+// mapsBelow). After the growth's other runs, growVectorBlocks' blocking, fusion (twice) and
+// parallel runs on those maps (rowsSharingMap) and the blocks of vector accumulators they make
+// only, so that the other runs' blocks of scalars keep their e-graph and guides; it returns the
+// first e-node id of its runs (the blocks' e-nodes are from there on).
+egraph::EClassId interchangeVectorMaps(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                       const std::vector<Phase>& phases, size_t threads,
+                                       const GrowthRun& ran,
+                                       const std::vector<egraph::EClassId>& vectorMaps);
+egraph::ENodeId growVectorBlocks(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                                 const std::vector<Phase>& phases, size_t threads,
+                                 const GrowthRun& ran);
+// The guides of the 2-D blocks: the first `limit` shared reductions of vector accumulators among
+// the e-nodes from `from` on (growVectorBlocks' own), with sharedReductions' order and best
+// members.
+std::vector<std::vector<egraph::ENodeId>> vectorBlocks(const egraph::EGraph& g, size_t limit,
+                                                       egraph::ENodeId from);
 // After the last stage's phases (--no-macros, a program with a sharing map; saturateStage's
 // growGoal): growTowardsGoal with the stage's rule files, each run a phase of the report. Only
 // the
 // last stage: a later stage's phases would rewrite the grown forms again with every
 // algorithmic rule (mm 128^3 on PoCL: stage 3's algorithmic phase then ran to its time limit),
 // and the grown forms are schedules to measure, not steps to go on from.
-void growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx, const Options& options, bool gpu,
-                   Result& result, const Progress& progress);
+// Returns growTowardsGoal's first e-node id of the 2-D blocks' runs.
+egraph::ENodeId growGoalStage(egraph::EGraph& g, egraph::RewriteContext& ctx,
+                              const Options& options, bool gpu, Result& result,
+                              const Progress& progress);
 // dedupe.cpp: the candidates without no-op layout chains, one per kernel (at the default tuning
 // values), in their order; the others are dropped with a note.
 std::vector<extract::Candidate> onePerKernel(Work& w, std::vector<extract::Candidate> candidates,
@@ -223,6 +294,10 @@ struct Work {
     // texts of exploration's replays of the goal: the beam's goal slots.
     bool shapeGoal = false;
     std::set<std::string> goalTexts{};
+    // Without macros: the first e-node id of the growth's 2-D block runs (growVectorBlocks):
+    // exploration's goal guides are the shared reductions before it, the blocks' guides those
+    // from it on, each with guided slots of their own.
+    egraph::ENodeId vectorBlocksFrom = std::numeric_limits<egraph::ENodeId>::max();
     // Without macros: the local tiles' guides of the first stage that found any (localTiles),
     // replayed again in the later stages.
     std::vector<std::vector<egraph::ENodeId>> tileGuides{};

@@ -1,129 +1,13 @@
 // The search's shape goal without macros (docs/search-goal.md, "A shape goal"): maps of reductions
 // that share an operand, the shared reductions the primitive rules write for them, the focus
 // around those and the guided draws that replay them.
-#include "../../src/pipeline/stages.hpp"
-#include "egopt/extract/extract.hpp"
-#include "egopt/lift/frontend.hpp"
-#include "egopt/pipeline/pipeline.hpp"
-#include "egopt/pipeline/saturation.hpp"
+#include "goal_fixtures.hpp"
 
-#include <algorithm>
 #include <catch2/catch.hpp>
-#include <optional>
 
 using namespace egopt;
 using namespace egopt::pipeline;
-
-namespace {
-
-std::string example(const std::string& name) {
-    return std::string(EGOPT_SHARED_DIR) + "/examples/" + name + ".lift";
-}
-
-// The program's e-graph after the default phases without macros (with `flattening`,
-// flattening.rules and equalities.rules join the algorithmic phase, as for a program with a
-// sharing map), each phase cut to `algorithmic` and `lowering` iterations.
-struct Saturated {
-    lift::Program program;
-    egraph::EGraph g;
-    egraph::Inserted ins;
-    egraph::RewriteContext ctx;
-    std::vector<PhaseResult> phases;
-};
-
-// With `divisor`, the pipeline's size assumptions for sizes that it divides (every size
-// variable a multiple of it), under which rules such as split-join-w4 apply.
-std::unique_ptr<Saturated> saturated(const std::string& name, size_t algorithmic, size_t lowering,
-                                     bool flattening, int64_t divisor = 1) {
-    auto s = std::make_unique<Saturated>();
-    s->program = lift::parseFile(example(name));
-    s->ins = egraph::insertProgram(s->g, s->program);
-    if (divisor > 1) {
-        std::vector<SizeAssumption> assumed;
-        for (const std::string& v : s->program.sizeVars) {
-            assumed.push_back({v, divisor});
-        }
-        assumeAll(s->ctx.facts, assumed);
-    }
-    SaturationOptions o;
-    o.noMacros = true;
-    o.phases = defaultPhases(true);
-    o.phases[0].limits.iterations = algorithmic;
-    o.phases[1].limits.iterations = lowering;
-    SaturationHooks hooks;
-    hooks.flatteningSteps = flattening;
-    s->phases = saturate(s->g, s->ctx, o, true, hooks);
-    return s;
-}
-
-// Grows `s` towards the goal as the pipeline's last stage does (the phases without macros, GPU
-// target) and returns the goals of its runs in order; each run loads rules and stays within its
-// e-node limit (a run stops between applications, so by a few e-nodes over it).
-std::vector<GrowthGoal> grow(Saturated& s) {
-    SaturationOptions o;
-    o.noMacros = true;
-    std::vector<GrowthGoal> runs;
-    growTowardsGoal(
-        s.g, s.ctx, resolvePhases(o, true, true), 2,
-        [&](GrowthGoal goal, const std::vector<egraph::Rule>& rules, GrowthResult& grown) {
-            CHECK_FALSE(rules.empty());
-            CHECK(grown.added <= GrowthLimits{}.nodes + 100);
-            runs.push_back(goal);
-        });
-    return runs;
-}
-
-bool loadsFile(const PhaseResult& p, const std::string& file) {
-    return std::any_of(p.ruleFiles.begin(), p.ruleFiles.end(), [&](const std::string& f) {
-        return f.size() >= file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0;
-    });
-}
-
-// The guided draws towards `goal` (a shared reduction's e-nodes, as sharedReductions gives
-// them) among 64 draws of the GPU cost's search at `sizes`, 16 of them guided.
-std::vector<extract::Candidate> guidedReplays(const Saturated& s,
-                                              const std::vector<egraph::ENodeId>& goal,
-                                              const arith::Bindings& sizes,
-                                              bool threadMapsAbove = false) {
-    extract::ExtractOptions eo;
-    eo.explore.threadMapsAbove = threadMapsAbove;
-    eo.explore.towardsRoot = threadMapsAbove; // as the pipeline, for the goal's guides
-    eo.k = 2;
-    eo.sizes = sizes;
-    eo.multipleKernels = true;
-    eo.explore.draws = 64;
-    eo.explore.guides = {goal};
-    eo.explore.guidedDraws = 16;
-    eo.exploreChecks = 64;
-    extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
-                                 extract::StructuralCost::Params::gpu());
-    auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
-    std::vector<extract::Candidate> out;
-    std::copy_if(r.explored.begin(), r.explored.end(), std::back_inserter(out),
-                 [](const extract::Candidate& c) { return c.guided; });
-    return out;
-}
-
-// The first of guidedReplays; none if no draw was guided.
-std::optional<extract::Candidate> guidedReplay(const Saturated& s,
-                                               const std::vector<egraph::ENodeId>& goal,
-                                               const arith::Bindings& sizes,
-                                               bool threadMapsAbove = false) {
-    auto all = guidedReplays(s, goal, sizes, threadMapsAbove);
-    if (all.empty()) {
-        return std::nullopt;
-    }
-    return all.front();
-}
-
-// Whether the replay's shared loop runs inside a thread map (one opens before the fold).
-bool loopInThreadMap(const extract::Candidate& c) {
-    size_t fold = c.text.find("ReduceSeq(fun((");
-    size_t thread = std::min(c.text.find("MapGlb("), c.text.find("MapWrg("));
-    return fold != std::string::npos && thread < fold;
-}
-
-} // namespace
+using namespace egopt::pipeline::goal_fixtures;
 
 TEST_CASE("a map of reductions sharing an operand becomes shared reductions without macros",
           "[pipeline]") {
@@ -363,16 +247,21 @@ TEST_CASE("the goal growth reaches a block of vector accumulators", "[pipeline]"
     std::vector<GrowthGoal> runs = grow(*s);
     REQUIRE(runs.size() >= 4);
     CHECK(runs[0] == GrowthGoal::Vector);
-    CHECK(runs[1] == GrowthGoal::Bounded);
-    CHECK(runs[2] == GrowthGoal::Fused);
-    // The parallel run, then the local run last (its own test below).
-    CHECK(runs[runs.size() - 2] == GrowthGoal::Parallel);
-    CHECK(runs.back() == GrowthGoal::Local);
+    CHECK(runs[1] == GrowthGoal::Interchange); // the 2-D blocks' (their tests below)
+    CHECK(runs[2] == GrowthGoal::Bounded);
+    CHECK(runs[3] == GrowthGoal::Fused);
+    // The parallel run, then the local run (its own test below), then the 2-D blocks' own runs
+    // (their test below).
+    auto local = std::find(runs.begin(), runs.end(), GrowthGoal::Local);
+    REQUIRE(local != runs.end());
+    CHECK(*(local - 1) == GrowthGoal::Parallel);
+    CHECK(std::vector<GrowthGoal>(local + 1, runs.end()) == kBlockRuns);
     std::vector<egraph::EClassId> classes = s->g.classIds();
     CHECK(std::any_of(classes.begin(), classes.end(),
                       [&](egraph::EClassId c) { return isVectorSharingMap(s->g, c); }));
-    // Exploration's guides: the first has every goal property.
-    auto goals = sharedReductions(s->g, 8, true);
+    // Exploration's goal guides (the shared reductions from before the 2-D blocks' runs): the
+    // first has every goal property.
+    auto goals = sharedReductions(s->g, 8, true, {0, s->blocksFrom});
     REQUIRE_FALSE(goals.empty());
     CHECK(vectorReduction(s->g, goals.front().back()));
     CHECK(goalProperties(s->g, goals.front().back()) == kGoalProperties);
