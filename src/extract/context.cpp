@@ -234,16 +234,22 @@ std::vector<ChildContexts> hostApply(const ENode& n, Context c, bool multi) {
     return alts;
 }
 
-// Inside a view's lambda: a chain of one-argument layout functions applied to the lambda's own
-// parameter (De Bruijn index 0); the code generator builds no other view there.
+// Inside a view's lambda: layout functions applied to views of variables, the lambda's own
+// parameter or ones bound outside it (`fun(row => Zip $ (row, v))`, the fusion steps' pairs of
+// a row with a column that a fold reads), as the code generator reads a lambda of views
+// (codegen::detail::isLayoutExpr); it builds no other view there. Without the variables bound
+// outside, such a map's only members a kernel could hold were its MapSeq and thread maps, which
+// write every pair out before the fold reads them.
 std::vector<ChildContexts> viewBody(const ENode& n) {
-    if (n.op == Op::Param && n.ival == 0) {
+    if (n.op == Op::Param) {
         return {ChildContexts{}};
     }
-    if (n.op != Op::Apply || n.children.size() != 2) {
+    if (n.op != Op::Apply || n.children.size() < 2) {
         return {};
     }
-    return {ChildContexts{Context::at(Level::LayoutFn), Context::at(Level::ViewBody)}};
+    ChildContexts cs(n.children.size(), Context::at(Level::ViewBody));
+    cs.front() = Context::at(Level::LayoutFn);
+    return {cs};
 }
 
 } // namespace

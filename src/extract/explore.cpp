@@ -20,6 +20,20 @@ struct Search::Draw {
     bool chance(double p) { return static_cast<double>(rng() >> 11) * 0x1.0p-53 < p; }
 };
 
+namespace {
+
+// A map over work-items, one dimension of a kernel's work-items each: MapGlb, MapLcl. A MapWrg
+// spreads work-groups and leaves their work-items to the MapLcl inside it, so the ways down
+// `MapWrg(1)/MapWrg(0)/MapLcl(1)/MapLcl(0)` and `MapGlb(0)/MapGlb(1)` count alike (2): which of
+// two equally parallel replays is faster is then the model's (it reads which dimension-0
+// neighbours' accesses coalesce), not the number of maps.
+bool overWorkItems(egopt::lift::Op op) {
+    egopt::lift::Loop l = egopt::lift::loopOf(op);
+    return l == egopt::lift::Loop::Global || l == egopt::lift::Loop::Local;
+}
+
+} // namespace
+
 Entry Search::build(uint32_t s, const Edge& e, std::span<const Entry> kids) {
     std::vector<ChildChoice> choices;
     std::vector<TermRef> kidTerms;
@@ -189,9 +203,10 @@ Search::Guide Search::makeGuide(const std::vector<egraph::ENodeId>& recorded,
     return guide;
 }
 
-// With ExploreOptions::threadMapsAbove: how many thread maps a way down from an edge to the
-// guide passes, each with the guide in its body (a thread map counts when its function leads to
-// the guide), at most kThreadMapsAbove: the edge's own thread map and its children's most.
+// With ExploreOptions::threadMapsAbove: how many maps over work-items (overWorkItems) a way down
+// from an edge to the guide passes, each with the guide in its body (a map counts when its
+// function leads to the guide), at most kThreadMapsAbove: the edge's own map and its children's
+// most.
 uint8_t Search::threadMapsBelow(uint32_t edge, const Guide& guide) const {
     const Edge& e = edges_[edge];
     uint8_t most = 0;
@@ -203,7 +218,7 @@ uint8_t Search::threadMapsBelow(uint32_t edge, const Guide& guide) const {
             most = std::max(most, guide.threadMaps[cs]);
         }
     }
-    int own = follows && lift::isThreadMap(g_.node(e.node).op) ? 1 : 0;
+    int own = follows && overWorkItems(g_.node(e.node).op) ? 1 : 0;
     return static_cast<uint8_t>(std::min<int>(kThreadMapsAbove, own + most));
 }
 
@@ -335,7 +350,7 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
                     result->threadMaps = std::max(result->threadMaps, kids[c].threadMaps);
                 }
             }
-            result->threadMaps += lift::isThreadMap(g_.node(e.node).op) ? 1 : 0;
+            result->threadMaps += overWorkItems(g_.node(e.node).op) ? 1 : 0;
         }
         most = hits;
         if (!held) {

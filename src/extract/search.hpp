@@ -238,13 +238,13 @@ private:
         // (guide e-node << 32 | child slot) -> the guide e-node recorded as that child: the one
         // of the child's class recorded last before the parent (expectedChildren).
         std::unordered_map<uint64_t, egraph::ENodeId> expected;
-        // Per state, with ExploreOptions::threadMapsAbove: the most thread maps a way down from
-        // it to the guide passes (countThreadMaps); empty otherwise.
+        // Per state, with ExploreOptions::threadMapsAbove: the most maps over work-items (MapGlb,
+        // MapLcl) a way down from it to the guide passes (countThreadMaps); empty otherwise.
         std::vector<uint8_t> threadMaps;
     };
     static constexpr egraph::ENodeId kNoExpected = UINT32_MAX;
     Guide makeGuide(const std::vector<egraph::ENodeId>& recorded, bool towardsRoot) const;
-    static constexpr uint8_t kThreadMapsAbove = 3; // one per dimension
+    static constexpr uint8_t kThreadMapsAbove = 3; // one per dimension of work-items
     uint8_t threadMapsBelow(uint32_t edge, const Guide& guide) const;
     void countThreadMaps(Guide& guide) const;
     // Memo of one draw: (state << 32 | expected e-node) -> its replay.

@@ -51,11 +51,12 @@ struct ExploreOptions {
     // the right-hand side). Guided draws come first among the drawn terms; they need draws > 0.
     std::vector<std::vector<egraph::ENodeId>> guides;
     size_t guidedDraws = 4;
-    // On the way down to a guide (above its e-nodes), try thread maps (MapGlb, MapWrg, MapLcl)
-    // before a class's other e-nodes, so that the maps around a replayed loop run in parallel
-    // where their context allows. Off: the edges in random order (a macro's right-hand side
-    // holds its own thread maps). The pipeline turns it on for the shape goal's guides
-    // (docs/search.md), whose e-nodes are one sequential loop.
+    // On the way down to a guide (above its e-nodes), try first the edges whose way down passes
+    // the most maps over work-items (MapGlb, MapLcl; a MapWrg's work-items are its MapLcl's), so
+    // that the maps around a replayed loop run in parallel where their context allows. Off: the
+    // edges in random order (a macro's right-hand side holds its own thread maps). The pipeline
+    // turns it on for the shape goal's guides (docs/search.md), whose e-nodes are one sequential
+    // loop.
     bool threadMapsAbove = false;
     // Above a guide, head for the class of its last e-node (its root) rather than for any of its
     // e-nodes, and only through child states nearer it (docs/extraction.md "Guided draws"): an
@@ -146,7 +147,7 @@ struct Candidate {
     bool guided = false;     // explored: a guided draw (a macro rule's schedule)
     size_t guide = 0;        // guided: the index of its guide in ExploreOptions::guides
     size_t guideHits = 0;    // guided: how many of its e-nodes are the guide's
-    size_t threadMaps = 0;   // guided: the thread maps around the replay (its way down)
+    size_t threadMaps = 0;   // guided: the maps over work-items around the replay (MapGlb, MapLcl)
     std::string text;        // Lift-like text
     std::vector<TuningVar> tuning;
     arith::Bindings tuningValues; // the values used for the code generator check
