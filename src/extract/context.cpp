@@ -249,6 +249,10 @@ std::vector<ChildContexts> viewBody(const ENode& n) {
     }
     ChildContexts cs(n.children.size(), Context::at(Level::ViewBody));
     cs.front() = Context::at(Level::LayoutFn);
+    // Applied to several views, the function is a Zip (Context::top at LayoutFn level): a zip of
+    // arrays is a view, a Tuple of a scalar a value the code generator builds ("a field of a
+    // scalar": gemv's `fun(x => Tuple $ (x, Get(1) $ t))`).
+    cs.front().top = n.children.size() > 2;
     return {cs};
 }
 
@@ -315,6 +319,9 @@ std::vector<ChildContexts> childContexts(const ENode& n, Context c, bool multipl
         // literal is a constant pad's value (PadConstant(1, 1, 0.5f)), read where the view is.
         if (n.op == Op::Literal) {
             return {ChildContexts{}};
+        }
+        if (c.top && n.op != Op::Zip) { // applied to several views in a view's lambda
+            return {};
         }
         if (n.op == Op::Lambda && n.ival == 1) { // mapped by a view: a view of its parameter
             return {ChildContexts(k, Context::at(Level::ViewBody))};

@@ -63,6 +63,7 @@ struct Context {
     // map (it is at the top of that map's body). Only here may a thread map of the same kind
     // start (MapGlb in MapGlb, MapWrg in MapWrg, MapLcl in MapLcl): nothing synchronises the
     // threads of a nested map with a consumer of its result in the enclosing thread.
+    // At LayoutFn level: the function is applied to several views in a view's lambda (a Zip).
     bool top = false;
     // At work-group level: the array a two-argument application there folds (a ReduceSeq's data,
     // which every work-item of the group runs over whole). A MapLcl's private result, divided
