@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <regex>
 #include <set>
 
 using egopt::testenv::contains;
@@ -406,4 +407,26 @@ TEST_CASE("constant-pad stencils: the padded neighbourhoods are views in one ker
         CHECK(run.ok);
         CHECK(run.kernelMedianNs.size() == 1);
     }
+}
+
+// A view's lambda that reads a variable from outside it (`fun(row => Zip $ (row, v))`) is a view,
+// as the code generator indexes it: no candidate writes the pairs out before they are read.
+TEST_CASE("a mapped lambda zipping with an outside variable is a view", "[extract]") {
+    test::Graph gr;
+    arith::Bindings sizes{{"M", 16}, {"K", 32}};
+    ExtractResult r = lowered(gr, test::data("row_zip_view.lift"), sizes, 4);
+    INFO(test::listing(r));
+    REQUIRE(!r.candidates.empty());
+    const std::regex written(R"((MapSeq|MapGlb|MapWrg|MapLcl)\(fun\(x\d+ => Zip \$)");
+    const std::regex viewed(R"(Map\(fun\(x\d+ => Zip \$ \(x\d+, v\)\)\))");
+    bool view = false;
+    for (const Candidate& c : r.candidates) {
+        INFO(c.text);
+        CHECK_FALSE(std::regex_search(c.text, written));
+        view |= std::regex_search(c.text, viewed);
+    }
+    CHECK(view);
+    codegen::RunResult run = test::validate(r.candidates.front(), sizes);
+    INFO(run.summary());
+    CHECK(run.ok);
 }

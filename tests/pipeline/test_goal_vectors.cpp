@@ -4,6 +4,7 @@
 #include "goal_fixtures.hpp"
 
 #include <catch2/catch.hpp>
+#include <regex>
 
 using namespace egopt;
 using namespace egopt::pipeline;
@@ -78,13 +79,23 @@ TEST_CASE("the goal growth's 2-D block runs make R x 4 blocks from the vector ru
     auto replays = guidedReplays(*s, blocks.front(), {{"M", 64}, {"N", 64}, {"K", 64}}, true);
     REQUIRE_FALSE(replays.empty());
     bool whole = false;
+    bool columnsInDimension0 = false;
+    // The fold's data pairs the rows with the float4 column as views, never through a map that
+    // writes the pairs out (`MapSeq(fun(r => Zip $ (r, v)))`).
+    const std::regex written(R"((MapSeq|MapGlb|MapWrg|MapLcl)\(fun\(x\d+ => Zip \$)");
     for (const extract::Candidate& c : replays) {
         INFO(c.text);
         CHECK(loopInThreadMap(c));
+        CHECK_FALSE(std::regex_search(c.text, written));
         size_t fold = c.text.find("ReduceSeq(fun((");
-        whole |= c.guideHits == blocks.front().size() && fold != std::string::npos &&
-                 c.text.find("VectorizeUserFun(mult, 4)", fold) != std::string::npos &&
-                 c.text.find("toPrivate(MapSeq(fun(") != std::string::npos;
+        bool all = c.guideHits == blocks.front().size() && fold != std::string::npos &&
+                   c.text.find("VectorizeUserFun(mult, 4)", fold) != std::string::npos &&
+                   c.text.find("toPrivate(MapSeq(fun(") != std::string::npos;
+        whole |= all;
+        // Work-items side by side in dimension 0 over B's float4 columns (their loads coalesce).
+        columnsInDimension0 |=
+            all && c.text.find("), 0) $ (Transpose $ (Map(asVector(4)) $ b))") != std::string::npos;
     }
     CHECK(whole);
+    CHECK(columnsInDimension0);
 }
