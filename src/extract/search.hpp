@@ -244,7 +244,7 @@ private:
     };
     static constexpr egraph::ENodeId kNoExpected = UINT32_MAX;
     Guide makeGuide(const std::vector<egraph::ENodeId>& recorded, bool towardsRoot) const;
-    static constexpr uint8_t kThreadMapsAbove = 3; // one per dimension of work-items
+    static constexpr uint8_t kThreadMapsAbove = ExploreOptions::kThreadMapsCounted;
     uint8_t threadMapsBelow(uint32_t edge, const Guide& guide) const;
     void countThreadMaps(Guide& guide) const;
     // Memo of one draw: (state << 32 | expected e-node) -> its replay.

@@ -110,15 +110,15 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
             bool goal = isGoalRule(guideRule[c.guide]);
             bool partial = goal && c.guide < guideSize.size() && c.guideHits < guideSize[c.guide];
             size_t rank = goal ? c.guide : 0;
-            // Then the most maps over work-items around the replay, up to two (with
-            // threadMapsAbove; the model ranks a replay's parallel maps poorly: at mm 128^3 on
-            // PoCL it predicted one work-item per row of C, 45 ms, faster than a work-group per
-            // block, under 1 ms). A third splits a block the other two already spread (mm's rows
-            // split twice), adding no work-items the tuner could not give: among replays with
-            // two, the model decides, which reads whose dimension-0 neighbours' loads coalesce
-            // (mm 1024^3 on the H200: 3-D R x 4 blocks with B's columns in dimension 2, 1.1-1.4
-            // ms, took the slots).
-            int64_t threads = goal ? -int64_t(std::min<size_t>(c.threadMaps, 2)) : 0;
+            // Then the most maps over work-items around the replay, up to kThreadMapsCounted
+            // (with threadMapsAbove; the model ranks a replay's parallel maps poorly: at mm 128^3
+            // on PoCL it predicted one work-item per row of C, 45 ms, faster than a work-group per
+            // block, under 1 ms). Among replays with two the model decides, which reads whose
+            // dimension-0 neighbours' loads coalesce (mm 1024^3 on the H200: 3-D R x 4 blocks
+            // with B's columns in dimension 2, 1.1-1.4 ms, took the slots).
+            int64_t threads = goal ? -int64_t(std::min<size_t>(
+                                         c.threadMaps, extract::ExploreOptions::kThreadMapsCounted))
+                                   : 0;
             bestReplays[guideRule[c.guide]].emplace_back(partial, rank, -int64_t(c.guideHits),
                                                          threads, *p, i);
         }

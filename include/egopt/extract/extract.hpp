@@ -58,6 +58,14 @@ struct ExploreOptions {
     // turns it on for the shape goal's guides (docs/search.md), whose e-nodes are one sequential
     // loop.
     bool threadMapsAbove = false;
+    // The most maps over work-items a way down counts (threadMapsAbove) and the pipeline ranks
+    // replays by: two dimensions of work-items spread a block of outputs; a third splits a block
+    // the other two already spread (mm's rows split twice) and adds no work-items the tuner could
+    // not give, so ways down with two or three tie, drawn in random order, and the model's
+    // prediction (which reads whose dimension-0 neighbours' loads coalesce) ranks them. Counted
+    // up to three, every draw of mm's 2-D blocks at 1024^3 took a third map and left B's float4
+    // columns dimension 2 (docs/search-goal.md).
+    static constexpr uint8_t kThreadMapsCounted = 2;
     // Above a guide, head for the class of its last e-node (its root) rather than for any of its
     // e-nodes, and only through child states nearer it (docs/extraction.md "Guided draws"): an
     // inner e-node may have other parents (a shared reduction's step function), and the
