@@ -259,3 +259,49 @@ TEST_CASE("a guided replay with thread maps above keeps them through the e-graph
     }
     CHECK(guided > 0);
 }
+
+TEST_CASE("guided draws with thread maps above spread mm's dot products over work-items",
+          "[extract]") {
+    // The way down counts maps over work-items (MapGlb, MapLcl), not MapWrg, whose work-items
+    // are its MapLcl's: `MapGlb(0)/MapGlb(1)` counts 2, `MapWrg/MapLcl` 1, `MapWrg(0)/MapWrg(1)`
+    // none. Counting every thread map, all three tied at 2 and the draws took any of them.
+    test::Graph gr;
+    test::insertAndSaturate(gr, test::shared("mm.lift"), {"core.rules", "lower_both.rules"}, 3);
+    std::optional<egraph::ENodeId> reduceSeq;
+    std::optional<egraph::ENodeId> application;
+    for (egraph::EClassId c : gr.g.classIds()) {
+        for (egraph::ENodeId n : gr.g.eclass(c).nodes) {
+            const egraph::ENode& node = gr.g.node(n);
+            if (node.op == lift::Op::ReduceSeq) {
+                reduceSeq = n;
+            }
+            if (node.op == lift::Op::Apply && node.children.size() == 3 &&
+                gr.g.eclass(node.children[0]).mayHold(lift::Op::ReduceSeq)) {
+                application = n;
+            }
+        }
+    }
+    REQUIRE((reduceSeq && application));
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = {{"M", 16}, {"N", 16}, {"K", 16}};
+    opt.explore.draws = 4;
+    opt.explore.guidedDraws = 16;
+    opt.explore.threadMapsAbove = true;
+    opt.explore.towardsRoot = true;
+    opt.explore.guides.push_back({*reduceSeq, *application});
+    ExtractResult result = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    INFO(test::listing(result));
+    size_t guided = 0;
+    for (const Candidate& c : result.explored) {
+        if (c.guided) {
+            INFO(c.text);
+            ++guided;
+            CHECK(c.threadMaps == 2);
+            CHECK(contains(c.text, "MapGlb("));
+            CHECK_FALSE(contains(c.text, "MapWrg("));
+        }
+    }
+    CHECK(guided > 1);
+}
