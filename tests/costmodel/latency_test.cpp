@@ -80,7 +80,7 @@ TEST_CASE("analytic GPU model: a group narrower than a warp issues as a warp", "
 // A kernel of one work-item summing 8192 floats: its statements take about 20 us at one warp's
 // issue rate, but the work-item waits for its 8192 reads in sequence, about 10 ns each on an
 // H200 (the difference between asum candidates whose final kernel sums 2048 or 8192 floats).
-TEST_CASE("features count the busiest work-item's global reads; the model waits for them",
+TEST_CASE("features count the busiest work-item's global reads, and the model waits for them",
           "[models]") {
     AnalyticModel m = latencyModel();
     DeviceProfile p = latencyH200(m);
