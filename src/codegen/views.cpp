@@ -245,6 +245,16 @@ bool ViewArena::innermostInMemory(lift::TypeId t, int pos) const {
     return true;
 }
 
+bool ViewArena::tuplesInMemory(lift::TypeId t, int pos) const {
+    for (int d = 0; d <= pos && types_.isArray(t); ++d) {
+        t = types_.elemOf(t);
+    }
+    while (types_.isArray(t)) {
+        t = types_.elemOf(t);
+    }
+    return types_.at(t).kind == TypeKind::Tuple;
+}
+
 ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::RangeEnv& env,
                                        std::vector<Entered> holes) const {
     Resolved r;
@@ -295,6 +305,16 @@ ViewArena::Resolved ViewArena::resolve(ViewId view, Path path, const arith::Rang
             if (r.vectorWidth != 0 && v.kind == ViewKind::Mem && r.lanes.empty() &&
                 !innermostInMemory(v.type, vecPos)) {
                 badPath("asVector of an index that is not the innermost one in memory");
+            }
+            // The lanes of one field of an array of tuples lie a tuple apart: a vector load
+            // there would read the other fields, so the lanes are read one by one.
+            if (r.vectorWidth != 0 && v.kind == ViewKind::Mem && r.lanes.empty() &&
+                tuplesInMemory(v.type, vecPos)) {
+                if (r.laneRead && !r.laneRead->rest) {
+                    r.byLanes = true;
+                    return r;
+                }
+                badPath("asVector of a field of an array of tuples");
             }
             r.leaf = cur;
             r.path = std::move(path);

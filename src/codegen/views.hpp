@@ -187,6 +187,8 @@ private:
     // Pushes the path down to a Mem, Expr or a Zip/TupleOf that must be read whole.
     bool unitTranspose(const View& v) const;
     bool innermostInMemory(lift::TypeId t, int pos) const;
+    // Whether the elements below index `pos` of memory of type `t` are tuples.
+    bool tuplesInMemory(lift::TypeId t, int pos) const;
     Resolved resolve(ViewId view, Path path, const arith::RangeEnv& env,
                      std::vector<Entered> holes = {}) const;
     std::string readFrom(ViewId view, Path path, std::vector<Entered> holes,

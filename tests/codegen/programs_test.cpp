@@ -83,6 +83,10 @@ TEST_CASE("vectorisation", "[codegen]") {
     auto columns = check("vec_join_columns", {{"N", 16}, {"M", 8}});
     CHECK(has(columns, "(float4)("));
     CHECK(!has(columns, "vload4"));
+    // asVector of a field of an array of tuples: its lanes lie a tuple apart.
+    auto field = check("vec_tuple_field", {{"N", 8}});
+    CHECK(has(field, "(float2)("));
+    CHECK(!has(field, "vload2"));
 }
 
 TEST_CASE("gather and scatter", "[codegen]") {
