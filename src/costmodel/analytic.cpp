@@ -98,6 +98,12 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         inFlight = std::min(inFlight, p.registerFileBytes / (k.privateBytes + kBaseRegisterBytes));
     }
     double saturation = saturationOf(inFlight, p.saturationItems);
+    if (p.dramBytesInFlight > 0 && k.readBytesInFlight > 0) {
+        // DRAM streams at its share only with enough read bytes in flight (Little's law): the
+        // work-items in flight times the bytes each keeps in flight, else it waits in proportion.
+        saturation = std::min(saturation,
+                              std::min(1.0, inFlight * k.readBytesInFlight / p.dramBytesInFlight));
+    }
     double memShare = std::max(usedCus / cus * saturation, 1.0 / cus);
     double strided = k.globalReadStrided + k.globalWriteStrided;
     double coalesced = k.globalReadCoalesced + k.globalWriteCoalesced;

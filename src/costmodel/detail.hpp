@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <vector>
 
 namespace egopt::costmodel::detail {
 
@@ -61,5 +62,30 @@ std::set<std::string> producedEarlier(const codegen::KernelInfo& info, bool full
 void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
                  const std::map<std::string, double>& bytes, double items, double cacheBytes,
                  const std::set<std::string>& produced);
+
+// The global read bytes a work-item keeps in flight (KernelFeatures::readBytesInFlight), from
+// the reads met while walking its body: per loop context (the top level, or a loop walked as one
+// multiplied body) the bytes of its reads, each counted for the iterations the compiler keeps in
+// flight; loops walked iteration by iteration add their iterations to the enclosing context.
+class ReadsInFlight {
+public:
+    // A loop walked as one body of `trips` iterations; `tripsKnown`: its bounds are constants
+    // (the compiler knows its trip count).
+    void enterLoop(int64_t trips, bool tripsKnown);
+    void leaveLoop();
+    void read(double bytes);
+    // The largest context's bytes; 0 where a read sits in a loop the bound does not cover.
+    double bytes() const;
+
+private:
+    struct Context {
+        double copies = 1;   // iterations in flight
+        bool bounded = true; // false: a long loop of known trip count (not modelled)
+        double bytes = 0;
+    };
+    std::vector<Context> open_{Context{}};
+    double largest_ = 0;
+    bool unbounded_ = false;
+};
 
 } // namespace egopt::costmodel::detail

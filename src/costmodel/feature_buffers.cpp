@@ -96,4 +96,35 @@ void cachedReads(KernelFeatures& k, const ReadsByBuffer& readsByBuffer,
     }
 }
 
+// A loop the compiler does not unroll completely keeps kRuntimeUnroll of its iterations' reads in
+// flight where its trip count depends on the work-item (the loops over a work-group's share of a
+// chunk, which start at the local id): the unroll factor of a loop of unknown trip count. A long
+// loop of constant trip count (a sequential reduction from 0 to n) is not bounded: H200 runs of
+// asum read at 3 TB/s with 256 such work-items per compute unit, more than 4 loads each keep in
+// flight (docs/cost-models.md, "Bytes in flight").
+constexpr double kRuntimeUnroll = 4;
+constexpr int64_t kUnrolledTrips = 16; // features.cpp's kExpandTrips: unrolled completely
+
+void ReadsInFlight::enterLoop(int64_t trips, bool tripsKnown) {
+    Context c;
+    c.bounded = open_.back().bounded && (trips <= kUnrolledTrips || !tripsKnown);
+    c.copies = trips <= kUnrolledTrips ? static_cast<double>(trips) : kRuntimeUnroll;
+    open_.push_back(c);
+}
+
+void ReadsInFlight::leaveLoop() {
+    largest_ = std::max(largest_, open_.back().bytes);
+    open_.pop_back();
+}
+
+void ReadsInFlight::read(double bytes) {
+    Context& c = open_.back();
+    unbounded_ = unbounded_ || !c.bounded;
+    c.bytes += bytes * c.copies;
+}
+
+double ReadsInFlight::bytes() const {
+    return unbounded_ ? 0.0 : std::max(largest_, open_.front().bytes);
+}
+
 } // namespace egopt::costmodel::detail

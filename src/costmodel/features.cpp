@@ -63,7 +63,9 @@ struct Walker {
         std::string var;
         int64_t step = 1, trips = 1;
     };
-    std::vector<LoopVar> loops; // enclosing loops, innermost last
+    std::vector<LoopVar> loops;      // enclosing loops, innermost last
+    std::set<std::string> constants; // the sizes' names (bound: the kernel sees constants)
+    detail::ReadsInFlight inFlight;
     int64_t budget = kExpandBudget;
     // Per work-item: expected counts; the busiest work-item's statements, trips, barriers and
     // global reads.
@@ -311,10 +313,12 @@ struct Walker {
         for (const auto& a : n.accesses) {
             access(a, w);
             if (a.space == MemorySpace::Global && !a.write) {
-                maxReads +=
+                double once =
                     loopInvariant(a)
-                        ? wmax / static_cast<double>(std::max<int64_t>(1, loops.back().trips))
-                        : wmax;
+                        ? 1.0 / static_cast<double>(std::max<int64_t>(1, loops.back().trips))
+                        : 1.0;
+                maxReads += wmax * once;
+                inFlight.read(wmax > 0 ? a.bytes * once : 0.0);
             }
         }
     }
@@ -376,7 +380,9 @@ struct Walker {
         } else if (trips > 0) {
             at(0);
             double t = static_cast<double>(trips);
+            inFlight.enterLoop(trips, constant(n.init) && constant(n.bound) && constant(n.step));
             walk(n.body, w * t, wmax * t);
+            inFlight.leaveLoop();
         }
         loops.pop_back();
         base.erase(n.var);
@@ -384,6 +390,13 @@ struct Walker {
         for (Env& lane : lanes) {
             lane.erase(n.var);
         }
+    }
+
+    // Whether an expression mentions only sizes (a loop bound the compiler knows).
+    bool constant(const arith::Size& e) const {
+        auto vars = e.variables();
+        return std::all_of(vars.begin(), vars.end(),
+                           [&](const std::string& v) { return constants.contains(v); });
     }
 
     void walk(const std::vector<KernelNode>& nodes, double w, double wmax) {
@@ -436,6 +449,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     detail::collectWritten(info.facts.body, wk.written);
     for (const auto& [name, value] : sizes) {
         wk.base[name] = value;
+        wk.constants.insert(name);
     }
     wk.setThreads(wk.base, 0);
     wk.next = wk.base;
@@ -469,6 +483,7 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     k.barriers = wk.maxBarriers;
     k.launches = 1;
     k.privateBytes = static_cast<double>(info.privateBytes);
+    k.readBytesInFlight = profile.gpu ? wk.inFlight.bytes() : 0.0;
     k.cachedReadCoalesced = k.cachedReadStrided = 0;
     if (profile.cacheBytes > 0) {
         detail::cachedReads(k, wk.readsByBuffer, bytes, items, profile.cacheBytes,
@@ -499,6 +514,7 @@ Features computeFeatures(const codegen::GeneratedCode& code, const arith::Bindin
         f.total.setValues(sum);
         f.total.workGroupSize = groupSize; // a sum of group sizes means nothing
         f.total.privateBytes = std::max(f.total.privateBytes, k.privateBytes);
+        f.total.readBytesInFlight = std::max(f.total.readBytesInFlight, k.readBytesInFlight);
         f.kernels.push_back(std::move(k));
     }
     return f;

@@ -30,6 +30,7 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"saturation_items", &DeviceProfile::saturationItems},
             {"register_file_bytes", &DeviceProfile::registerFileBytes},
             {"private_bytes_max", &DeviceProfile::privateBytesMax},
+            {"dram_bytes_in_flight", &DeviceProfile::dramBytesInFlight},
             {"max_coalesced_bytes", &DeviceProfile::maxCoalescedBytes},
             {"coalesced_span_bytes", &DeviceProfile::coalescedSpanBytes},
             {"sector_bytes", &DeviceProfile::sectorBytes},
@@ -110,6 +111,10 @@ KernelFeatures featuresFromJson(const json& j, const std::string& where) {
     // Not a feature, but the analytic model reads it (registers); records before it read 0.
     k.privateBytes =
         j.contains("private_bytes") ? number(j["private_bytes"], "private_bytes", where) : 0.0;
+    // Likewise the read bytes a work-item keeps in flight (records before it: not bounded).
+    k.readBytesInFlight = j.contains("read_bytes_in_flight")
+                              ? number(j["read_bytes_in_flight"], "read_bytes_in_flight", where)
+                              : 0.0;
     return k;
 }
 
@@ -120,6 +125,7 @@ json featuresToJson(const KernelFeatures& k) {
         j[featureNames()[i]] = v[i];
     }
     j["private_bytes"] = k.privateBytes;
+    j["read_bytes_in_flight"] = k.readBytesInFlight;
     return j;
 }
 

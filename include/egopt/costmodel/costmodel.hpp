@@ -64,6 +64,12 @@ struct KernelFeatures {
     // launch the analytic model reads, not one of the features above (the learned model's
     // inputs and the recorded feature vectors stay as they are).
     double privateBytes = 0;
+    // The bytes of global reads a work-item keeps in flight (GPUs; 0: not bounded), which with
+    // the work-items in flight bound the DRAM rate a compute unit reaches
+    // (DeviceProfile::dramBytesInFlight): a loop-free body's reads, all iterations of a loop the
+    // compiler unrolls completely, and a few of a loop whose trip count depends on the work-item
+    // (docs/cost-models.md, "Bytes in flight"). Read beside the features, like privateBytes.
+    double readBytesInFlight = 0;
 
     // The features as a vector, in featureNames() order.
     std::vector<double> values() const;
@@ -137,6 +143,10 @@ struct DeviceProfile {
     // read's latency over the reads its compiled loop keeps in flight; 0: not modelled): a launch
     // takes at least its busiest work-item's reads (KernelFeatures::readsPerItem) times this.
     double readLatency = 0;
+    // The global read bytes a compute unit needs in flight to reach its share of
+    // globalBandwidth (GPUs; 0: not modelled): with fewer (work-items in flight times
+    // KernelFeatures::readBytesInFlight) DRAM waits in proportion, as with saturationItems.
+    double dramBytesInFlight = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
