@@ -78,6 +78,23 @@ inline bool loadsFile(const PhaseResult& p, const std::string& file) {
     });
 }
 
+// The guided draws among the explored candidates of the GPU structural cost's search with the
+// draws, guides and sizes of `eo` (2 candidates, several kernels allowed, 64 checks). `S` is a
+// test's saturated program: its e-graph `g`, rewrite context `ctx` and inserted program `ins`.
+template <class S>
+std::vector<extract::Candidate> guidedDraws(const S& s, extract::ExtractOptions eo) {
+    eo.k = 2;
+    eo.multipleKernels = true;
+    eo.exploreChecks = 64;
+    extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
+                                 extract::StructuralCost::Params::gpu());
+    auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
+    std::vector<extract::Candidate> out;
+    std::copy_if(r.explored.begin(), r.explored.end(), std::back_inserter(out),
+                 [](const extract::Candidate& c) { return c.guided; });
+    return out;
+}
+
 // The guided draws towards `goal` (a shared reduction's e-nodes, as sharedReductions gives
 // them) among 64 draws of the GPU cost's search at `sizes`, 16 of them guided.
 inline std::vector<extract::Candidate> guidedReplays(const Saturated& s,
@@ -87,20 +104,11 @@ inline std::vector<extract::Candidate> guidedReplays(const Saturated& s,
     extract::ExtractOptions eo;
     eo.explore.threadMapsAbove = threadMapsAbove;
     eo.explore.towardsRoot = threadMapsAbove; // as the pipeline, for the goal's guides
-    eo.k = 2;
     eo.sizes = sizes;
-    eo.multipleKernels = true;
     eo.explore.draws = 64;
     eo.explore.guides = {goal};
     eo.explore.guidedDraws = 16;
-    eo.exploreChecks = 64;
-    extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
-                                 extract::StructuralCost::Params::gpu());
-    auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
-    std::vector<extract::Candidate> out;
-    std::copy_if(r.explored.begin(), r.explored.end(), std::back_inserter(out),
-                 [](const extract::Candidate& c) { return c.guided; });
-    return out;
+    return guidedDraws(s, std::move(eo));
 }
 
 // The first of guidedReplays; none if no draw was guided.

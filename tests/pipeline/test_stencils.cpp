@@ -6,6 +6,7 @@
 #include "egopt/extract/extract.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/pipeline/saturation.hpp"
+#include "goal_fixtures.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -53,20 +54,11 @@ std::vector<extract::Candidate> replays(const Saturated& s,
                                         const std::vector<std::vector<egraph::ENodeId>>& guides,
                                         const arith::Bindings& sizes) {
     extract::ExtractOptions eo;
-    eo.k = 2;
     eo.sizes = sizes;
-    eo.multipleKernels = true;
     eo.explore.draws = 16;
     eo.explore.guides = guides;
     eo.explore.guidedDraws = 8;
-    eo.exploreChecks = 64;
-    extract::StructuralCost cost(s.g, s.ctx.tuning, eo.sizes,
-                                 extract::StructuralCost::Params::gpu());
-    auto r = extract::extractCandidates(s.g, s.ctx.tuning, s.ins.root, s.ins.signature, cost, eo);
-    std::vector<extract::Candidate> out;
-    std::copy_if(r.explored.begin(), r.explored.end(), std::back_inserter(out),
-                 [](const extract::Candidate& c) { return c.guided; });
-    return out;
+    return goal_fixtures::guidedDraws(s, std::move(eo));
 }
 
 // jacobi3's tiles staged whole in local memory, a work-group per tile, its work-items computing
