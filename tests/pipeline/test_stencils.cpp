@@ -25,14 +25,8 @@ std::string stencilFile(const std::string& name) {
 
 // A program's e-graph after the default GPU phases without macros, `rounds` times (a second
 // round rewrites what the first wrote, as a later search stage does: copy-elim merges a tile's
-// copy with the tile).
-struct Saturated {
-    lift::Program program;
-    egraph::EGraph g;
-    egraph::Inserted ins;
-    egraph::RewriteContext ctx;
-    std::vector<PhaseResult> phases;
-};
+// copy with the tile): the goal fixtures' program, e-graph, context and phases.
+using Saturated = goal_fixtures::Saturated;
 
 std::unique_ptr<Saturated> saturated(const std::string& name) {
     auto s = std::make_unique<Saturated>();
