@@ -363,6 +363,15 @@ Result run(const Options& options) {
         std::vector<extract::Candidate> beam;
         size_t stages = searchStages(options);
         for (size_t s = 1; s < stages && !found.empty() && !w.stopped(); ++s) {
+            // A stage started after extraction's share of the budget would take tuning's time:
+            // the candidates found so far are then what tuning measures.
+            if (w.budget.limited() && w.budget.leftUntil(Stage::Extract) <= 0) {
+                result.notes.push_back(fmt("search stopped after stage %zu of %zu: extraction's "
+                                           "share of the time budget of %.0f s is spent",
+                                           s, stages, options.timeBudget));
+                w.progress(result.notes.back());
+                break;
+            }
             found = nextSearchStage(g, rewriting, ins, applications, w, result, found, beam,
                                     s + 1 == stages);
         }

@@ -121,6 +121,19 @@ TEST_CASE("without macros the search runs its default stages", "[pipeline]") {
     CHECK(run(o).searchStages == 1);
 }
 
+TEST_CASE("no search stage starts after extraction's share of the time budget", "[pipeline]") {
+    // A budget of 50 ms: loading, saturating and extracting stage 1 take longer than its 40 %
+    // share for extraction, so stage 2 would take tuning's time and does not start.
+    Options o = withoutMacros(gpuTarget("scal", {{"N", 1024}}, 1), 1);
+    o.search.candidates = 1;
+    o.timeBudget = 0.05;
+    Result r = run(o);
+    CHECK(r.searchStages == 1);
+    CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+        return n.find("search stopped after stage 1 of") != std::string::npos;
+    }));
+}
+
 TEST_CASE("the beam's shapes ignore lowering choices, not algorithmic ones", "[pipeline]") {
     std::string glb = "ReduceSeq(add) $ (0.0f, Join $ (MapGlb(fun(x1 => ReduceSeq(add) $ (0.0f, "
                       "x1)), 0) $ (Split(v__1) $ xs)))";
