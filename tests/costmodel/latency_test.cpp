@@ -107,12 +107,7 @@ TEST_CASE("reads of partial sums an earlier kernel wrote come from the cache", "
     AnalyticModel m = latencyModel();
     DeviceProfile p = latencyH200(m);
     REQUIRE(p.cacheBytes > 0);
-    arith::Bindings sizes{{"N", int64_t(1) << 27}};
-    std::string dir = sourceDir() + "/tests/costmodel/data/";
-    Features oneGroup = featuresOfFile(dir + "asum_tail_one_group.lift", sizes, p);
-    Features kernels = featuresOfFile(dir + "asum_tail_kernels.lift", sizes, p);
-    REQUIRE(oneGroup.kernels.size() == 2);
-    REQUIRE(kernels.kernels.size() == 4);
+    auto [oneGroup, kernels] = asumTails(p);
     const KernelFeatures& tail = oneGroup.kernels[1];
     CHECK(oneGroup.kernels[0].cachedReadCoalesced == 0); // the input, read once
     CHECK(tail.cachedReadCoalesced + tail.cachedReadStrided ==
@@ -129,7 +124,7 @@ TEST_CASE("reads of partial sums an earlier kernel wrote come from the cache", "
     CHECK(cached(kernels.kernels[3]) == 0);
     DeviceProfile noCache = p;
     noCache.cacheBytes = 0;
-    Features uncached = featuresOfFile(dir + "asum_tail_one_group.lift", sizes, noCache);
+    Features uncached = asumTails(noCache).oneGroup;
     CHECK(uncached.kernels[1].cachedReadCoalesced == 0);
     CHECK(m.kernelSeconds(tail, p) < m.kernelSeconds(uncached.kernels[1], p) / 1.5);
 }

@@ -288,12 +288,7 @@ TEST_CASE("analytic GPU predictions rank a one-work-group tail above three tail 
     DeviceProfile p = nvidiaConstants(m);
     p.computeUnits = 132;
     p.maxWorkGroupSize = 1024;
-    arith::Bindings sizes{{"N", int64_t(1) << 27}};
-    std::string dir = sourceDir() + "/tests/costmodel/data/";
-    Features oneGroup = featuresOfFile(dir + "asum_tail_one_group.lift", sizes, p);
-    Features kernels = featuresOfFile(dir + "asum_tail_kernels.lift", sizes, p);
-    REQUIRE(oneGroup.kernels.size() == 2);
-    REQUIRE(kernels.kernels.size() == 4);
+    auto [oneGroup, kernels] = asumTails(p);
     double first = m.kernelSeconds(kernels.kernels[0], p);
     double oneTail = m.predictSeconds(oneGroup, p) - first;
     double threeTails = m.predictSeconds(kernels, p) - first;

@@ -18,15 +18,19 @@ struct RecordedRuns {
     DeviceProfile profile;
 };
 
-RecordedRuns h200Runs(const Model& model) {
-    RecordedRuns out{readRecords(sourceDir() + "/costmodel/data/nvidia-h200.jsonl"),
-                     recordedProfile(model, "nvidia-gpu")};
+// The H200 records, those with a source featured again for `profile`.
+RecordedRuns h200Runs(const DeviceProfile& profile) {
+    RecordedRuns out{readRecords(sourceDir() + "/costmodel/data/nvidia-h200.jsonl"), profile};
     for (Record& r : out.records) {
         if (!r.source.empty()) {
             recomputeFeatures(r, out.profile);
         }
     }
     return out;
+}
+
+RecordedRuns h200Runs(const Model& model) {
+    return h200Runs(recordedProfile(model, "nvidia-gpu"));
 }
 
 std::vector<RunRanking> rank(const RecordedRuns& runs, const Model& model,
@@ -87,14 +91,7 @@ TEST_CASE("run F's asum ranks by the sectors its warps move", "[models]") {
     DeviceProfile wordsOnly = profile;
     wordsOnly.sectorBytes = 0;
     auto asumF = [&](const DeviceProfile& p) {
-        auto records = readRecords(sourceDir() + "/costmodel/data/nvidia-h200.jsonl");
-        for (Record& r : records) {
-            if (!r.source.empty()) {
-                recomputeFeatures(r, p);
-            }
-        }
-        auto runs = rankRuns(records,
-                             [&](const Record& r) { return model->predictSeconds(r.features, p); });
+        auto runs = rank(h200Runs(p), *model, p);
         REQUIRE(runs.size() == 12);
         return runs[9];
     };

@@ -5,6 +5,7 @@
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/typecheck.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
 
@@ -49,6 +50,23 @@ inline Features featuresOfFile(const std::string& path, const arith::Bindings& s
     lift::Program p = lift::parseFile(path);
     lift::TypeInfo info = lift::typecheck(p);
     return computeFeatures(codegen::generate(p, info, sizes), sizes, profile);
+}
+
+// asum at 128M after the first level's 65,536 partial sums: the tail as one work-group
+// (tests/costmodel/data/asum_tail_one_group.lift, 2 kernels with the first level) and as three
+// more kernels (asum_tail_kernels.lift, 4 kernels), featured for `profile`.
+struct AsumTails {
+    Features oneGroup, kernels;
+};
+
+inline AsumTails asumTails(const DeviceProfile& profile) {
+    arith::Bindings sizes{{"N", int64_t(1) << 27}};
+    std::string dir = sourceDir() + "/tests/costmodel/data/";
+    AsumTails t{featuresOfFile(dir + "asum_tail_one_group.lift", sizes, profile),
+                featuresOfFile(dir + "asum_tail_kernels.lift", sizes, profile)};
+    REQUIRE(t.oneGroup.kernels.size() == 2);
+    REQUIRE(t.kernels.kernels.size() == 4);
+    return t;
 }
 
 // Work-items summing S consecutive floats with scalar loads: a warp's neighbouring lanes read
