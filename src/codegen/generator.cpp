@@ -147,8 +147,8 @@ ViewId Generator::produce(NodeId expr, const Ctx& ctx, const Dest* dest) {
 }
 
 // A literal's C text; vector literals get their type's cast ((float4)(0.0f)), and a tuple's
-// brace initialiser becomes a compound literal ((Tuple2_float_int){0.0f, 0}), an expression
-// that assignments and calls accept (also for arrays of tuples, which broadcast it).
+// fields' texts, braced or not, become a compound literal ((Tuple2_float_int){0.0f, 0}), an
+// expression that assignments and calls accept (also for arrays of tuples, which broadcast it).
 std::string Generator::literalText(NodeId literal) {
     const lift::LiteralDecl& lit =
         program_.literals.at(static_cast<size_t>(program_.node(literal).ival));
@@ -159,9 +159,11 @@ std::string Generator::literalText(NodeId literal) {
     if (program_.types.kind(t) == lift::TypeKind::Vector && !lit.text.starts_with("(")) {
         return "(" + ctype(t) + ")(" + lit.text + ")";
     }
-    if (program_.types.kind(t) == lift::TypeKind::Tuple && lit.text.starts_with("{")) {
+    if (program_.types.kind(t) == lift::TypeKind::Tuple && !lit.text.starts_with("(")) {
+        // Lift writes a tuple's value as its fields' texts, Value("0.0f, 0", TupleType(...)),
+        // or braced; both are the compound literal's initialiser.
         usedTypes_.push_back(t);
-        return "(" + ctype(t) + ")" + lit.text;
+        return "(" + ctype(t) + ")" + (lit.text.starts_with("{") ? lit.text : "{" + lit.text + "}");
     }
     return lit.text;
 }

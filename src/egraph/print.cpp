@@ -19,7 +19,7 @@ public:
         case Op::Param:
             return var(n.ival);
         case Op::Literal:
-            return g_.literals.at(static_cast<size_t>(n.ival)).text;
+            return literal(g_.literals.at(static_cast<size_t>(n.ival)));
         case Op::UserFun:
             return g_.userFuns.at(static_cast<size_t>(n.ival)).name;
         case Op::Lambda:
@@ -32,6 +32,15 @@ public:
     }
 
 private:
+    // A tuple's or array's value text ("0.0f, 0.0f") printed bare would read as several
+    // arguments, so such literals print as Lift writes them.
+    std::string literal(const lift::LiteralDecl& lit) const {
+        if (lit.text.find(',') == std::string::npos) {
+            return lit.text;
+        }
+        return "Value(\"" + lit.text + "\", " + g_.types.show(lit.type) + ")";
+    }
+
     std::string var(int32_t index) const {
         auto i = static_cast<size_t>(index);
         if (i < names_.size()) {

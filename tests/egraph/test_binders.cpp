@@ -136,3 +136,17 @@ TEST_CASE("a shifted copy holds the class's smallest term only", "[egraph]") {
     CHECK(g.find(longerUp) != g.find(up)); // the larger member's copy is another class
     CHECK(g.eclass(up).nodes.size() == 1);
 }
+
+TEST_CASE("a tuple value prints as Lift writes it as one argument", "[egraph]") {
+    // Value("0.0f, 0", ...) printed bare would read as two arguments of the fold.
+    lift::Program p = lift::parseProgram(
+        "val N = SizeVar(\"N\")\n"
+        "val pick = UserFun(\"pick\", Array(\"a\", \"b\"), \"{ return a; }\",\n"
+        "  Seq(TupleType(Float, Int), TupleType(Float, Int)), TupleType(Float, Int))\n"
+        "fun(ArrayType(TupleType(Float, Int), N), xs =>\n"
+        "  Reduce(pick, Value(\"0.0f, 0\", TupleType(Float, Int))) $ xs)",
+        "t.lift");
+    EGraph g;
+    Inserted ins = insertProgram(g, p);
+    CHECK(g.show(ins.root) == "Reduce(pick) $ (Value(\"0.0f, 0\", TupleType(Float, Int)), free0)");
+}

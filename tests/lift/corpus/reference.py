@@ -390,6 +390,24 @@ def _(s, i):
     return out
 
 
+def mriq_inputs(s):
+    g = rnd(96)
+    return {"x": vec(s["X"], 97), "y": vec(s["X"], 98), "z": vec(s["X"], 99),
+            "kValues": [[g(), g(), g(), g()] for _ in range(s["K"])]}
+
+
+@case("highlevel_mriq", {"X": 8, "K": 6}, mriq_inputs, pipeline=True, tolerance=1e-3)
+def _(s, i):
+    out = []
+    for sx, sy, sz in zip(i["x"], i["y"], i["z"]):
+        re, im = 0.0, 0.0
+        for kx, ky, kz, phi in i["kValues"]:
+            arg = f32(6.2831853071795864769252867665590058 * f32(kx * sx + ky * sy + kz * sz))
+            re, im = f32(re + phi * math.cos(arg)), f32(im + phi * math.sin(arg))
+        out.append([[re, im]])
+    return out
+
+
 @case("highlevel_spmv", {"N": 6, "M": 3, "K": 16},
       lambda s: {"ids": [[(5 * r + 3 * k) % 16 for k in range(3)] for r in range(6)],
                  "vals": mat(6, 3, 94), "x": vec(16, 95)}, pipeline=True)
