@@ -164,6 +164,7 @@ public:
     NodeId materialize(const Callable& c, SourceLoc loc);
     NodeId applyCallable(const Callable& c, std::vector<NodeId> args, SourceLoc loc);
     Val funVal(NodeId node, SourceLoc loc) const;
+    Val flatTranspose(bool gather, const std::vector<arith::Size>& sizes, SourceLoc loc);
     Val exprVal(NodeId node, SourceLoc loc) const;
     Val sizeVal(arith::Size s, SourceLoc loc) const;
     Val typeVal(TypeId t, SourceLoc loc) const;

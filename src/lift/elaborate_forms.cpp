@@ -347,13 +347,31 @@ std::optional<Val> Elaborator::patternForm(const std::string& name, SyntaxId sit
         partial.loc = loc;
         return args.size() == 2 ? completePartial(partial, site, Args{args[1]}, env) : partial;
     }
+    if (name == "transposeFunction") {
+        // IndexFunction.transposeFunction(outer, inner): i -> i / inner + (i % inner) * outer,
+        // the index function of a transpose of an outer x inner matrix stored flat.
+        expectArgs(site, args, 2, 2, "transposeFunction(outer size, inner size)");
+        Val partial;
+        partial.kind = Val::Kind::Partial;
+        partial.text = name;
+        for (SyntaxId a : args) {
+            Val n = eval(a, env);
+            partial.sizes.push_back(asSize(n, n.loc, "as a size of transposeFunction"));
+        }
+        partial.loc = loc;
+        return partial;
+    }
     if (name == "Gather" || name == "Scatter") {
         expectArgs(site, args, 1, 1, name + "(index function)");
         Val f = eval(args[0], env);
+        if (f.kind == Val::Kind::Partial && f.text == "transposeFunction") {
+            return flatTranspose(name == "Gather", f.sizes, loc);
+        }
         NodeId fn = asFunction(f, f.loc, ("as the index function of " + name).c_str());
         if (!isIndexFunction(program_.op(fn))) {
-            failAt(args[0], "expected an index function for " + name +
-                                ": ReorderWithStride(s), reverse or shift(k)");
+            failAt(args[0],
+                   "expected an index function for " + name +
+                       ": ReorderWithStride(s), reverse, shift(k) or transposeFunction(m, n)");
         }
         return funVal(node(name == "Gather" ? Op::Gather : Op::Scatter, 0, {fn}, {}, loc), loc);
     }
@@ -423,6 +441,17 @@ Val Elaborator::completePartial(const Val& partial, SyntaxId site, const Args& a
         }
     }
     failAt(site, "cannot apply " + partial.text + " here");
+}
+
+// Gather(transposeFunction(outer, inner)) reads element i / inner + (i % inner) * outer of a flat
+// outer x inner matrix: Join o Transpose o Split(outer) as a view. Scatter(...) writes there,
+// which is reading with the sizes swapped: Join o Transpose o Split(inner).
+Val Elaborator::flatTranspose(bool gather, const std::vector<arith::Size>& sizes, SourceLoc loc) {
+    arith::Size rowLength = gather ? sizes.at(0) : sizes.at(1);
+    Val split = funVal(node(Op::Split, 0, {}, {rowLength}, loc), loc);
+    Val transpose = funVal(node(Op::Transpose, 0, {}, {}, loc), loc);
+    Val join = funVal(node(Op::Join, 0, {}, {}, loc), loc);
+    return compose(join, compose(transpose, split, loc), loc);
 }
 
 } // namespace egopt::lift::detail

@@ -408,6 +408,25 @@ def _(s, i):
     return out
 
 
+def transpose_index(outer, inner):
+    # IndexFunction.transposeFunction(outer, inner) of Lift's ir.ast.IndexFunction.
+    return lambda i: i // inner + (i % inner) * outer
+
+
+@case("layout_transpose_function", {"N": 4, "M": 6}, lambda s: {"m": mat(4, 6, 100)},
+      pipeline=True)
+def _(s, i):
+    n, m = s["N"], s["M"]
+    flat = [x for row in i["m"] for x in row]
+    read = transpose_index(n, m)
+    gathered = [flat[read(k)] + 1.0 for k in range(n * m)]
+    write = transpose_index(m, n)
+    scattered = [None] * (n * m)
+    for k, x in enumerate(gathered):
+        scattered[write(k)] = x
+    return [[sum(scattered[r * n:(r + 1) * n])] for r in range(m)]
+
+
 @case("highlevel_spmv", {"N": 6, "M": 3, "K": 16},
       lambda s: {"ids": [[(5 * r + 3 * k) % 16 for k in range(3)] for r in range(6)],
                  "vals": mat(6, 3, 94), "x": vec(16, 95)}, pipeline=True)
