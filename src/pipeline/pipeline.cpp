@@ -3,7 +3,9 @@
 #include "egopt/interp/userfun.hpp"
 #include "egopt/lift/frontend.hpp"
 #include "egopt/lift/sizes.hpp"
+#include "egopt/lift/typecheck.hpp"
 #include "egopt/runtime/device.hpp"
+#include "egopt/support/diagnostic.hpp"
 #include "stages.hpp"
 
 #include <algorithm>
@@ -12,6 +14,19 @@
 #include <thread>
 
 namespace egopt::pipeline {
+
+// A kernel writes one array: a program whose result is a tuple (Unzip's arrays) or a scalar is
+// refused at load, not after saturation as a reason on every extracted candidate.
+static void checkKernelResult(lift::Program& program) {
+    lift::TypeId result = lift::typecheck(program).resultType;
+    if (!program.types.isArray(result)) {
+        lift::NodeId body = program.lambdaBody(program.root);
+        badInput("the program's result has type " + program.types.show(result) +
+                     ": a kernel writes one array (return an array of tuples, not a tuple of "
+                     "arrays)",
+                 program.fileName, program.node(body).loc);
+    }
+}
 
 std::string_view statusName(CandidateResult::Status s) {
     switch (s) {
@@ -283,6 +298,7 @@ Result run(const Options& options) {
     result.timeBudget = options.timeBudget;
     lift::Program program = lift::parseFile(options.file);
     interp::checkUserFuns(program);
+    checkKernelResult(program);
     result.input = program.show(program.root);
     Work w{.options = options,
            .original = program,

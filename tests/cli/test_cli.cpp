@@ -92,6 +92,21 @@ TEST_CASE("a user function the interpreter cannot run is bad input when the prog
     }
 }
 
+TEST_CASE("a program whose result is a tuple of arrays is bad input when the pipeline loads it",
+          "[cli]") {
+    // A kernel writes one array; without the check, saturation ran and every extracted
+    // candidate was rejected, exit code 4.
+    auto file = writeTempFile(
+        "unzipped.lift", "val N = SizeVar(\"N\")\n"
+                         "fun(ArrayType(Float, N), ArrayType(Float, N), (a, b) =>\n"
+                         "  Unzip() o Map(fun(p => Tuple(add(p._0, p._1), p._0))) $ Zip(a, b))\n");
+    auto r = runCli(file + " --size N=64");
+    CHECK(r.exitCode == 2);
+    CHECK(r.err.find("unzipped.lift:3:") != std::string::npos);
+    CHECK(r.err.find("a kernel writes one array") != std::string::npos);
+    CHECK(runCli("interp " + file + " --size N=4").exitCode == 0); // the interpreter runs it
+}
+
 TEST_CASE("usage errors exit with code 2", "[cli]") {
     CHECK(runCli("frobnicate").exitCode == 2);
     CHECK(runCli("check").exitCode == 2);
