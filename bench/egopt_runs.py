@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The egopt side of a `scripts/bench` run as CSV: per kernel tag, how egopt's run ended, the
-e-graph after its last stage, its wall time and its Kendall's tau over the distinct kernels it
-measured, read from the run's report (DIR/TAG/*.report.json) and status (DIR/TAG/status).
+e-graph after its last stage (e-nodes, e-classes, its data in MB), egopt's wall time and the
+seconds of its saturation stages, the process's peak resident set, and Kendall's tau over the
+distinct kernels it measured, read from the run's report (DIR/TAG/*.report.json) and status
+(DIR/TAG/status).
 
 Usage: egopt_runs.py DIR TAG...
-Rows: kernel,status,enodes,eclasses,egopt_seconds,kendall_tau (empty where the run wrote no
-report, e.g. after a time-out).
+Rows: kernel,status,enodes,eclasses,egraph_mb,egopt_seconds,saturate_seconds,peak_rss_mb,
+kendall_tau (empty where the run wrote no report, e.g. after a time-out).
 """
 import csv
 import glob
@@ -13,7 +15,8 @@ import json
 import os
 import sys
 
-COLUMNS = ["kernel", "status", "enodes", "eclasses", "egopt_seconds", "kendall_tau"]
+COLUMNS = ["kernel", "status", "enodes", "eclasses", "egraph_mb", "egopt_seconds",
+           "saturate_seconds", "peak_rss_mb", "kendall_tau"]
 
 
 def row(directory, tag):
@@ -24,14 +27,19 @@ def row(directory, tag):
             status = f.read().strip()
     reports = sorted(glob.glob(os.path.join(run, "*.report.json")))
     if not reports:
-        return [tag, status, "", "", "", ""]
+        return [tag, status] + [""] * (len(COLUMNS) - 2)
     with open(reports[0]) as f:
         report = json.load(f)
     egraph = report.get("egraph", {})
     tau = report.get("kendall_tau", {}).get("distinct_kernels")
+    def fixed(value, digits):
+        return "" if value is None else f"{value:.{digits}f}"
+    egraph_bytes = egraph.get("bytes")
     return [tag, status, egraph.get("nodes", ""), egraph.get("classes", ""),
-            f"{report['seconds']:.1f}" if "seconds" in report else "",
-            "" if tau is None else f"{tau:.3f}"]
+            fixed(None if egraph_bytes is None else egraph_bytes / 1e6, 1),
+            fixed(report.get("seconds"), 1),
+            fixed(report.get("stages", {}).get("saturate"), 1),
+            fixed(report.get("peak_rss_mb"), 0), fixed(tau, 3)]
 
 
 def main(argv):

@@ -11,12 +11,19 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <sys/resource.h>
 #include <thread>
 
 namespace egopt::pipeline {
 
 // A kernel writes one array: a program whose result is a tuple (Unzip's arrays) or a scalar is
 // refused at load, not after saturation as a reason on every extracted candidate.
+static double peakRssMb() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB on Linux
+}
+
 static void checkKernelResult(lift::Program& program) {
     lift::TypeId result = lift::typecheck(program).resultType;
     if (!program.types.isArray(result)) {
@@ -275,6 +282,7 @@ nextSearchStage(egraph::EGraph& g, egraph::RewriteContext& rewriting, const egra
         ++result.searchStages;
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
+        result.egraphBytes = g.memoryBytes();
         w.stageDone("saturate", w.elapsed() - started,
                     fmt("stage %zu: %zu focused e-classes, %zu e-nodes, %zu e-classes",
                         result.searchStages, focus.classes.size(), result.nodes, result.classes));
@@ -368,6 +376,7 @@ Result run(const Options& options) {
             progress, applications, nullptr, w.shapeGoal, searchStages(options) == 1);
         result.nodes = g.numNodes();
         result.classes = g.numClasses();
+        result.egraphBytes = g.memoryBytes();
         w.stageDone("saturate", w.elapsed() - started,
                     fmt("%zu phases, %zu e-nodes, %zu e-classes", result.phases.size(),
                         result.nodes, result.classes));
@@ -414,6 +423,7 @@ Result run(const Options& options) {
     result.interrupted = w.stopped();
     result.stageSeconds = w.clock.seconds();
     result.seconds = w.elapsed();
+    result.peakRssMb = peakRssMb();
     return result;
 }
 

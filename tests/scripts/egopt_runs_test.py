@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench/egopt_runs.py on a real egopt run: its row holds the report's e-graph size, wall time
-and tau (so a change of the report's keys breaks this test, not a device run's table), and a run
+"""bench/egopt_runs.py on a real egopt run: its row holds the report's e-graph size and bytes,
+wall time, saturation seconds, peak resident set and tau (so a change of the report's keys breaks this test, not a device run's table), and a run
 that wrote no report (a time-out) gets empty fields.
 
 Usage: egopt_runs_test.py SOURCE_DIR EGOPT
@@ -35,9 +35,15 @@ def main(source, egopt):
     assert int(scal["enodes"]) == report["egraph"]["nodes"] > 0, (scal, report["egraph"])
     assert int(scal["eclasses"]) == report["egraph"]["classes"] > 0, scal
     assert abs(float(scal["egopt_seconds"]) - report["seconds"]) < 0.05, scal
+    assert abs(float(scal["egraph_mb"]) - report["egraph"]["bytes"] / 1e6) < 0.05, scal
+    assert float(scal["egraph_mb"]) > 0, scal
+    assert abs(float(scal["saturate_seconds"]) - report["stages"]["saturate"]) < 0.05, scal
+    assert abs(float(scal["peak_rss_mb"]) - report["peak_rss_mb"]) < 0.5, scal
+    assert report["peak_rss_mb"] > 1, report["peak_rss_mb"]
     tau = report["kendall_tau"]["distinct_kernels"]
     assert scal["kendall_tau"] == ("" if tau is None else f"{tau:.3f}"), scal
-    assert all(late[c] == "" for c in ("status", "enodes", "eclasses", "egopt_seconds")), late
+    assert all(late[c] == "" for c in ("status", "enodes", "eclasses", "egraph_mb",
+                                       "egopt_seconds", "saturate_seconds", "peak_rss_mb")), late
     print("egopt_runs.py: ok")
 
 

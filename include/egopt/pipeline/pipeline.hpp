@@ -121,6 +121,8 @@ struct Result {
     std::vector<SizeAssumption> assumptions; // given to saturation, checked at every size bound
     std::vector<PhaseResult> phases;
     size_t nodes = 0, classes = 0;
+    size_t egraphBytes = 0;  // EGraph::memoryBytes after the last stage (the e-graph only grows)
+    double peakRssMb = 0;    // the process's peak resident set when the run ends (getrusage)
     size_t searchStages = 0; // saturation and extraction rounds run (SearchOptions::stages)
     extract::ExtractStats extractStats;
     // Exploration: distinct terms drawn, checked by the code generator filter, accepted with new
