@@ -1,5 +1,7 @@
 // Several devices in one process (docs/pipeline.md, "Several devices"): which devices a run uses,
 // and the pool that hands jobs out to one host thread per device.
+#include "egopt/lift/sizes.hpp"
+#include "egopt/lift/typecheck.hpp"
 #include "egopt/runtime/device.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "jobs.hpp"
@@ -10,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -43,6 +46,56 @@ std::vector<runtime::Device> selectDevices(const Options& options) {
         }
     }
     return chosen;
+}
+
+namespace {
+
+// Bytes of one value of `t` at the concrete sizes (long double: absurd sizes must not wrap).
+long double valueBytes(const lift::TypeArena& types, lift::TypeId t) {
+    long double n = 1;
+    for (; types.isArray(t); t = types.elemOf(t)) {
+        n *= static_cast<long double>(types.lengthOf(t).constant().value_or(0));
+    }
+    return n * static_cast<long double>(types.byteSize(t));
+}
+
+std::string showBytes(long double bytes) {
+    return bytes >= 1e9L ? fmt("%.1f GB", static_cast<double>(bytes / 1e9L))
+                         : fmt("%.1f MB", static_cast<double>(bytes / 1e6L));
+}
+
+} // namespace
+
+void checkDataFits(lift::Program& program, const arith::Bindings& sizes,
+                   const runtime::Device& device) {
+    std::map<std::string, arith::Size, std::less<>> sizeMap;
+    for (const auto& [k, v] : sizes) {
+        sizeMap.emplace(k, arith::Size(v));
+    }
+    lift::TypeInfo typed = lift::typecheck(program);
+    std::vector<std::pair<std::string, lift::TypeId>> data{{"the result", typed.resultType}};
+    for (lift::NodeId p : program.lambdaParams(program.root)) {
+        const lift::ParamInfo& param = program.params.at(static_cast<size_t>(program.node(p).ival));
+        data.emplace_back("parameter '" + param.name + "'", param.declaredType);
+    }
+    long double total = 0;
+    for (const auto& [what, type] : data) {
+        long double bytes = valueBytes(program.types, program.types.substitute(type, sizeMap));
+        total += bytes;
+        if (device.maxAllocBytes != 0 && bytes > static_cast<long double>(device.maxAllocBytes)) {
+            badInput(what + " is " + showBytes(bytes) + " at " +
+                     lift::showBindings(program, sizes) + ", more than the largest buffer of " +
+                     device.describe() + " (" +
+                     showBytes(static_cast<long double>(device.maxAllocBytes)) +
+                     ", CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+        }
+    }
+    if (device.globalMemBytes != 0 && total > static_cast<long double>(device.globalMemBytes)) {
+        badInput("the parameters and the result are " + showBytes(total) + " at " +
+                 lift::showBindings(program, sizes) + ", more than the memory of " +
+                 device.describe() + " (" +
+                 showBytes(static_cast<long double>(device.globalMemBytes)) + ")");
+    }
 }
 
 void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job) {

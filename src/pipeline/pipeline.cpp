@@ -328,6 +328,7 @@ Result run(const Options& options) {
     w.model = costmodel::loadModel(options.costModel);
     std::vector<runtime::Device> devices = selectDevices(options);
     const runtime::Device& device = devices.front();
+    checkDataFits(program, w.sizes, device);
     w.profile = w.model->profile(device);
     result.device = device.describe();
     w.benches.push_back(std::make_unique<Bench>(device, program, w.sizes, options.seed));

@@ -389,6 +389,10 @@ struct Work {
 // threads, each job handed to the next free worker (job(j, worker)); inline when workers <= 1.
 // The first exception a job throws is rethrown once every worker has stopped.
 std::vector<runtime::Device> selectDevices(const Options& options);
+// Bad input when a parameter or the result at these sizes is larger than the device's largest
+// buffer or than its memory: refused at load, before the inputs are made on the host.
+void checkDataFits(lift::Program& program, const arith::Bindings& sizes,
+                   const runtime::Device& device);
 void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job);
 
 // Jobs that worker processes take too (docs/distributed.md): the pool hands job k to a worker

@@ -107,6 +107,15 @@ TEST_CASE("a program whose result is a tuple of arrays is bad input when the pip
     CHECK(runCli("interp " + file + " --size N=4").exitCode == 0); // the interpreter runs it
 }
 
+TEST_CASE("data larger than the device's largest buffer is bad input at load", "[cli]") {
+    // Without the check the host ran out of memory making the inputs (exit 3), or at 12 GB every
+    // candidate failed in clCreateBuffer after saturation (exit 4).
+    auto r = runCli(kExamples + "scal.lift --size N=99999999999999");
+    CHECK(r.exitCode == 2);
+    CHECK(r.err.find("the result is 400000.0 GB at N=99999999999999") != std::string::npos);
+    CHECK(r.err.find("CL_DEVICE_MAX_MEM_ALLOC_SIZE") != std::string::npos);
+}
+
 TEST_CASE("usage errors exit with code 2", "[cli]") {
     CHECK(runCli("frobnicate").exitCode == 2);
     CHECK(runCli("check").exitCode == 2);
