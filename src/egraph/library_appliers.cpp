@@ -36,18 +36,6 @@ std::optional<lift::UserFunDecl> identityFor(lift::TypeArena& t, TypeId elem) {
     return d;
 }
 
-// The builtin identity user function on `elem`, as a term of `t`; nullopt when there is none.
-std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t) {
-    auto id = identityFor(g.types, elem);
-    if (!id) {
-        return std::nullopt;
-    }
-    TermNode fun;
-    fun.op = Op::UserFun;
-    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
-    return t.add(std::move(fun));
-}
-
 // copyOf(?g, ?args...): Map(...Map(id)) $ (?g $ ?args), copying every element of the result.
 std::optional<EClassId> copyOf(EGraph& g, Args a) {
     TermArena t;
@@ -227,6 +215,19 @@ TermId mapOverClass(TermArena& t, Op map, TermId body, EClassId arg) {
     TermId fn = t.add(std::move(m));
     TermId x = t.ref(arg);
     return t.apply(fn, std::span<const TermId>(&x, 1));
+}
+
+// The builtin identity user function on `elem`, as a term of `t`; nullopt when there is none
+// (declared in library_parts.hpp).
+std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t) {
+    auto id = identityFor(g.types, elem);
+    if (!id) {
+        return std::nullopt;
+    }
+    TermNode fun;
+    fun.op = Op::UserFun;
+    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
+    return t.add(std::move(fun));
 }
 
 namespace {
