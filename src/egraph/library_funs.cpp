@@ -473,6 +473,13 @@ void addFunctionConditions(Library& lib) {
                    (n.kind == lift::TypeKind::Vector && n.scalar == lift::ScalarKind::Float &&
                     n.width == 4);
         }};
+    // A local copy stored transposed copies the transposed view (local-copy-transposed): not
+    // again of what is a transposed view already.
+    lib.conditions["notTransposed"] = {
+        {"c", "the class holds no Transpose application (a transposed view)"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return !holdsApplicationOf(g, a[0].eclass, Op::Transpose);
+        }};
     lib.conditions["vectorizableInner"] = {
         {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
                 "scalar"},
