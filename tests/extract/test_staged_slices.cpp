@@ -142,3 +142,119 @@ TEST_CASE("guided replays of the staged slices vary their terms off the guide", 
     INFO(run.summary());
     CHECK(run.ok);
 }
+
+namespace {
+
+// The e-nodes of a fold over slices (seq-fold-slices): a ReduceSeq whose step's body is a Join
+// of a fold, and an application of its class; empty when there is none.
+std::vector<egraph::ENodeId> sliceFold(const egraph::EGraph& g) {
+    for (size_t id = 0; id < g.numNodeIds(); ++id) {
+        auto r = static_cast<egraph::ENodeId>(id);
+        const egraph::ENode& fold = g.node(r);
+        if (fold.op != lift::Op::ReduceSeq) {
+            continue;
+        }
+        bool sliced = false;
+        for (egraph::ENodeId l : g.eclass(g.findConst(fold.children[0])).nodes) {
+            const egraph::ENode& lambda = g.node(l);
+            if (lambda.op != lift::Op::Lambda || lambda.ival != 2) {
+                continue;
+            }
+            for (egraph::ENodeId b : g.eclass(g.findConst(lambda.children[0])).nodes) {
+                const egraph::ENode& body = g.node(b);
+                sliced =
+                    sliced || (body.op == lift::Op::Apply && body.children.size() == 2 &&
+                               g.eclass(g.findConst(body.children[0])).mayHold(lift::Op::Join));
+            }
+        }
+        if (!sliced) {
+            continue;
+        }
+        for (egraph::ENodeId p : g.eclass(g.findConst(r)).parents) {
+            if (g.node(p).op == lift::Op::Apply && g.node(p).children.size() == 3) {
+                return {r, p};
+            }
+        }
+    }
+    return {};
+}
+
+// The classes that class `c` applies a function holding `op` to (its applications' arguments).
+std::vector<egraph::EClassId> appliedTo(const egraph::EGraph& g, egraph::EClassId c, lift::Op op) {
+    std::vector<egraph::EClassId> out;
+    for (egraph::ENodeId n : g.eclass(g.findConst(c)).nodes) {
+        const egraph::ENode& app = g.node(n);
+        if (app.op == lift::Op::Apply && g.eclass(g.findConst(app.children[0])).mayHold(op)) {
+            for (size_t i = 1; i < app.children.size(); ++i) {
+                out.push_back(g.findConst(app.children[i]));
+            }
+        }
+    }
+    return out;
+}
+
+// Whether data class `c` holds Map(...) $ (Zip $ (Map(...) $ x, Split(n) $ y)): split-zip's
+// form of the slices of a zip, the first half the transposed slices of A's rows
+// (split-transpose), the second the slices of B's column.
+bool zipOfSlices(const egraph::EGraph& g, egraph::EClassId c) {
+    for (egraph::EClassId zipped : appliedTo(g, c, lift::Op::Map)) {
+        std::vector<egraph::EClassId> halves = appliedTo(g, zipped, lift::Op::Zip);
+        for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+            if (!appliedTo(g, halves[i], lift::Op::Map).empty() &&
+                !appliedTo(g, halves[i + 1], lift::Op::Split).empty()) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("a work-item's fold over K becomes a fold over slices of its two operands", "[extract]") {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> rs =
+        test::catalogue("staging.rules", {"seq-fold-slices", "split-transpose"}, lib);
+    for (auto& r : test::catalogue("algebra.rules", {"split-zip"}, lib)) {
+        rs.push_back(std::move(r));
+    }
+    test::Graph gr;
+    lift::Program program = lift::parseFile(test::data("tile_items.lift"));
+    gr.main = egraph::insertProgram(gr.g, program);
+    REQUIRE(sliceFold(gr.g).empty());
+    egraph::Runner runner(gr.g, rs, lib, gr.rw);
+    runner.limits.iterations = 4;
+    runner.run();
+    std::vector<egraph::ENodeId> guide = sliceFold(gr.g);
+    REQUIRE(guide.size() == 2);
+    // The slices' data is also the zip of the slices of the work-item's two operands.
+    CHECK(zipOfSlices(gr.g, gr.g.findConst(gr.g.node(guide[1]).children[2])));
+
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
+    opt.explore.draws = 4;
+    opt.explore.guidedDraws = 16;
+    opt.explore.towardsRoot = true;
+    opt.explore.varyListed = true;
+    opt.explore.guides.push_back(guide);
+    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                                        StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    INFO(test::listing(r));
+    // A replay: each work-item folds over slices of K (a tuning variable), each step folding
+    // one slice from the accumulator, inside the work-items' maps.
+    const std::regex sliced(
+        R"(MapLcl\(fun\(x\d+ => .*ReduceSeq\(fun\(\(x\d+, x\d+\) => Join \$ \(ReduceSeq\(.*Split\(v__\d+\))");
+    const Candidate* found = nullptr;
+    for (const Candidate& c : r.explored) {
+        UNSCOPED_INFO(c.text);
+        if (c.guided && std::regex_search(c.text, sliced)) {
+            found = &c;
+            break;
+        }
+    }
+    REQUIRE(found != nullptr);
+    codegen::RunResult run = test::validate(*found, opt.sizes);
+    INFO(run.summary());
+    CHECK(run.ok);
+}
