@@ -30,7 +30,8 @@ constexpr const char* kUsage =
   --filter S   only programs whose name contains S (copy_vec4, scal, saxpy, asum_gpu,
                partial_dot, mat_vec, transpose, mm_funcall, mm_block2d,
                mm_block2d_8x4, mm_block2d_8x8, mm_at_8x4, mm_tiled_8x4,
-               mm_tiled_8x8, mm_tiled_8x8_f8), each with its anchor
+               mm_tiled_8x8, mm_tiled_8x8_f8, mm_slices_8x4, mm_slices_staged_8x4,
+               mm_slices_staged_bt_8x4), each with its anchor
   --csv        CSV instead of the table, with every sample
 )";
 

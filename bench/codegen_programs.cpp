@@ -92,8 +92,8 @@ double matMulTransposedA(const arith::Bindings& sizes, size_t i) {
     return matMulWith(sizes, i, [m](size_t row, size_t j) { return j * m + row; });
 }
 
-const std::array<ProgramSpec, 15>& specs() {
-    static const std::array<ProgramSpec, 15> table{{
+const std::array<ProgramSpec, 18>& specs() {
+    static const std::array<ProgramSpec, 18> table{{
         {"copy_vec4",
          "copy_vec4",
          Shape::Vector,
@@ -223,6 +223,33 @@ const std::array<ProgramSpec, 15>& specs() {
          true,
          "mm_tiled_8x8 with each work-item's 8 columns contiguous (float8 reads of B, a 4-way "
          "local-memory bank conflict); 2MNK flops",
+         matMul},
+        {"mm_slices_8x4",
+         "mm_slices_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "C = A B, 128x64 tiles per work-group as a fold over slices of 16 along K, 8x4 register "
+         "blocks per work-item reading both slices from global memory; 2MNK flops",
+         matMul},
+        {"mm_slices_staged_8x4",
+         "mm_slices_staged_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "mm_slices_8x4 with both slices staged in local memory per step (stage-fold-slices' "
+         "form: A's slice as stored, read as scalars); 2MNK flops",
+         matMul},
+        {"mm_slices_staged_bt_8x4",
+         "mm_slices_staged_bt_8x4",
+         Shape::Cube,
+         Anchor::Gemm,
+         {{"M", 256}, {"K", 48}, {"N", 128}},
+         true,
+         "mm_slices_staged_8x4 with B's slice stored transposed (coalesced copy, conflict-free "
+         "reads); 2MNK flops",
          matMul},
     }};
     return table;

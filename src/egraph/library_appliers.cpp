@@ -36,18 +36,6 @@ std::optional<lift::UserFunDecl> identityFor(lift::TypeArena& t, TypeId elem) {
     return d;
 }
 
-// The builtin identity user function on `elem`, as a term of `t`; nullopt when there is none.
-std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t) {
-    auto id = identityFor(g.types, elem);
-    if (!id) {
-        return std::nullopt;
-    }
-    TermNode fun;
-    fun.op = Op::UserFun;
-    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
-    return t.add(std::move(fun));
-}
-
 // copyOf(?g, ?args...): Map(...Map(id)) $ (?g $ ?args), copying every element of the result.
 std::optional<EClassId> copyOf(EGraph& g, Args a) {
     TermArena t;
@@ -229,6 +217,19 @@ TermId mapOverClass(TermArena& t, Op map, TermId body, EClassId arg) {
     return t.apply(fn, std::span<const TermId>(&x, 1));
 }
 
+// The builtin identity user function on `elem`, as a term of `t`; nullopt when there is none
+// (declared in library_parts.hpp).
+std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t) {
+    auto id = identityFor(g.types, elem);
+    if (!id) {
+        return std::nullopt;
+    }
+    TermNode fun;
+    fun.op = Op::UserFun;
+    fun.ival = static_cast<int32_t>(g.internUserFun(*id));
+    return t.add(std::move(fun));
+}
+
 namespace {
 
 // A term applying the pattern function `op` (with index `ival`, e.g. Get(1)) to `args`.
@@ -353,6 +354,54 @@ std::optional<EClassId> foldJoin(EGraph& g, Args a) {
         t, t.apply(t.add(std::move(reduce)), std::vector<TermId>{t.ref(a[2].eclass), joined}));
 }
 
+// A copy of a term moved under two more binders outside its two innermost ones: variables at
+// `depth` and `depth + 1` stay, those bound outside move up by two.
+std::optional<TermId> underOuterPair(const TermArena& in, TermId id, TermArena& out) {
+    return rebind(in, id, 0, out, [](TermNode& v, int32_t depth, TermArena&) {
+        if (v.ival >= depth + 2) {
+            v.ival += 2;
+        }
+        return VarRewrite{};
+    });
+}
+
+// seqFoldSlices(?g, ?z, ?x, #n) for ReduceSeq(fun((b, y) => ?g)) $ (?z, ?x) with an array
+// accumulator: the fold over the slices of ?x, each step folding one slice from the accumulator
+// (fold-join read from right to left),
+// ReduceSeq(fun((a, s) => Join $ (ReduceSeq(fun((b, y) => ?g')) $ (a, s)))) $ (?z, Split(#n) $ ?x),
+// ?g' under the two new binders. Declines for other accumulators (Join takes the inner fold's
+// one-element result apart).
+std::optional<EClassId> seqFoldSlices(EGraph& g, Args a) {
+    if (!g.data(a[1].eclass).isData() || !g.types.isArray(g.data(a[1].eclass).type)) {
+        return std::nullopt;
+    }
+    TermArena t;
+    auto step = rebound(
+        g, a[0].eclass, 2,
+        [&g](const ENode& v, int32_t) -> std::optional<EClassId> {
+            ENode out = v;
+            out.ival += 2;
+            return g.add(std::move(out));
+        },
+        underOuterPair, t);
+    if (!step) {
+        return std::nullopt;
+    }
+    TermNode inner;
+    inner.op = Op::ReduceSeq;
+    inner.children = {t.lambda({}, 2, *step)};
+    TermId fold = t.apply(t.add(std::move(inner)), std::vector<TermId>{t.var(1), t.var(0)});
+    TermNode outer;
+    outer.op = Op::ReduceSeq;
+    outer.children = {t.lambda({}, 2, applyOp(t, Op::Join, 0, {fold}))};
+    TermNode split;
+    split.op = Op::Split;
+    split.sizes = {a[3].size};
+    TermId slices = t.apply(t.add(std::move(split)), std::vector<TermId>{t.ref(a[2].eclass)});
+    return g.addTerm(
+        t, t.apply(t.add(std::move(outer)), std::vector<TermId>{t.ref(a[1].eclass), slices}));
+}
+
 // broadcast(?z, w): the literal that ?z holds, as a vector of width w with that value in every
 // lane (a vector literal, `Value("0.0f", Float8)`). Declines when ?z holds no scalar literal or
 // the width is not a constant in 2..16.
@@ -442,6 +491,10 @@ void addStructuralAppliers(Library& lib) {
         {"cccc",
          "a fold of folds continuing from the accumulator as one fold over the concatenation"},
         foldJoin};
+    lib.appliers["seqFoldSlices"] = {
+        {"cccs",
+         "a sequential fold of an array accumulator as one over slices, each folded from it"},
+        seqFoldSlices};
     lib.appliers["reduceFission"] = {
         {"cccc", "reduce-map fission of a fused function whose second argument is used once"},
         reduceFission};

@@ -458,6 +458,28 @@ void addFunctionConditions(Library& lib) {
             auto e = d.isData() ? elementAt(g.types, d.type, 3) : std::nullopt;
             return e && isNumericScalar(g.types, *e);
         }};
+    // A fold over slices of tiles (arrays of matrices of scalars or float4s): a copy of a
+    // slice is a map of maps of the element's identity (stage-fold-slices).
+    lib.conditions["tileSlices"] = {
+        {"c", "the class is an array of arrays of arrays of numeric scalars or float4s"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            const ClassData& d = g.data(a[0].eclass);
+            auto e = d.isData() ? elementAt(g.types, d.type, 3) : std::nullopt;
+            if (!e) {
+                return false;
+            }
+            const auto& n = g.types.at(*e);
+            return isNumericScalar(g.types, *e) ||
+                   (n.kind == lift::TypeKind::Vector && n.scalar == lift::ScalarKind::Float &&
+                    n.width == 4);
+        }};
+    // A local copy stored transposed copies the transposed view (local-copy-transposed): not
+    // again of what is a transposed view already.
+    lib.conditions["notTransposed"] = {
+        {"c", "the class holds no Transpose application (a transposed view)"},
+        [](const EGraph& g, const SizeFacts&, Args a) {
+            return !holdsApplicationOf(g, a[0].eclass, Op::Transpose);
+        }};
     lib.conditions["vectorizableInner"] = {
         {"cc+", "the function maps numeric scalars (one element of each matrix) to a numeric "
                 "scalar"},

@@ -27,6 +27,10 @@ void addZipAppliers(Library& lib);
 // body is already in `t`, applied to an array class (library_appliers.cpp).
 TermId mapOverClass(TermArena& t, Op map, TermId body, EClassId arg);
 
+// The builtin identity user function on the scalar or float4 `elem` (id, idI, idF4), as a
+// term of `t`; nullopt for other types (library_appliers.cpp).
+std::optional<TermId> identityTerm(EGraph& g, TypeId elem, TermArena& t);
+
 // What a member-keeping copy puts in place of a variable `var` whose index, seen `depth` binders
 // below the copied root, is at least depth + cutoff: its class, or nullopt to leave the member
 // using it out.

@@ -13,6 +13,14 @@ namespace egopt::extract::detail {
 struct Search::Draw {
     const ExploreOptions& opt;
     std::mt19937_64 rng;
+    // Guided draws with ExploreOptions::varyListed, after a guide's first: the generator that
+    // picks the listed terms off the way (nullptr: the best listed term).
+    std::mt19937_64* vary = nullptr;
+
+    // A listed term of `list` (non-empty) for a guided draw off its way.
+    const Entry& listed(const std::vector<Entry>& list) {
+        return vary ? list[static_cast<size_t>((*vary)() % list.size())] : list.front();
+    }
 
     // Uniform in [0, n) without std::uniform_int_distribution, whose output differs between
     // standard libraries (draws must be the same everywhere for a seed).
@@ -269,7 +277,7 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
     // Inside the replayed term, a class without guide e-nodes is one of the rule's variables
     // (taken as listed); on the way down to it, only the states that lead there.
     if (!held && (inside || !guide.leads[s])) {
-        return lists_[s].front();
+        return d.listed(lists_[s]);
     }
     uint64_t key = uint64_t(s) << 32 | expected;
     if (auto it = done.find(key); it != done.end()) {
@@ -329,8 +337,9 @@ std::optional<Entry> Search::guidedDraw(uint32_t s, egraph::ENodeId expected, si
             guided = guided || follow;
             auto slot = guide.expected.find(uint64_t(e.node) << 32 | c);
             egraph::ENodeId want = slot == guide.expected.end() ? kNoExpected : slot->second;
-            std::optional<Entry> kid =
-                follow ? guidedDraw(cs, want, depth + 1, held, d, guide, done) : lists_[cs].front();
+            std::optional<Entry> kid = follow
+                                           ? guidedDraw(cs, want, depth + 1, held, d, guide, done)
+                                           : d.listed(lists_[cs]);
             if (!kid) {
                 break;
             }
@@ -377,9 +386,12 @@ std::vector<Entry> Search::explore(const ExploreOptions& opt, size_t& guided) {
         if (opt.threadMapsAbove) {
             countThreadMaps(guide);
         }
+        std::mt19937_64 vary(opt.seed + gi);
         for (size_t i = 0; i < opt.guidedDraws && guide.leads[0]; ++i) {
             GuideMemo done;
+            d.vary = opt.varyListed && i > 0 ? &vary : nullptr;
             std::optional<Entry> e = guidedDraw(0, kNoExpected, 0, false, d, guide, done);
+            d.vary = nullptr;
             if (e && seen.insert(e->term).second) {
                 e->guide = static_cast<uint16_t>(gi);
                 out.push_back(*e);

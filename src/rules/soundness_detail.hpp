@@ -45,6 +45,9 @@ struct Builder {
     // A readsInMap condition: the unary functions also hold a lambda that reads its parameter in
     // a map of its own (the other rules' instances draw from the pool without it).
     bool sharedOperand = false;
+    // A tileSlices condition: data under two binders (a fold's step over pairs of matrices) may
+    // also be the accumulator plus one element of each half of the pair (stage-fold-slices).
+    bool sliceFold = false;
 
     NodeId userFun(const std::string& name);
     NodeId topParam(TypeId type);

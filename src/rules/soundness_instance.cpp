@@ -213,6 +213,7 @@ void fitLengths(const egraph::Rule& rule, Builder& b) {
     }
     for (const egraph::Call& c : rule.conditions) {
         b.sharedOperand = b.sharedOperand || c.name == "readsInMap";
+        b.sliceFold = b.sliceFold || c.name == "tileSlices";
         if (c.name == "lengthAtDepth" && c.args.size() == 3 && c.args[1].number >= 2) {
             if (std::optional<int64_t> k = c.args[2].size.constant(); k && *k >= 1) {
                 b.k = *k;

@@ -356,8 +356,23 @@ Recipe randomFunction(Builder& b, size_t arity, int32_t depth) {
     return tupleOfParams(arity);
 }
 
+// acc + x[0][0] + y[0][0] for a fold step fun((acc, t) => ...) over pairs (x, y) of matrices:
+// a body that reads both halves of its element (stage-fold-slices' applier declines others).
+NodeId readsBothHalves(Builder& b) {
+    NodeId acc = b.env.at(b.env.size() - 2), t = b.env.at(b.env.size() - 1);
+    auto first = [&](NodeId half) {
+        NodeId row = b.apply(b.op(Op::At, 0, {}, {arith::Size(0)}), {half});
+        return b.apply(b.op(Op::At, 0, {}, {arith::Size(0)}), {row});
+    };
+    NodeId sum = b.apply(b.userFun("add"), {first(get(b, t, 0)), first(get(b, t, 1))});
+    return b.apply(b.userFun("add"), {acc, sum});
+}
+
 Recipe randomData(Builder& b, int32_t depth) {
     size_t choice = pick(b.rng, 20);
+    if (b.sliceFold && depth == 2 && choice < 10) {
+        return readsBothHalves;
+    }
     if (depth > 0 && choice < 6) { // a variable of an enclosing lambda
         return boundVar(static_cast<int32_t>(pick(b.rng, static_cast<size_t>(depth))));
     }

@@ -72,6 +72,14 @@ struct ExploreOptions {
     // e-graph's cycles end ways down that pass a class again. The pipeline turns it on for the
     // shape goal's guides; macro rules' replays keep the ways down they were measured with.
     bool towardsRoot = false;
+    // Off a guide's way down and around its replayed e-nodes, guided draws take their states'
+    // best listed term; with this, every guided draw after a guide's first takes one of the
+    // listed terms at random (its own generator: the unguided draws are as without it). The
+    // extraction's contexts accept terms the code generator refuses (a copy to global memory
+    // lowered as MapLcl(1, MapSeq(MapSeq(...))) above a fold: "private memory of a MapLcl used
+    // outside a MapLcl(0)"), and where the best listed term off the way is one of them, every
+    // replay of the guide is refused (tests/extract/test_staged_slices.cpp).
+    bool varyListed = false;
 };
 
 struct ExtractOptions {
