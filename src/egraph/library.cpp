@@ -281,6 +281,7 @@ Library Library::standard() {
     detail::addFunctionConditions(lib);
     detail::addStructuralAppliers(lib);
     detail::addZipAppliers(lib);
+    detail::addFoldAppliers(lib);
     addUserFunConditions(lib);
     lib.appliers["beta"] = {
         {"c+", "beta-reduction: the body of a k-ary lambda with its k arguments substituted"},

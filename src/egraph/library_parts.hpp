@@ -22,6 +22,8 @@ void addStructuralAppliers(Library& lib);
 
 // Appliers for maps over zips (library_zip.cpp): mapOfHalf.
 void addZipAppliers(Library& lib);
+// fold-interchange, fold-join and folds over slices (library_folds.cpp).
+void addFoldAppliers(Library& lib);
 
 // `map`(fun(x => body)) $ arg in `t`: a map (Map, MapSeq, ...) of a one-parameter lambda whose
 // body is already in `t`, applied to an array class (library_appliers.cpp).
@@ -47,5 +49,28 @@ std::optional<EClassId> copyKeepingMembers(EGraph& g, EClassId root, int32_t cut
 // depth) removes the member (nullopt), those above move down by `dropped`, those below stay.
 std::optional<EClassId> renumbered(EGraph& g, const ENode& var, int32_t depth, int32_t dropFrom,
                                    int32_t dropped);
+
+// What copying a term does with a variable bound inside the copied scope (`var`, seen at
+// binder depth `depth`, where index `depth` is the innermost binder the copy starts under):
+// `decline` ends the copy without a result, `replacement` puts a term in its place; otherwise
+// the variable is kept, with whatever index the rewrite set in `var`.
+struct VarRewrite {
+    bool decline = false;
+    std::optional<TermId> replacement;
+};
+using RewriteVar = std::function<VarRewrite(TermNode& var, int32_t depth, TermArena& out)>;
+
+// A copy of a term in which each bound variable goes through `rewrite` (variables of e-classes,
+// `eclass != kNoClass`, are leaves and stay); nullopt when the rewrite declines one
+// (library_appliers.cpp).
+std::optional<TermId> rebind(const TermArena& in, TermId id, int32_t depth, TermArena& out,
+                             const RewriteVar& rewrite);
+
+// A term of `t` for class `c` moved under other binders: with EGraph::keepMembersInCopies a
+// reference to its member-keeping copy (`cutoff` and `var` rebind its variables), else
+// `smallest` applied to its smallest term. nullopt when the copy declines (library_appliers.cpp).
+using RebindTerm = std::function<std::optional<TermId>(const TermArena&, TermId, TermArena&)>;
+std::optional<TermId> rebound(EGraph& g, EClassId c, int32_t cutoff, const CopyVar& var,
+                              const RebindTerm& smallest, TermArena& t);
 
 } // namespace egopt::egraph::detail
