@@ -240,6 +240,7 @@ public:
     // until they change) / of every class changed since the last call.
     void settleVarTypes(EClassId c);
     void settleVarTypes();
+    bool varTypesSettled(EClassId c) const { return cls(findConst(c)).varTypes != kUnsettled; }
     std::string show(EClassId c) const; // Lift-like text of the smallest term
 
     // --- explanations: the union forest over node ids (recorded only with explanations)
