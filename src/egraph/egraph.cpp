@@ -263,6 +263,12 @@ bool EGraph::merge(EClassId a0, EClassId b0, Justification why) {
         largeCosts_.erase(b);
     }
     cls(b) = ClassSlot{};
+    if (trackingData_) {
+        if (b / 64 >= absorbed_.size()) {
+            absorbed_.resize((parent_.size() + 63) / 64, 0);
+        }
+        absorbed_[b / 64] |= uint64_t(1) << (b % 64);
+    }
     freeSlots_.push_back(parent_[b] & ~kRoot);
     parent_[b] = a;
     ++changes_;
@@ -321,8 +327,9 @@ void EGraph::repairParents(EClassId c) {
         dirty_.reserve(std::max(2 * dirty_.capacity(), dirty_.size() + parents.size()));
     }
     for (ENodeId p : parents) {
-        if (hinted(p)) { // canonical, as when the round began
-            dirty_.push_back(p);
+        if (hinted(p)) {
+            // Canonical, as when the round began, and it stays so: its class's members need no
+            // dedup on its account (a merge or a member that changes form lists the class).
             continue;
         }
         if (isDuplicate(p)) {
@@ -476,6 +483,7 @@ void EGraph::trackAbsorbed(bool on) {
 void EGraph::trackDataChanges(bool on) {
     trackingData_ = on;
     addedHashes_.assign(on ? kAddedBits / 64 : 0, 0);
+    absorbed_.assign(on ? (parent_.size() + 63) / 64 : 0, 0);
     if (on && dataChanged_.size() >= parent_.size()) {
         std::fill(dataChanged_.begin(), dataChanged_.end(), false);
     } else {

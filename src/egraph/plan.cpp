@@ -300,13 +300,14 @@ bool EGraph::appliesData(const ENode& n, PlanState& st) const {
 }
 
 std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
+    // The plan's classes were roots when planned: stillRoot reads a bit, not the union-find.
     for (EClassId c : plan.roots) {
-        if (!isRoot(c)) {
+        if (!stillRoot(c)) {
             return std::nullopt;
         }
     }
     for (EClassId c : plan.settled) {
-        if (!isRoot(c) || (c < dataChanged_.size() && dataChanged_[c])) {
+        if (!stillRoot(c) || (c < dataChanged_.size() && dataChanged_[c])) {
             return std::nullopt;
         }
     }
@@ -327,7 +328,7 @@ std::optional<EClassId> EGraph::replayPlan(const TermPlan& plan) {
                 overFresh = overFresh || fresh[k & ~TermPlan::kStep];
                 k = made[k & ~TermPlan::kStep];
             } else {
-                canonical = canonical && isRoot(k);
+                canonical = canonical && stillRoot(k);
             }
         }
         for (EClassId k : plan.steps[i].children) {

@@ -88,6 +88,7 @@ void planMatch(EGraph& g, const Rule& rule, const Library& lib, TuningSpace& scr
             // differently in the real space by the time this match is applied.
             out.drewTuning = !rule.generators.empty() && scratch.numConstraints() != known;
             detail::paramTypesInto(g, m.eclass, out.rootArgTypes);
+            out.root = g.findConst(m.eclass);
             terms.clear();
             TermId root = instantiate(*rule.rhs, rule.vars, s, terms);
             out.ok = g.planTerm(terms, root, out.rootArgTypes, out.plan, memo);
@@ -105,8 +106,13 @@ bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContex
         return applyMatchInPlace(g, rule, lib, ctx, m);
     }
     Subst& s = m.subst;
-    for (auto& c : s.classes) {
-        c = c == kNoClass ? c : g.find(c);
+    // A class the plan read canonical that no merge has absorbed since is still the root (its
+    // bit is read, not the union-find).
+    for (size_t i = 0; i < s.classes.size(); ++i) {
+        EClassId& c = s.classes[i];
+        if (c != kNoClass) {
+            c = g.stillRoot(p.classes[i]) ? p.classes[i] : g.find(c);
+        }
     }
     // The generators give what they gave the plan, and change nothing, where the plan's copy of
     // the tuning space had every variable and their classes are the same.
@@ -118,7 +124,8 @@ bool applyPlanned(EGraph& g, const Rule& rule, const Library& lib, RewriteContex
     } else {
         s.sizes = p.sizes;
     }
-    if (!sameParamTypes(g, m.eclass, p.rootArgTypes)) {
+    // Parameter types change only with the class's data, in a merge.
+    if (!g.unchangedSinceTracking(p.root) && !sameParamTypes(g, m.eclass, p.rootArgTypes)) {
         return applyMatchInPlace(g, rule, lib, ctx, m);
     }
     std::optional<EClassId> rhs;

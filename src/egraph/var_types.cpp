@@ -136,7 +136,9 @@ void EGraph::settleVarTypes(EClassId c) {
 void EGraph::settleVarTypes() {
     rootSet(unsettled_);
     std::erase_if(unsettled_, [this](EClassId c) { return cls(c).varTypes != kUnsettled; });
-    constexpr size_t kChunk = 1024;
+    // Small chunks: a planned window settles a few thousand classes, which chunks of 1,024
+    // would leave to a few of the threads.
+    constexpr size_t kChunk = 128;
     if (unsettled_.size() < 4 * kChunk) {
         for (EClassId c : unsettled_) {
             settleVarTypes(c);
@@ -154,14 +156,21 @@ void EGraph::settleVarTypes() {
     tbb::parallel_for(size_t(0), missing.size(), [&](size_t chunk) {
         size_t end = std::min(unsettled_.size(), (chunk + 1) * kChunk);
         VarTypeScratch worked;
+        auto settled = [this](EClassId k) -> std::optional<std::span<const VarType>> {
+            VarTypesId id = cls(k).varTypes;
+            if (id == kUnsettled) {
+                return std::nullopt;
+            }
+            return varTypes_[id];
+        };
         for (size_t i = chunk * kChunk; i < end; ++i) {
-            smallestVarTypes(unsettled_[i], worked);
-        }
-        for (size_t i = chunk * kChunk; i < end; ++i) {
-            std::vector<VarType>& list = worked.lists.at(unsettled_[i]);
+            // Most smallest terms are over settled classes: their list needs no scratch map.
+            std::optional<std::vector<VarType>> direct = varTypesFrom(unsettled_[i], settled);
+            std::span<const VarType> list = direct ? std::span<const VarType>(*direct)
+                                                   : smallestVarTypes(unsettled_[i], worked);
             ids[i] = varTypes_.find(list);
             if (ids[i] == VarTypeTable::kNotInterned) {
-                missing[chunk].emplace_back(i, std::move(list));
+                missing[chunk].emplace_back(i, std::vector<VarType>(list.begin(), list.end()));
             }
         }
     });

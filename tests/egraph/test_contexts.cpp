@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <oneapi/tbb/task_arena.h>
 
 using namespace egopt;
 using namespace egopt::egraph;
@@ -175,6 +176,33 @@ TEST_CASE("the smallest terms' variable types are kept through merges and rebuil
     g.settleVarTypes();
     CHECK(wrongVarTypes(g) == 0);
     g.rebuild();
+    CHECK(wrongVarTypes(g) == 0);
+}
+
+// One thread settles lists on demand only, so a run leaves most new classes unsettled; settling
+// them all at once works them out in parallel chunks, most from their children's settled lists
+// directly (EGraph::settleVarTypes): every list must be the one the smallest term gives.
+TEST_CASE("the variable types of thousands of classes settled in parallel chunks are the terms'",
+          "[egraph]") {
+    Library lib = Library::standard();
+    auto rules = test::loadSourceRules(lib, "rules/core.rules,rules/algorithmic.rules");
+    lift::Program p = lift::parseFile(test::example("mm.lift"));
+    EGraph g;
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = 4;
+    runner.run();
+    size_t unsettled = 0;
+    for (EClassId c : g.classIds()) {
+        unsettled += !g.varTypesSettled(c);
+    }
+    REQUIRE(unsettled >= 2048); // chunks of 128 on every thread
+    tbb::task_arena arena(4);
+    arena.execute([&] { g.settleVarTypes(); });
+    for (EClassId c : g.classIds()) {
+        REQUIRE(g.varTypesSettled(c));
+    }
     CHECK(wrongVarTypes(g) == 0);
 }
 

@@ -88,9 +88,24 @@ public:
     // nothing, when a merge since then touched a class the plan relied on (TermPlan::roots,
     // settled). Throws TypeError as addTerm.
     std::optional<EClassId> replayPlan(const TermPlan& plan);
-    // While on, a merge that changes the surviving class's analysis data marks it; turning it
-    // on clears the marks.
+    // While on, a merge that changes the surviving class's analysis data marks it, and every
+    // merge marks the class it absorbs; turning it on clears the marks.
     void trackDataChanges(bool on);
+    // Whether `c`, a root when trackDataChanges(true) last cleared the marks, still is one: a
+    // bit per class that no merge since absorbed, which stays in cache where the union-find
+    // entries of the classes a planned window reads are misses (docs/egraph.md, "Parallel
+    // apply"). Without tracking, isRoot.
+    bool stillRoot(EClassId c) const {
+        if (!trackingData_) {
+            return isRoot(c);
+        }
+        return c / 64 >= absorbed_.size() || ((absorbed_[c / 64] >> (c % 64)) & 1) == 0;
+    }
+    // Whether `c`, a root when trackDataChanges(true) last cleared the marks, still is one and
+    // no merge since changed its analysis data; false without tracking.
+    bool unchangedSinceTracking(EClassId c) const {
+        return trackingData_ && stillRoot(c) && !(c < dataChanged_.size() && dataChanged_[c]);
+    }
     // While on, new nodes' hashcons entries wait in a small side table and move into the
     // hashcons in batches (NodeTable::deferInserts); lookups see them either way. Turning it
     // off moves the rest: other threads may then read the hashcons again.
@@ -225,6 +240,7 @@ public:
     // until they change) / of every class changed since the last call.
     void settleVarTypes(EClassId c);
     void settleVarTypes();
+    bool varTypesSettled(EClassId c) const { return cls(findConst(c)).varTypes != kUnsettled; }
     std::string show(EClassId c) const; // Lift-like text of the smallest term
 
     // --- explanations: the union forest over node ids (recorded only with explanations)
@@ -437,7 +453,8 @@ private:
     void touchClass(EClassId c) { cls(c).age = age(); }
     std::vector<bool> absorbedParent_; // by class id, while tracking (trackAbsorbed)
     bool tracking_ = false;
-    std::vector<bool> dataChanged_; // by class id, while tracking data changes
+    std::vector<bool> dataChanged_;  // by class id, while tracking data changes
+    std::vector<uint64_t> absorbed_; // a bit by class id: absorbed by a merge, while tracking
     bool trackingData_ = false;
     // While tracking data changes: a bit per hash (modulo its size) of every node the hashcons
     // gained since the marks were cleared. A plan's step over classes, not found when planned

@@ -190,6 +190,7 @@ struct PlannedMatch {
     std::map<std::string, arith::Size, std::less<>> sizes; // the generators' sizes, predicted
     bool drewTuning = false; // they may depend on variables the scratch space created
     std::vector<TypeId> rootArgTypes;
+    EClassId root = kNoClass; // the matched class, canonical then
     TermPlan plan;
 };
 // Whether a rule's matches can be planned: a right-hand pattern, no C++ applier.
