@@ -158,13 +158,12 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
     // rule with generators copies the tuning space once per range.
     const size_t grain = rule.generators.empty() ? 16 : 64;
     const size_t known = ctx_.tuning.constraints().size();
-    // Each thread's types of this window (the e-graph changes before the next).
+    // Each thread's types of this window (the e-graph changes before the next): a thread
+    // empties its memo when it first plans in this window.
     if (!planMemos_) {
         planMemos_ = std::make_unique<tbb::enumerable_thread_specific<PlanTypeMemo>>();
     }
-    for (PlanTypeMemo& memo : *planMemos_) {
-        memo.types.clear();
-    }
+    const uint64_t windowNumber = ++plannedWindows_;
     tbb::parallel_for(tbb::blocked_range<size_t>(0, window.size(), grain),
                       [&](const tbb::blocked_range<size_t>& range) {
                           auto start = std::chrono::steady_clock::now();
@@ -173,7 +172,7 @@ void Runner::planWindow(const Rule& rule, std::span<const Match> window,
                               scratch = TuningSpace::over(ctx_.tuning);
                           }
                           TermArena terms; // reused by the range's matches
-                          PlanTypeMemo& memo = planMemos_->local();
+                          PlanTypeMemo& memo = planMemos_->local().forWindow(windowNumber);
                           for (size_t j = range.begin(); j < range.end(); ++j) {
                               plans[j].ok = false;
                               if (!window[j].subst.unchanged) { // those are mostly skipped

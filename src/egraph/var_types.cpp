@@ -131,15 +131,15 @@ void EGraph::settleVarTypes(EClassId c) {
 }
 
 // Many classes (a planned window after a large rebuild): their lists are worked out in
-// parallel, in chunks that each keep what they worked out (reading only), then kept in chunk
-// and class order. A list is the one the smallest term gives, whoever works it out.
+// parallel, in chunks that each find their classes' roots and keep what they worked out
+// (reading only), then kept in chunk and list order. A list is the one the smallest term gives,
+// whoever works it out.
 void EGraph::settleVarTypes() {
-    rootSet(unsettled_);
-    std::erase_if(unsettled_, [this](EClassId c) { return cls(c).varTypes != kUnsettled; });
     // Small chunks: a planned window settles a few thousand classes, which chunks of 1,024
     // would leave to a few of the threads.
     constexpr size_t kChunk = 128;
     if (unsettled_.size() < 4 * kChunk) {
+        rootSet(unsettled_);
         for (EClassId c : unsettled_) {
             settleVarTypes(c);
         }
@@ -147,7 +147,7 @@ void EGraph::settleVarTypes() {
         return;
     }
     // Each chunk works out its classes' lists and looks them up in the table (few lists are
-    // distinct, so nearly all are interned already); only the others are kept, in class order,
+    // distinct, so nearly all are interned already); only the others are kept, in list order,
     // and interned below in that order, as interning every list in order would number them.
     // The scratch maps are freed on the threads that filled them.
     std::vector<VarTypesId> ids(unsettled_.size());
@@ -164,6 +164,14 @@ void EGraph::settleVarTypes() {
             return varTypes_[id];
         };
         for (size_t i = chunk * kChunk; i < end; ++i) {
+            // The list holds ids that merges have since absorbed, and roots settled since (on
+            // demand) or twice: each chunk finds its roots, and a root listed twice gets the
+            // same list twice.
+            unsettled_[i] = findConst(unsettled_[i]);
+            if (cls(unsettled_[i]).varTypes != kUnsettled) {
+                ids[i] = kUnsettled; // nothing to write
+                continue;
+            }
             // Most smallest terms are over settled classes: their list needs no scratch map.
             std::optional<std::vector<VarType>> direct = varTypesFrom(unsettled_[i], settled);
             std::span<const VarType> list = direct ? std::span<const VarType>(*direct)
@@ -181,7 +189,9 @@ void EGraph::settleVarTypes() {
     }
     // Every unsettled class is in the list, so keeping the listed ones keeps all.
     for (size_t i = 0; i < unsettled_.size(); ++i) {
-        cls(unsettled_[i]).varTypes = ids[i];
+        if (ids[i] != kUnsettled) {
+            cls(unsettled_[i]).varTypes = ids[i];
+        }
     }
     unsettled_.clear();
 }

@@ -129,3 +129,17 @@ TEST_CASE("plans made on 2 threads with type memos and scratch tuning spaces are
     CHECK(memoized > 50);  // the memos were used
     CHECK(drew > 10);      // generators that created variables in the scratch spaces
 }
+
+TEST_CASE("a planning thread's type memo holds the types of one window only", "[egraph]") {
+    // The applying thread no longer empties the memos before a window: each thread's memo must
+    // empty itself when first used in another window, and keep what it holds within one (a
+    // type worked out against an earlier window's e-graph may be wrong in this one).
+    PlanTypeMemo memo;
+    memo.forWindow(1).types.emplace(std::vector<uint32_t>{1, 2, 3}, TypeId(7));
+    CHECK(memo.forWindow(1).types.size() == 1); // the same window: kept
+    CHECK(memo.forWindow(2).types.empty());     // a later window: emptied
+    memo.types.emplace(std::vector<uint32_t>{4}, TypeId(8));
+    CHECK(memo.forWindow(2).types.size() == 1);
+    CHECK(memo.window == 2);
+    CHECK(memo.forWindow(5).types.empty()); // windows this thread planned nothing in skipped
+}

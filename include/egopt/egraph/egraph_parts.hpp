@@ -99,7 +99,9 @@ struct TermPlan {
 // plans many matches of a rule, whose right-hand sides apply the same functions to the same
 // types, and working a type out again does arithmetic on sizes that every planning thread
 // shares (their reference counts then bounce between the cores). Valid while the e-graph and
-// its type arena stay frozen, so a planned window clears it; one per thread.
+// its type arena stay frozen, so it holds the types of one planned window (`window`); one per
+// thread, cleared by that thread when it first plans in a later window (forWindow), so that
+// the applying thread does not clear every thread's map, cold in its cache, in order.
 struct PlanTypeMemo {
     struct KeyHash {
         size_t operator()(const std::vector<uint32_t>& key) const noexcept {
@@ -112,6 +114,16 @@ struct PlanTypeMemo {
     };
     std::unordered_map<std::vector<uint32_t>, TypeId, KeyHash> types;
     std::vector<uint32_t> key; // the key being looked up (its memory reused)
+    uint64_t window = 0;       // the planned window whose types `types` holds
+
+    // The memo for planned window `w` (numbered from 1): emptied if it holds another's types.
+    PlanTypeMemo& forWindow(uint64_t w) {
+        if (window != w) {
+            types.clear();
+            window = w;
+        }
+        return *this;
+    }
 };
 
 // Why two classes were merged (for explanations).

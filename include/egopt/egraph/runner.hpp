@@ -275,8 +275,10 @@ private:
     double planSeconds_ = 0;
     double taskSum_ = 0;
     std::atomic<int64_t> planNanos_ = 0; // planSum, added to by the planning threads
-    // The planning threads' type memos (planWindow clears them for each window).
+    // The planning threads' type memos, each holding the types of the window it last planned
+    // in (planWindow numbers the windows in plannedWindows_).
     std::unique_ptr<tbb::enumerable_thread_specific<PlanTypeMemo>> planMemos_;
+    uint64_t plannedWindows_ = 0;
     bool pastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
 };
 
