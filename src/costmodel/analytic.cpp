@@ -136,7 +136,10 @@ double AnalyticModel::kernelSeconds(const KernelFeatures& k, const DeviceProfile
         double lsu = k.globalTransactions / (usedCus * p.clockHz * p.transactionsPerCuPerCycle);
         fabric = std::max(fabric, lsu) + kOverlap * std::min(fabric, lsu);
     }
-    double memory = fabric + k.localBytes / (p.localBandwidth * usedCus / cus);
+    // Local memory moves an access's bytes once per bank-conflict way: lanes hitting distinct
+    // words of one bank are served one after the other.
+    double local = (k.localBytes + k.localConflictBytes) / (p.localBandwidth * usedCus / cus);
+    double memory = fabric + local;
     // Instructions issue at full rate only with enough warps to hide their operands' latency. A
     // group smaller than a warp still occupies a whole warp's issue slots and registers, so the
     // lanes in flight, idle ones included, count (laneUse already charges the idle lanes' work).

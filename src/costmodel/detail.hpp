@@ -42,6 +42,16 @@ std::optional<int64_t> indexFunction(codegen::IndexFunction::Kind kind, int64_t 
 // The buffers a kernel's statements store to.
 void collectWritten(const std::vector<codegen::KernelNode>& nodes, std::set<std::string>& out);
 
+// Whether a barrier is among the statements (loops and ifs included).
+bool hasBarrier(const std::vector<codegen::KernelNode>& nodes);
+
+// The bank-conflict passes of one warp-level access to local memory whose lanes (in warp order)
+// start at the byte addresses `starts`, each moving `pieceBytes`: the lanes are served in phases
+// of `banks` x 4 bytes (32 lanes of 4 bytes, 8 lanes of 16), each phase in as many passes (its
+// ways) as the most distinct 4-byte words that fall into one bank (lanes reading one word share
+// it, a broadcast); the passes beyond the first of each phase (0: conflict-free).
+double bankConflictPasses(const std::vector<int64_t>& starts, int64_t pieceBytes, int64_t banks);
+
 // The size in bytes of each global buffer a kernel reads; a size that cannot be evaluated is
 // left out.
 std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,

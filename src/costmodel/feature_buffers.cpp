@@ -42,6 +42,36 @@ void collectWritten(const std::vector<codegen::KernelNode>& nodes, std::set<std:
     }
 }
 
+bool hasBarrier(const std::vector<codegen::KernelNode>& nodes) {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const KernelNode& n) { return n.barrier || hasBarrier(n.body); });
+}
+
+// Local memory's banks hold consecutive 4-byte words in turn (word w in bank w mod banks).
+constexpr int64_t kBankBytes = 4;
+
+double bankConflictPasses(const std::vector<int64_t>& starts, int64_t pieceBytes, int64_t banks) {
+    int64_t piece = std::max<int64_t>(1, pieceBytes);
+    int64_t nbanks = std::max<int64_t>(1, banks);
+    auto perPhase = static_cast<size_t>(
+        std::max<int64_t>(1, nbanks * kBankBytes / std::max(piece, kBankBytes)));
+    double passes = 0;
+    for (size_t first = 0; first < starts.size(); first += perPhase) {
+        std::map<int64_t, std::set<int64_t>> wordsByBank;
+        size_t most = 1;
+        for (size_t l = first; l < std::min(starts.size(), first + perPhase); ++l) {
+            for (int64_t w = starts[l] / kBankBytes; w <= (starts[l] + piece - 1) / kBankBytes;
+                 ++w) {
+                auto& words = wordsByBank[w % nbanks];
+                words.insert(w);
+                most = std::max(most, words.size());
+            }
+        }
+        passes += static_cast<double>(most - 1);
+    }
+    return passes;
+}
+
 // The size in bytes of each global buffer a kernel reads (an intermediate's from the program's
 // list of them); a size that cannot be evaluated is left out.
 std::map<std::string, double> bufferBytes(const codegen::KernelInfo& info,

@@ -25,7 +25,8 @@ const std::vector<std::string>& featureNames() {
                                                 "cached_read_coalesced",
                                                 "cached_read_strided",
                                                 "global_transactions",
-                                                "reads_per_item"};
+                                                "reads_per_item",
+                                                "local_conflict_bytes"};
     return names;
 }
 
@@ -48,7 +49,8 @@ std::vector<double> KernelFeatures::values() const {
             cachedReadCoalesced,
             cachedReadStrided,
             globalTransactions,
-            readsPerItem};
+            readsPerItem,
+            localConflictBytes};
 }
 
 void KernelFeatures::setValues(const std::vector<double>& v) {
@@ -70,7 +72,8 @@ void KernelFeatures::setValues(const std::vector<double>& v) {
                         &cachedReadCoalesced,
                         &cachedReadStrided,
                         &globalTransactions,
-                        &readsPerItem};
+                        &readsPerItem,
+                        &localConflictBytes};
     for (size_t i = 0; i < std::size(fields) && i < v.size(); ++i) {
         *fields[i] = v[i];
     }

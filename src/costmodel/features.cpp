@@ -59,12 +59,19 @@ KernelFeatures kernelFeatures(const codegen::KernelInfo& info,
     wk.setThreads(wk.base, 0);
     wk.next = wk.base;
     wk.setThreads(wk.next, wk.global[0] > 1 ? 1 : 0);
-    if (profile.gpu && profile.sectorBytes > 0 && !wk.singleItem) {
+    if (profile.gpu && (profile.sectorBytes > 0 || profile.localBanks > 0) && !wk.singleItem) {
         wk.sectorBytes = profile.sectorBytes;
-        for (int64_t l = 0; l < std::min<int64_t>(static_cast<int64_t>(wk.warpLanes), wk.global[0]);
-             ++l) {
+        wk.localBanks = static_cast<int64_t>(profile.localBanks);
+        // A warp is `lanes` consecutive work-items of a work-group (dimension 0 fastest); the
+        // sectors' lanes are its first ones, along dimension 0.
+        int64_t groupSize = wk.local[0] * wk.local[1] * wk.local[2];
+        int64_t warp =
+            std::min(std::max<int64_t>(1, static_cast<int64_t>(profile.lanes)), groupSize);
+        wk.sectorLanes =
+            static_cast<size_t>(std::min({static_cast<int64_t>(wk.warpLanes), wk.global[0], warp}));
+        for (int64_t l = 0; l < warp; ++l) {
             Env e = wk.base;
-            wk.setThreads(e, l);
+            wk.setLane(e, l);
             wk.lanes.push_back(std::move(e));
         }
     }

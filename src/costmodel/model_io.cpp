@@ -40,7 +40,8 @@ std::vector<std::pair<const char*, double DeviceProfile::*>> constantKeys() {
             {"transaction_bytes", &DeviceProfile::transactionBytes},
             {"transactions_per_cu_per_cycle", &DeviceProfile::transactionsPerCuPerCycle},
             {"compute_saturation_items", &DeviceProfile::computeSaturationItems},
-            {"read_latency", &DeviceProfile::readLatency}};
+            {"read_latency", &DeviceProfile::readLatency},
+            {"local_banks", &DeviceProfile::localBanks}};
 }
 
 [[noreturn]] void bad(const std::string& file, const std::string& msg) {

@@ -57,11 +57,18 @@ struct Walker {
     double transactionBytes = 0;   // DeviceProfile::transactionBytes (0: not counted)
     bool registersRename = false;  // GPU: private moves are register renames (registerMove)
     double sectorBytes = 0;        // DeviceProfile::sectorBytes (0: sectors not counted)
-    std::vector<Env> lanes;        // the representative warp's work-items (sectors counted)
+    int64_t localBanks = 0;        // DeviceProfile::localBanks (0: bank conflicts not counted)
+    // The representative warp's work-items in the order of their local ids (dimension 0
+    // fastest), where sectors or banks are counted; the first `sectorLanes` of them run along
+    // dimension 0 (the sectors' lanes).
+    std::vector<Env> lanes;
+    size_t sectorLanes = 0;
     std::set<std::string> written; // buffers the kernel stores to (the others are read-only)
     struct LoopVar {
         std::string var;
         int64_t step = 1, trips = 1;
+        std::set<std::string> stores; // the buffers its body stores to
+        bool barrier = false;         // a barrier in its body
     };
     std::vector<LoopVar> loops;      // enclosing loops, innermost last
     std::set<std::string> constants; // the sizes' names (bound: the kernel sees constants)
@@ -82,6 +89,18 @@ struct Walker {
             env[gid] = g;
             env[lid] = g % local[ud];
             env[grp] = g / local[ud];
+        }
+    }
+
+    // A work-item of the first work-group by its local id in the group's order (dimension 0
+    // fastest): the lanes of a warp.
+    void setLane(Env& env, int64_t linear) const {
+        for (int d = 0; d < 3; ++d) {
+            auto ud = static_cast<size_t>(d);
+            const auto& [gid, lid, grp] = threadVars(d);
+            env[gid] = env[lid] = linear % local[ud];
+            env[grp] = 0;
+            linear /= local[ud];
         }
     }
 
@@ -221,14 +240,14 @@ struct Walker {
     // where every lane's address evaluates: memory moves whole sectors, so a warp whose lanes
     // read 4 bytes 32 bytes apart moves 8 times what it uses.
     std::optional<double> sectorFactor(const MemoryAccess& a) {
-        if (sectorBytes <= 0 || lanes.size() < 2 || throughIndexFunction(a) ||
+        if (sectorBytes <= 0 || sectorLanes < 2 || throughIndexFunction(a) ||
             (maxCoalescedBytes > 0 && a.bytes > maxCoalescedBytes)) {
             return std::nullopt; // wider accesses are split into interleaved pieces
         }
         auto sb = static_cast<int64_t>(sectorBytes);
         std::set<int64_t> sectors;
-        for (Env& lane : lanes) {
-            auto x = eval(a.index, lane);
+        for (size_t l = 0; l < sectorLanes; ++l) {
+            auto x = eval(a.index, lanes[l]);
             if (!x || *x < 0) {
                 return std::nullopt;
             }
@@ -237,8 +256,59 @@ struct Walker {
                 sectors.insert(s);
             }
         }
-        double asked = static_cast<double>(lanes.size()) * a.bytes;
+        double asked = static_cast<double>(sectorLanes) * a.bytes;
         return std::max(1.0, static_cast<double>(sectors.size()) * sectorBytes / asked);
+    }
+
+    // A local read at the same address in every iteration of the innermost enclosing loop,
+    // whose body neither stores to the buffer nor waits at a barrier: the compiler loads it once
+    // per entry of the loop (its unrolled copies are one load).
+    bool localLoopInvariant(const MemoryAccess& a) const {
+        if (a.write || loops.empty() || throughIndexFunction(a) ||
+            loops.back().stores.contains(a.buffer) || loops.back().barrier) {
+            return false;
+        }
+        auto vars = a.index.variables();
+        return std::find(vars.begin(), vars.end(), loops.back().var) == vars.end();
+    }
+
+    // A work-item's share of the bytes the bank-conflict passes of one execution of a local
+    // access take: each pass beyond a phase's first (detail::bankConflictPasses, from the
+    // representative warp's addresses; a vloadN runs as N loads) occupies the banks as a full
+    // phase of `localBanks` words does. An index that does not evaluate for every lane counts as
+    // conflict-free.
+    double conflictBytes(const MemoryAccess& a) {
+        if (localBanks <= 0 || lanes.size() < 2) {
+            return 0;
+        }
+        int64_t pieces = a.vectorWidth > 1 ? a.vectorWidth : 1;
+        int64_t pieceBytes = std::max<int64_t>(1, a.bytes / pieces);
+        std::vector<int64_t> starts;
+        for (Env& lane : lanes) {
+            auto x = eval(a.index, lane);
+            if (!x || *x < 0) {
+                return 0;
+            }
+            starts.push_back(*x * a.elementBytes + a.offset);
+        }
+        double passes = 0;
+        for (int64_t p = 0; p < pieces; ++p) {
+            passes += detail::bankConflictPasses(starts, pieceBytes, localBanks);
+            for (int64_t& s : starts) {
+                s += pieceBytes;
+            }
+        }
+        return passes * static_cast<double>(localBanks * 4) / static_cast<double>(lanes.size());
+    }
+
+    void localAccess(const MemoryAccess& a, double w) {
+        if (localLoopInvariant(a)) {
+            w /= static_cast<double>(std::max<int64_t>(1, loops.back().trips));
+        }
+        // The lanes of a warp reading one local address get it in one broadcast; lanes reading
+        // distinct words of one bank wait for each other (the passes beyond the first).
+        avg.localBytes += w * a.bytes / (warpUniform(a) ? warpLanes : 1.0);
+        avg.localConflictBytes += w * conflictBytes(a);
     }
 
     void access(const MemoryAccess& a, double w) {
@@ -246,8 +316,7 @@ struct Walker {
             return; // registers: counted as statements
         }
         if (a.space == MemorySpace::Local) {
-            // The lanes of a warp reading one local address get it in one broadcast.
-            avg.localBytes += w * a.bytes / (warpUniform(a) ? warpLanes : 1.0);
+            localAccess(a, w);
             return;
         }
         bool c = coalesced(a);
@@ -359,7 +428,9 @@ struct Walker {
         int64_t step = s && *s > 0 ? *s : 1;
         int64_t trips = a && b ? std::max<int64_t>(0, (*b - *a + step - 1) / step) : 1;
         maxTrips += wmax * static_cast<double>(trips);
-        loops.push_back({n.var, step, trips});
+        LoopVar lv{n.var, step, trips, {}, detail::hasBarrier(n.body)};
+        detail::collectWritten(n.body, lv.stores);
+        loops.push_back(std::move(lv));
         std::vector<int64_t> laneInit;
         for (Env& lane : lanes) {
             laneInit.push_back(eval(n.init, lane).value_or(0));

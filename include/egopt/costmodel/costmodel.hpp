@@ -59,6 +59,12 @@ struct KernelFeatures {
     // loop): what it waits on in sequence, each for its latency over the reads the compiled loop
     // keeps in flight (DeviceProfile::readLatency).
     double readsPerItem = 0;
+    // The bytes of local memory's bank-conflict passes (GPUs): each warp-level access is served
+    // in phases of 128 bytes (32 lanes of 4 bytes, 8 lanes of a float4), each phase in as many
+    // passes (ways) as the most distinct 4-byte words one bank holds (DeviceProfile::localBanks;
+    // one word read by many lanes is a broadcast); each pass beyond a phase's first counts a
+    // phase's 128 bytes, shared by the warp's lanes. 0 where the profile's localBanks is 0.
+    double localConflictBytes = 0;
     // Private memory per work-item (KernelInfo::privateBytes): the registers a GPU work-item
     // holds, which bound how many work-items a compute unit keeps in flight. A property of the
     // launch the analytic model reads, not one of the features above (the learned model's
@@ -147,6 +153,9 @@ struct DeviceProfile {
     // globalBandwidth (GPUs; 0: not modelled): with fewer (work-items in flight times
     // KernelFeatures::readBytesInFlight) DRAM waits in proportion, as with saturationItems.
     double dramBytesInFlight = 0;
+    // Local memory's banks of 4-byte words (GPUs; 0: bank conflicts not counted): a warp's
+    // access whose lanes hit distinct words of one bank is served in that many passes.
+    double localBanks = 0;
 };
 
 // Fills the OpenCL-queried fields from `device`; the caller keeps or overrides the constants.
