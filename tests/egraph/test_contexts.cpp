@@ -141,20 +141,25 @@ size_t wrongVarTypes(const EGraph& g) {
     return wrong;
 }
 
+// mm with core's and the algorithmic rules for `iterations` iterations.
+void saturateMm(EGraph& g, size_t iterations) {
+    Library lib = Library::standard();
+    auto rules = test::loadSourceRules(lib, "rules/core.rules,rules/algorithmic.rules");
+    lift::Program p = lift::parseFile(test::example("mm.lift"));
+    insertProgram(g, p);
+    RewriteContext ctx;
+    Runner runner(g, rules, lib, ctx);
+    runner.limits.iterations = iterations;
+    runner.run();
+}
+
 } // namespace
 
 // The kept lists stay those of the smallest terms through merges that change smallest terms
 // before any rebuild (as the apply phase merges), through settling and rebuilding.
 TEST_CASE("the smallest terms' variable types are kept through merges and rebuilds", "[egraph]") {
-    Library lib = Library::standard();
-    auto rules = test::loadSourceRules(lib, "rules/core.rules,rules/algorithmic.rules");
-    lift::Program p = lift::parseFile(test::example("mm.lift"));
     EGraph g;
-    insertProgram(g, p);
-    RewriteContext ctx;
-    Runner runner(g, rules, lib, ctx);
-    runner.limits.iterations = 3;
-    runner.run();
+    saturateMm(g, 3);
     g.rebuild();
     CHECK(wrongVarTypes(g) == 0);
     // Merge data classes of one type pairwise, the smaller term into the larger where it
@@ -184,15 +189,8 @@ TEST_CASE("the smallest terms' variable types are kept through merges and rebuil
 // directly (EGraph::settleVarTypes): every list must be the one the smallest term gives.
 TEST_CASE("the variable types of thousands of classes settled in parallel chunks are the terms'",
           "[egraph]") {
-    Library lib = Library::standard();
-    auto rules = test::loadSourceRules(lib, "rules/core.rules,rules/algorithmic.rules");
-    lift::Program p = lift::parseFile(test::example("mm.lift"));
     EGraph g;
-    insertProgram(g, p);
-    RewriteContext ctx;
-    Runner runner(g, rules, lib, ctx);
-    runner.limits.iterations = 4;
-    runner.run();
+    saturateMm(g, 4);
     size_t unsettled = 0;
     for (EClassId c : g.classIds()) {
         unsettled += !g.varTypesSettled(c);
