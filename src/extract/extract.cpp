@@ -226,8 +226,10 @@ std::vector<Examined> examineAll(const egraph::EGraph& g, const egraph::TuningSp
 }
 
 // Exploration's drawn terms through the same filter, after the candidates (so a drawn kernel
-// that repeats a candidate's is a duplicate). Rejections are not listed: most drawn terms are
-// poor, and their reasons would drown the candidates'. Returns the accepted terms.
+// that repeats a candidate's is a duplicate). Rejections are not listed with the candidates':
+// most drawn terms are poor, and their reasons would drown the candidates'; the guided draws'
+// (a macro's or the shape goal's replays) are kept apart, the first few with their reasons.
+// Returns the accepted terms.
 std::vector<detail::TermRef>
 acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
                const detail::Search& search, const std::vector<detail::Entry>& drawn,
@@ -252,10 +254,18 @@ acceptExplored(const egraph::EGraph& g, const egraph::TuningSpace& tuning,
         }
         ++result.exploreChecked;
         std::string label = "explored term " + std::to_string(result.explored.size());
-        if (auto c =
-                claim(std::move(chunk[i % kChunk]), i, drawn[i].cost, kernels, label, scratch)) {
+        size_t rejectedBefore = scratch.rejected.size();
+        bool guided = i < result.stats.guidedDrawn;
+        auto c = claim(std::move(chunk[i % kChunk]), i, drawn[i].cost, kernels, label, scratch);
+        if (guided && scratch.rejected.size() > rejectedBefore) {
+            ++result.guidedRejectedCount;
+            if (result.guidedRejected.size() < ExtractResult::kGuidedRejectionsKept) {
+                result.guidedRejected.push_back(scratch.rejected.back());
+            }
+        }
+        if (c) {
             c->explored = true;
-            c->guided = i < result.stats.guidedDrawn;
+            c->guided = guided;
             if (c->guided) {
                 c->guide = drawn[i].guide;
                 c->guideHits = drawn[i].guideHits;

@@ -221,6 +221,13 @@ void addExplored(Work& w, extract::ExtractResult& r, const std::vector<std::stri
     result.refineAccepted = r.refineAccepted;
     result.exploreDrawn = r.exploreDrawn;
     result.exploreChecked = r.exploreChecked;
+    result.guidedRejectedCount = r.guidedRejectedCount;
+    result.guidedRejected = r.guidedRejected;
+    if (!r.guidedRejected.empty()) {
+        w.progress(fmt("explore: %zu guided draws refused by the code generator (the report's "
+                       "extraction.exploration.guided_rejections); the first: %s",
+                       r.guidedRejectedCount, r.guidedRejected.front().reason.c_str()));
+    }
     result.exploreAccepted = r.explored.size();
     result.exploreTaken = keyed.size();
     for (auto& [p, i] : keyed) {

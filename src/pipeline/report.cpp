@@ -180,10 +180,14 @@ std::string reportJson(const Result& r) {
     for (const auto& c : r.candidates) {
         candidates.push_back(candidateJson(c, !r.ranks.empty()));
     }
-    json rejected = json::array();
-    for (const auto& x : r.rejected) {
-        rejected.push_back({{"rank", x.rank}, {"expression", x.text}, {"reason", x.reason}});
-    }
+    auto rejections = [](const std::vector<extract::Rejection>& xs) {
+        json out = json::array();
+        for (const auto& x : xs) {
+            out.push_back({{"rank", x.rank}, {"expression", x.text}, {"reason", x.reason}});
+        }
+        return out;
+    };
+    json rejected = rejections(r.rejected);
     json assumptions = json::array();
     for (const auto& a : r.assumptions) {
         assumptions.push_back({{"var", a.var}, {"divisible_by", a.divisor}});
@@ -215,6 +219,8 @@ std::string reportJson(const Result& r) {
             {"checked", r.exploreChecked},
             {"accepted", r.exploreAccepted},
             {"taken", r.exploreTaken},
+            {"guided_rejected", r.guidedRejectedCount},
+            {"guided_rejections", rejections(r.guidedRejected)},
             {"refinement",
              {{"rounds", r.refineRounds},
               {"checked", r.refineChecked},

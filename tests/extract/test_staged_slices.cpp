@@ -109,7 +109,7 @@ TEST_CASE("a staged slice of B may be stored transposed", "[extract]") {
 
 // Guided replays of the staged fold in tile_slices.lift after the staging and lowering rules,
 // with the toLocal e-nodes as the guide: the staged replays the code generator accepts.
-std::vector<Candidate> stagedReplays(bool varyListed) {
+ExtractResult stagedExtraction(bool varyListed) {
     test::Graph gr;
     stageSlices(gr, {"stage-fold-slices"});
     ExtractOptions opt;
@@ -119,8 +119,11 @@ std::vector<Candidate> stagedReplays(bool varyListed) {
     opt.explore.guidedDraws = 16;
     opt.explore.varyListed = varyListed;
     opt.explore.guides.push_back(localCopies(gr.g));
-    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
-                                        StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
+                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+}
+
+std::vector<Candidate> stagedReplays(const ExtractResult& r) {
     std::vector<Candidate> out;
     for (const Candidate& c : r.explored) {
         if (c.guided && count(c.text, std::regex(R"(toLocal\()")) == 2) {
@@ -134,8 +137,15 @@ TEST_CASE("guided replays of the staged slices vary their terms off the guide", 
     // The best listed term above the fold (the result's copy to global memory lowered as
     // MapLcl(1, MapSeq(MapSeq(idF4)))) is one the code generator refuses, so every replay that
     // takes it is refused; later draws that take other listed terms there are accepted.
-    CHECK(stagedReplays(false).empty());
-    std::vector<Candidate> replays = stagedReplays(true);
+    ExtractResult fixed = stagedExtraction(false);
+    CHECK(stagedReplays(fixed).empty());
+    // The refused replays are counted and the first ones kept with the code generator's reason.
+    CHECK(fixed.guidedRejectedCount >= fixed.guidedRejected.size());
+    REQUIRE(!fixed.guidedRejected.empty());
+    INFO(fixed.guidedRejected.front().reason);
+    CHECK(fixed.guidedRejected.front().reason.find("MapLcl") != std::string::npos);
+    CHECK(fixed.guidedRejected.size() <= ExtractResult::kGuidedRejectionsKept);
+    std::vector<Candidate> replays = stagedReplays(stagedExtraction(true));
     REQUIRE(!replays.empty());
     INFO(replays.front().text);
     codegen::RunResult run = test::validate(replays.front(), {{"M", 64}, {"N", 64}, {"K", 64}});

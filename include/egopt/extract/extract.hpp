@@ -198,6 +198,11 @@ struct ExtractResult {
     // the order drawn), and how many distinct terms were drawn and checked.
     std::vector<Candidate> explored;
     size_t exploreDrawn = 0, exploreChecked = 0;
+    // The code generator's reasons for the guided draws it refused, the first
+    // kGuidedRejectionsKept (a guide whose every replay is refused is otherwise invisible).
+    static constexpr size_t kGuidedRejectionsKept = 16;
+    std::vector<Rejection> guidedRejected;
+    size_t guidedRejectedCount = 0;
     double exploreSeconds = 0; // drawing and checking
     // Refinement: rounds run, neighbours checked, accepted (also in `explored`), seconds.
     size_t refineRounds = 0, refineChecked = 0, refineAccepted = 0;

@@ -131,6 +131,10 @@ struct Result {
     // Refinement: rounds, neighbours checked, accepted (counted in exploreAccepted too).
     size_t refineRounds = 0, refineChecked = 0, refineAccepted = 0;
     std::vector<extract::Rejection> rejected;
+    // The last stage's guided draws that the code generator refused: how many, and the first
+    // few with their reasons (extract::ExtractResult::guidedRejected).
+    size_t guidedRejectedCount = 0;
+    std::vector<extract::Rejection> guidedRejected;
     std::vector<CandidateResult> candidates;
     std::optional<size_t> best;          // index into candidates
     std::vector<std::string> derivation; // "rule: term" steps from the input to the best
