@@ -65,6 +65,36 @@ void saturate(Graph& graph, const std::vector<std::string>& ruleFiles, size_t it
     runner.run();
 }
 
+void saturateCatalogue(Graph& graph,
+                       const std::vector<std::pair<std::string, std::set<std::string>>>& rules,
+                       size_t iterations) {
+    egraph::Library lib = egraph::Library::standard();
+    std::vector<egraph::Rule> rs;
+    for (const auto& [file, names] : rules) {
+        for (auto& r : catalogue(file, names, lib)) {
+            rs.push_back(std::move(r));
+        }
+    }
+    egraph::Runner runner(graph.g, rs, lib, graph.rw);
+    runner.limits.iterations = iterations;
+    runner.run();
+}
+
+ExtractOptions guidedOptions(const arith::Bindings& sizes, std::vector<egraph::ENodeId> guide) {
+    ExtractOptions opt;
+    opt.k = 2;
+    opt.sizes = sizes;
+    opt.explore.draws = 4;
+    opt.explore.guidedDraws = 16;
+    opt.explore.guides.push_back(std::move(guide));
+    return opt;
+}
+
+ExtractResult extractMain(const Graph& graph, const ExtractOptions& opt) {
+    return extractCandidates(graph.g, graph.rw.tuning, graph.main.root, graph.main.signature,
+                             StructuralCost(graph.g, graph.rw.tuning, opt.sizes), opt);
+}
+
 void unionWith(Graph& graph, const std::string& path) {
     lift::Program p = lift::parseFile(path);
     egraph::Inserted other = egraph::insertProgram(graph.g, p);

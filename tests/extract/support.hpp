@@ -35,6 +35,11 @@ void insertAndSaturate(Graph& graph, const std::string& path,
                        const std::vector<std::string>& ruleFiles, size_t iterations);
 // Saturates the graph with the rules for `iterations`.
 void saturate(Graph& graph, const std::vector<std::string>& ruleFiles, size_t iterations);
+// Saturates the graph with named rules of the shipped catalogue ({file, names} each, in order)
+// for `iterations`.
+void saturateCatalogue(Graph& graph,
+                       const std::vector<std::pair<std::string, std::set<std::string>>>& rules,
+                       size_t iterations);
 // Inserts another program and merges its root class with the main one.
 void unionWith(Graph& graph, const std::string& path);
 
@@ -47,6 +52,11 @@ codegen::RunResult validate(const Candidate& c, const arith::Bindings& sizes);
 
 // The OpenCL session on the default device shared by the tests.
 runtime::Session& session();
+
+// A guided exploration's options: 2 candidates, 4 unguided and 16 guided draws along `guide`.
+ExtractOptions guidedOptions(const arith::Bindings& sizes, std::vector<egraph::ENodeId> guide);
+// The main program's candidates under the structural cost at `opt.sizes`.
+ExtractResult extractMain(const Graph& graph, const ExtractOptions& opt);
 
 // One line per candidate: "cost text".
 std::string listing(const ExtractResult& r);

@@ -90,17 +90,11 @@ std::vector<egraph::ENodeId> squaresReduction(const egraph::EGraph& g) {
 }
 
 ExtractResult replaySquares(test::Graph& gr, bool threadMapsAbove, bool towardsRoot = true) {
-    ExtractOptions opt;
-    opt.k = 2;
-    opt.sizes = {{"M", 8}, {"N", 16}};
+    ExtractOptions opt = test::guidedOptions({{"M", 8}, {"N", 16}}, squaresReduction(gr.g));
     opt.multipleKernels = true;
-    opt.explore.draws = 4;
-    opt.explore.guidedDraws = 16;
     opt.explore.threadMapsAbove = threadMapsAbove;
     opt.explore.towardsRoot = towardsRoot;
-    opt.explore.guides.push_back(squaresReduction(gr.g));
-    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
-                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    return test::extractMain(gr, opt);
 }
 
 } // namespace
@@ -282,16 +276,11 @@ TEST_CASE("guided draws with thread maps above spread mm's dot products over wor
         }
     }
     REQUIRE((reduceSeq && application));
-    ExtractOptions opt;
-    opt.k = 2;
-    opt.sizes = {{"M", 16}, {"N", 16}, {"K", 16}};
-    opt.explore.draws = 4;
-    opt.explore.guidedDraws = 16;
+    ExtractOptions opt =
+        test::guidedOptions({{"M", 16}, {"N", 16}, {"K", 16}}, {*reduceSeq, *application});
     opt.explore.threadMapsAbove = true;
     opt.explore.towardsRoot = true;
-    opt.explore.guides.push_back({*reduceSeq, *application});
-    ExtractResult result = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
-                                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    ExtractResult result = test::extractMain(gr, opt);
     INFO(test::listing(result));
     size_t guided = 0;
     for (const Candidate& c : result.explored) {

@@ -35,18 +35,12 @@ size_t count(const std::string& text, const std::regex& re) {
 // tile_slices.lift saturated for 6 iterations with the named rules of staging.rules and the
 // lowerings of the copies' maps.
 void stageSlices(test::Graph& gr, const std::set<std::string>& staging) {
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> rs = test::catalogue("staging.rules", staging, lib);
-    for (auto& r :
-         test::catalogue("opencl.rules", {"lower-lcl0", "lower-lcl1", "lower-seq"}, lib)) {
-        rs.push_back(std::move(r));
-    }
-    lift::Program program = lift::parseFile(test::data("tile_slices.lift"));
-    gr.main = egraph::insertProgram(gr.g, program);
+    test::insertAndSaturate(gr, test::data("tile_slices.lift"), {}, 0); // inserted only
     REQUIRE(localCopies(gr.g).empty());
-    egraph::Runner runner(gr.g, rs, lib, gr.rw);
-    runner.limits.iterations = 6;
-    runner.run();
+    test::saturateCatalogue(
+        gr,
+        {{"staging.rules", staging}, {"opencl.rules", {"lower-lcl0", "lower-lcl1", "lower-seq"}}},
+        6);
 }
 
 // Whether the hand-written program `name` (tests/extract/data) is in the e-graph already:
@@ -112,15 +106,9 @@ TEST_CASE("a staged slice of B may be stored transposed", "[extract]") {
 ExtractResult stagedExtraction(bool varyListed) {
     test::Graph gr;
     stageSlices(gr, {"stage-fold-slices"});
-    ExtractOptions opt;
-    opt.k = 2;
-    opt.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
-    opt.explore.draws = 4;
-    opt.explore.guidedDraws = 16;
+    ExtractOptions opt = test::guidedOptions({{"M", 64}, {"N", 64}, {"K", 64}}, localCopies(gr.g));
     opt.explore.varyListed = varyListed;
-    opt.explore.guides.push_back(localCopies(gr.g));
-    return extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
-                             StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    return test::extractMain(gr, opt);
 }
 
 std::vector<Candidate> stagedReplays(const ExtractResult& r) {
@@ -222,34 +210,22 @@ bool zipOfSlices(const egraph::EGraph& g, egraph::EClassId c) {
 } // namespace
 
 TEST_CASE("a work-item's fold over K becomes a fold over slices of its two operands", "[extract]") {
-    egraph::Library lib = egraph::Library::standard();
-    std::vector<egraph::Rule> rs =
-        test::catalogue("staging.rules", {"seq-fold-slices", "split-transpose"}, lib);
-    for (auto& r : test::catalogue("algebra.rules", {"split-zip"}, lib)) {
-        rs.push_back(std::move(r));
-    }
     test::Graph gr;
-    lift::Program program = lift::parseFile(test::data("tile_items.lift"));
-    gr.main = egraph::insertProgram(gr.g, program);
+    test::insertAndSaturate(gr, test::data("tile_items.lift"), {}, 0); // inserted only
     REQUIRE(sliceFold(gr.g).empty());
-    egraph::Runner runner(gr.g, rs, lib, gr.rw);
-    runner.limits.iterations = 4;
-    runner.run();
+    test::saturateCatalogue(gr,
+                            {{"staging.rules", {"seq-fold-slices", "split-transpose"}},
+                             {"algebra.rules", {"split-zip"}}},
+                            4);
     std::vector<egraph::ENodeId> guide = sliceFold(gr.g);
     REQUIRE(guide.size() == 2);
     // The slices' data is also the zip of the slices of the work-item's two operands.
     CHECK(zipOfSlices(gr.g, gr.g.findConst(gr.g.node(guide[1]).children[2])));
 
-    ExtractOptions opt;
-    opt.k = 2;
-    opt.sizes = {{"M", 64}, {"N", 64}, {"K", 64}};
-    opt.explore.draws = 4;
-    opt.explore.guidedDraws = 16;
+    ExtractOptions opt = test::guidedOptions({{"M", 64}, {"N", 64}, {"K", 64}}, guide);
     opt.explore.towardsRoot = true;
     opt.explore.varyListed = true;
-    opt.explore.guides.push_back(guide);
-    ExtractResult r = extractCandidates(gr.g, gr.rw.tuning, gr.main.root, gr.main.signature,
-                                        StructuralCost(gr.g, gr.rw.tuning, opt.sizes), opt);
+    ExtractResult r = test::extractMain(gr, opt);
     INFO(test::listing(r));
     // A replay: each work-item folds over slices of K (a tuning variable), each step folding
     // one slice from the accumulator, inside the work-items' maps.
