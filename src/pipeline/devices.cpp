@@ -1,7 +1,6 @@
 // Several devices in one process (docs/pipeline.md, "Several devices"): which devices a run uses,
 // and the pool that hands jobs out to one host thread per device.
 #include "egopt/lift/sizes.hpp"
-#include "egopt/lift/typecheck.hpp"
 #include "egopt/runtime/device.hpp"
 #include "egopt/support/diagnostic.hpp"
 #include "jobs.hpp"
@@ -66,14 +65,13 @@ std::string showBytes(long double bytes) {
 
 } // namespace
 
-void checkDataFits(lift::Program& program, const arith::Bindings& sizes,
+void checkDataFits(lift::Program& program, lift::TypeId resultType, const arith::Bindings& sizes,
                    const runtime::Device& device) {
     std::map<std::string, arith::Size, std::less<>> sizeMap;
     for (const auto& [k, v] : sizes) {
         sizeMap.emplace(k, arith::Size(v));
     }
-    lift::TypeInfo typed = lift::typecheck(program);
-    std::vector<std::pair<std::string, lift::TypeId>> data{{"the result", typed.resultType}};
+    std::vector<std::pair<std::string, lift::TypeId>> data{{"the result", resultType}};
     for (lift::NodeId p : program.lambdaParams(program.root)) {
         const lift::ParamInfo& param = program.params.at(static_cast<size_t>(program.node(p).ival));
         data.emplace_back("parameter '" + param.name + "'", param.declaredType);

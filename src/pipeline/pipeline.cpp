@@ -24,8 +24,7 @@ static double peakRssMb() {
     return static_cast<double>(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB on Linux
 }
 
-static void checkKernelResult(lift::Program& program) {
-    lift::TypeId result = lift::typecheck(program).resultType;
+static void checkKernelResult(const lift::Program& program, lift::TypeId result) {
     if (!program.types.isArray(result)) {
         lift::NodeId body = program.lambdaBody(program.root);
         badInput("the program's result has type " + program.types.show(result) +
@@ -306,7 +305,8 @@ Result run(const Options& options) {
     result.timeBudget = options.timeBudget;
     lift::Program program = lift::parseFile(options.file);
     interp::checkUserFuns(program);
-    checkKernelResult(program);
+    const lift::TypeId resultType = lift::typecheck(program).resultType;
+    checkKernelResult(program, resultType);
     result.input = program.show(program.root);
     Work w{.options = options,
            .original = program,
@@ -328,7 +328,7 @@ Result run(const Options& options) {
     w.model = costmodel::loadModel(options.costModel);
     std::vector<runtime::Device> devices = selectDevices(options);
     const runtime::Device& device = devices.front();
-    checkDataFits(program, w.sizes, device);
+    checkDataFits(program, resultType, w.sizes, device);
     w.profile = w.model->profile(device);
     result.device = device.describe();
     w.benches.push_back(std::make_unique<Bench>(device, program, w.sizes, options.seed));

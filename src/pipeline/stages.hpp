@@ -391,7 +391,7 @@ struct Work {
 std::vector<runtime::Device> selectDevices(const Options& options);
 // Bad input when a parameter or the result at these sizes is larger than the device's largest
 // buffer or than its memory: refused at load, before the inputs are made on the host.
-void checkDataFits(lift::Program& program, const arith::Bindings& sizes,
+void checkDataFits(lift::Program& program, lift::TypeId resultType, const arith::Bindings& sizes,
                    const runtime::Device& device);
 void forEachJob(size_t jobs, size_t workers, const std::function<void(size_t, size_t)>& job);
 
